@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { AppConfig } from './config.js';
+import type { DatabaseHandle } from './db/client.js';
+import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
+import { configPlugin } from './plugins/config.js';
+import { corsPlugin } from './plugins/cors.js';
+import { databasePlugin } from './plugins/db.js';
+import { dpopPlugin } from './plugins/dpop.js';
+import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { healthPlugin } from './plugins/health.js';
+import { keysPlugin } from './plugins/keys.js';
+import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
+import { protocolPlugin } from './plugins/protocol.js';
+import { storesPlugin } from './plugins/stores.js';
+import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { introspectionRoutes } from './routes/introspect.js';
+import { pushedAuthorizationRequestRoutes } from './routes/par.js';
+import { revocationRoutes } from './routes/revoke.js';
+import { signInRoutes } from './routes/sign-in.js';
+import { tokenRoutes } from './routes/token.js';
+import { userInfoRoutes } from './routes/userinfo.js';
+import type { SeedDocument } from './schemas/seed.js';
+import { readSeedFile } from './seed.js';
+
+/** What tests (or an embedding program) may supply instead of the defaults. */
+export interface AppDependencies {
+  /** An open database to use instead of opening `config.database`; the caller closes it. */
+  database?: DatabaseHandle;
+  clock?: Clock;
+  random?: RandomSource;
+  /** A seed applied at start instead of reading `config.seedFile`. */
+  seed?: SeedDocument;
+  /** Fastify/pino logger options (e.g. `false`, or a `stream` to capture logs in tests). */
+  logger?: FastifyServerOptions['logger'];
+  /** Back-channel logout delivery settings (tests shorten the retry delays). */
+  backchannelLogout?: LogoutPluginOptions['backchannel'];
+}
+
+/** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
+const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * Builds the authorization server. Never reads `process.env` and never listens (src/server.ts does
+ * both); start-up failures (database, migrations, seed, keys) reject `app.ready()`.
+ */
+export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? systemRandom;
+  // Read and validated before anything else, so a broken seed file fails the start at once.
+  const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
+
+  const app = Fastify({
+    logger: deps.logger ?? loggerOptions(config),
+    trustProxy: fastifyTrustProxy(config),
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    // Only a trusted proxy may name the request id; otherwise a client could forge log correlation.
+    requestIdHeader: config.trustProxy === false ? false : 'x-request-id',
+    routerOptions: { ignoreTrailingSlash: false },
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
+  await app.register(configPlugin, { config });
+  await app.register(errorHandlerPlugin);
+  await app.register(databasePlugin, { database: deps.database });
+  await app.register(storesPlugin, { clock, seed });
+  await app.register(keysPlugin, { clock });
+  await app.register(protocolPlugin, { clock, random });
+  await app.register(dpopPlugin, { clock });
+  await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
+  await app.register(healthPlugin);
+  await app.register(corsPlugin);
+  // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
+  // parameters arrive as arrays, which the OAuth endpoints reject (RFC 6749 §3.1, §3.2).
+  await app.register(formbody);
+
+  // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
+  await app.register(discoveryRoutes);
+  await app.register(tokenRoutes);
+  await app.register(introspectionRoutes);
+  await app.register(revocationRoutes);
+  await app.register(userInfoRoutes);
+  await app.register(pushedAuthorizationRequestRoutes);
+  await app.register(deviceAuthorizationRoutes);
+
+  // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
+  await app.register(signInRoutes, {
+    db: app.database.db,
+    protocol: app.protocol,
+    deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
+    // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
+    loginAttemptGuard: createLoginAttemptLimiter(
+      app.database.db,
+      {
+        maxFailuresPerUsername: app.config.rateLimits.loginMaxFailuresPerUsername,
+        maxFailuresPerIp: app.config.rateLimits.loginMaxFailuresPerIp,
+        windowSeconds: app.config.rateLimits.loginFailureWindowSeconds,
+      },
+      { nowMs: () => clock.nowSeconds() * 1000 },
+    ),
+  });
+
+  return app;
+}
+
+function fastifyTrustProxy(
+  config: AppConfig,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  const { trustProxy } = config;
+  // A hop count trusts the nearest n proxies (what proxy-addr does with a number).
+  return typeof trustProxy === 'number' ? (_address, hop) => hop < trustProxy : trustProxy;
+}
+
+function loggerOptions(config: AppConfig): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    // Fastify's request serializer logs no headers or bodies; these paths guard against anyone
+    // adding them to a log line later (credentials, session cookies).
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        'headers.authorization',
+        'headers.cookie',
+        'headers["set-cookie"]',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}

@@ -1,0 +1,274 @@
+import type { ProtocolConfig } from '@oidc-orders/oauth-core';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { type DatabaseLocation, parseDatabaseUrl } from './db/database-url.js';
+
+/**
+ * The environment, parsed once (src/server.ts) into a typed configuration. `buildApp` receives the
+ * result and never reads `process.env` itself, so tests build apps from plain objects.
+ */
+
+const NODE_ENVS = ['development', 'production', 'test'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const Seconds = (fallback: number) => Type.Integer({ minimum: 1, maximum: 31_536_000, default: fallback });
+
+/** Environment variables this server reads, with their defaults (README "Configuration"). */
+export const EnvironmentSchema = Type.Object({
+  NODE_ENV: Type.Union(
+    NODE_ENVS.map((value) => Type.Literal(value)),
+    { default: 'development' },
+  ),
+  PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 4000 }),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  ISSUER: Type.String({ minLength: 1, default: 'http://localhost:4000' }),
+  DATABASE_URL: Type.String({ minLength: 1 }),
+  SEED_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Union(
+    LOG_LEVELS.map((value) => Type.Literal(value)),
+    { default: 'info' },
+  ),
+  TRUST_PROXY: Type.Optional(Type.String()),
+  KEY_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** Readiness answers 503 this long after SIGTERM before the server stops accepting connections. */
+  SHUTDOWN_PAUSE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 20_000 })),
+  AUTHORIZATION_CODE_TTL: Seconds(60),
+  ID_TOKEN_TTL: Seconds(3600),
+  /** Default for resources without `access_token_ttl`, and for tokens that name no resource. */
+  ACCESS_TOKEN_TTL: Seconds(300),
+  /** Defaults for clients without `refresh_token_absolute_ttl` / `refresh_token_sliding_ttl`. */
+  REFRESH_TOKEN_ABSOLUTE_TTL: Seconds(30 * 24 * 3600),
+  REFRESH_TOKEN_SLIDING_TTL: Seconds(14 * 24 * 3600),
+  /** RFC 8628 §3.2 `expires_in` of device codes. */
+  DEVICE_CODE_TTL: Seconds(600),
+  /** RFC 8628 §3.2 `interval`: minimum seconds between polls (slow_down adds 5). */
+  DEVICE_CODE_POLL_INTERVAL: Type.Integer({ minimum: 1, maximum: 60, default: 5 }),
+  /** User-code entries per minute and client IP on the verification page (README "Device flow"). */
+  DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+  /** How long discovery and JWKS responses may be cached by clients (Cache-Control max-age). */
+  METADATA_MAX_AGE: Type.Integer({ minimum: 0, maximum: 86_400, default: 300 }),
+  /** Failed sign-ins per username within the window before it is locked until the window ends (0 = off). */
+  LOGIN_MAX_FAILURES_PER_USERNAME: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 5 }),
+  /** Failed sign-ins per client IP within the window before that IP is refused until it ends (0 = off). */
+  LOGIN_MAX_FAILURES_PER_IP: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50 }),
+  /** The login failure window, seconds (a fixed window from the first failure). */
+  LOGIN_FAILURE_WINDOW_SECONDS: Seconds(900),
+  /** Token requests per minute and client_id (0 = off, the default; README "Security and operations"). */
+  TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 }),
+  /** Where the token endpoint's rate-limit counters live: per instance, or shared by every instance. */
+  RATE_LIMIT_STORE: Type.Union([Type.Literal('memory'), Type.Literal('database')], { default: 'memory' }),
+});
+export type Environment = Static<typeof EnvironmentSchema>;
+
+export type NodeEnv = (typeof NODE_ENVS)[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type TrustProxy = boolean | number | string[];
+
+export interface LifetimeDefaults {
+  accessTokenTtl: number;
+  refreshTokenAbsoluteTtl: number;
+  refreshTokenSlidingTtl: number;
+}
+
+/** RFC 8628 device flow settings (seconds; attempts per minute per client IP). */
+export interface DeviceFlowConfig {
+  deviceCodeTtl: number;
+  pollInterval: number;
+  userCodeAttemptsPerMinute: number;
+}
+
+/** README "Security and operations": limits on guessing passwords and on token request floods. */
+export interface RateLimitConfig {
+  /** 0 = no per-username limit. */
+  loginMaxFailuresPerUsername: number;
+  /** 0 = no per-IP limit. */
+  loginMaxFailuresPerIp: number;
+  loginFailureWindowSeconds: number;
+  /** 0 = the token endpoint is not rate limited. */
+  tokenRequestsPerMinute: number;
+  /** `memory`: each instance counts alone; `database`: the `rate_limit_counters` table, shared. */
+  store: 'memory' | 'database';
+}
+
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  port: number;
+  host: string;
+  /** Exactly as it appears in `iss` and discovery. */
+  issuer: string;
+  database: DatabaseLocation;
+  seedFile: string | undefined;
+  logLevel: LogLevel;
+  trustProxy: TrustProxy;
+  /** 32 bytes; encrypts private signing keys at rest and keys the client-secret hasher (via HKDF). */
+  keyEncryptionKey: Uint8Array;
+  /** `true` when no KEY_ENCRYPTION_KEY was given and the fixed development key is in use. */
+  keyEncryptionKeyIsDevelopmentOnly: boolean;
+  shutdownPauseMs: number;
+  metadataMaxAgeSeconds: number;
+  protocol: ProtocolConfig;
+  lifetimes: LifetimeDefaults;
+  device: DeviceFlowConfig;
+  rateLimits: RateLimitConfig;
+}
+
+/** A configuration problem, phrased as one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Outside production a missing KEY_ENCRYPTION_KEY falls back to this fixed, public value, so a
+ * persistent development database (pglite://.data/…) still decrypts its keys after a restart.
+ * It protects nothing; start-up logs a warning saying so.
+ */
+const DEVELOPMENT_KEY_ENCRYPTION_KEY = new Uint8Array(
+  Buffer.from('auth-server development-only key!', 'utf8').subarray(0, 32),
+);
+
+const PRODUCTION_SHUTDOWN_PAUSE_MS = 10_000;
+const DEVELOPMENT_SHUTDOWN_PAUSE_MS = 500;
+
+/** Parses the environment; throws `ConfigError` with a one-line message naming the variable. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): AppConfig {
+  const raw = pickKnownVariables(env);
+  const parsed = Value.Default(EnvironmentSchema, Value.Convert(EnvironmentSchema, { ...raw }));
+  const firstError = Value.Errors(EnvironmentSchema, parsed).First();
+  if (firstError) {
+    const variable = firstError.path.replace(/^\//, '') || 'environment';
+    const value = raw[variable];
+    throw new ConfigError(
+      value === undefined
+        ? `${variable} is required`
+        : `${variable} is invalid: ${firstError.message.toLowerCase()}${describeOffendingValue(variable, value)}`,
+    );
+  }
+  const environment = parsed as Environment;
+
+  const database = parseDatabaseUrl(environment.DATABASE_URL);
+  if (!database) {
+    throw new ConfigError(
+      'DATABASE_URL is invalid: expected postgres://…, pglite://<dir> or pglite://memory',
+    );
+  }
+
+  const issuer = parseIssuer(environment.ISSUER);
+  const keyEncryption = resolveKeyEncryptionKey(environment);
+
+  return {
+    nodeEnv: environment.NODE_ENV,
+    port: environment.PORT,
+    host: environment.HOST,
+    issuer,
+    database,
+    seedFile: environment.SEED_FILE,
+    logLevel: environment.LOG_LEVEL,
+    trustProxy: parseTrustProxy(environment.TRUST_PROXY),
+    keyEncryptionKey: keyEncryption.key,
+    keyEncryptionKeyIsDevelopmentOnly: keyEncryption.developmentOnly,
+    shutdownPauseMs:
+      environment.SHUTDOWN_PAUSE_MS ??
+      (environment.NODE_ENV === 'production' ? PRODUCTION_SHUTDOWN_PAUSE_MS : DEVELOPMENT_SHUTDOWN_PAUSE_MS),
+    metadataMaxAgeSeconds: environment.METADATA_MAX_AGE,
+    protocol: {
+      issuer,
+      authorizationCodeTtl: environment.AUTHORIZATION_CODE_TTL,
+      idTokenTtl: environment.ID_TOKEN_TTL,
+      defaultAccessTokenTtl: environment.ACCESS_TOKEN_TTL,
+    },
+    lifetimes: {
+      accessTokenTtl: environment.ACCESS_TOKEN_TTL,
+      refreshTokenAbsoluteTtl: environment.REFRESH_TOKEN_ABSOLUTE_TTL,
+      refreshTokenSlidingTtl: environment.REFRESH_TOKEN_SLIDING_TTL,
+    },
+    device: {
+      deviceCodeTtl: environment.DEVICE_CODE_TTL,
+      pollInterval: environment.DEVICE_CODE_POLL_INTERVAL,
+      userCodeAttemptsPerMinute: environment.DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE,
+    },
+    rateLimits: {
+      loginMaxFailuresPerUsername: environment.LOGIN_MAX_FAILURES_PER_USERNAME,
+      loginMaxFailuresPerIp: environment.LOGIN_MAX_FAILURES_PER_IP,
+      loginFailureWindowSeconds: environment.LOGIN_FAILURE_WINDOW_SECONDS,
+      tokenRequestsPerMinute: environment.TOKEN_RATE_LIMIT_PER_MINUTE,
+      store: environment.RATE_LIMIT_STORE,
+    },
+  };
+}
+
+function pickKnownVariables(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of Object.keys(EnvironmentSchema.properties)) {
+    const value = env[name];
+    // An empty variable (`PORT=`) means "not set", as in most shells' `${VAR:-default}`.
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  return picked;
+}
+
+function describeOffendingValue(variable: string, value: string): string {
+  // Never echo secrets or connection strings (they may carry passwords) into logs.
+  if (variable === 'KEY_ENCRYPTION_KEY' || variable === 'DATABASE_URL') return '';
+  return ` (got ${JSON.stringify(value.slice(0, 100))})`;
+}
+
+function parseIssuer(value: string): string {
+  // OIDC Discovery §3: the issuer is an https URL (http allowed here for local development)
+  // with no query or fragment.
+  if (!URL.canParse(value)) throw new ConfigError('ISSUER is invalid: not an absolute URL');
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError('ISSUER is invalid: must use https (or http for local development)');
+  }
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
+    throw new ConfigError('ISSUER is invalid: must not contain a query or fragment');
+  }
+  if (value.endsWith('/')) {
+    // Endpoint URLs are `${ISSUER}/token`; a trailing slash would also make `iss` differ from
+    // what most relying parties configure.
+    throw new ConfigError('ISSUER is invalid: must not end with "/"');
+  }
+  return value;
+}
+
+function resolveKeyEncryptionKey(environment: Environment): { key: Uint8Array; developmentOnly: boolean } {
+  const encoded = environment.KEY_ENCRYPTION_KEY;
+  if (encoded === undefined) {
+    if (environment.NODE_ENV === 'production') {
+      throw new ConfigError(
+        'KEY_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes, base64url)',
+      );
+    }
+    return { key: DEVELOPMENT_KEY_ENCRYPTION_KEY, developmentOnly: true };
+  }
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(encoded)) {
+    throw new ConfigError('KEY_ENCRYPTION_KEY is invalid: not base64url');
+  }
+  const key = Buffer.from(encoded, 'base64url');
+  if (key.length !== 32) {
+    throw new ConfigError(`KEY_ENCRYPTION_KEY is invalid: decodes to ${key.length} bytes, expected 32`);
+  }
+  return { key: new Uint8Array(key), developmentOnly: false };
+}
+
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined) return false;
+  const normalised = value.trim().toLowerCase();
+  if (['', '0', 'false', 'off', 'no'].includes(normalised)) return false;
+  if (['1', 'true', 'on', 'yes'].includes(normalised)) return true;
+  // A hop count ("2") trusts that many proxies; anything else is a list of proxy addresses/CIDRs.
+  if (/^\d+$/.test(normalised)) return Number(normalised);
+  const addresses = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (addresses.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
+    throw new ConfigError(
+      'TRUST_PROXY is invalid: expected true/false, a hop count, or comma-separated proxy addresses',
+    );
+  }
+  return addresses;
+}

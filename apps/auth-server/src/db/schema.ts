@@ -1,0 +1,323 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import type { JWK } from 'jose';
+
+/**
+ * The database schema: the source of truth for `drizzle-kit generate` (migrations in ../../drizzle).
+ * Times are whole seconds since the epoch (bigint: int4 would overflow in 2038), matching the
+ * oauth-core records. Tokens and codes are stored only as `hashToken(value)`.
+ *
+ * Sections:
+ *   1. Registry (clients, resources, users): written by the seed loader.
+ *   2. Protocol records (grants, codes, tokens): written through the oauth-core store contracts.
+ *   3. Signing keys: private parts encrypted with KEY_ENCRYPTION_KEY.
+ *   4. Interaction (SSO sessions, interactions, consents): owned by the /authorize + login work.
+ *   5. Rate limiting: counters shared by every instance.
+ *
+ * Keep this file free of relative imports: drizzle-kit loads it on its own.
+ */
+
+const epochSeconds = (name: string) => bigint(name, { mode: 'number' });
+const stringList = (name: string) => text(name).array().notNull().default(sql`'{}'::text[]`);
+
+// ─── 1. Registry ─────────────────────────────────────────────────────────────────────────────────
+
+export const clients = pgTable('clients', {
+  clientId: text('client_id').primaryKey(),
+  clientName: text('client_name').notNull(),
+  /** Keyed HMAC of the secret (oauth-core `createSecretHasher`); null for a public client. */
+  secretHash: text('secret_hash'),
+  redirectUris: stringList('redirect_uris'),
+  postLogoutRedirectUris: stringList('post_logout_redirect_uris'),
+  grantTypes: stringList('grant_types'),
+  scopes: stringList('scopes'),
+  skipConsent: boolean('skip_consent').notNull().default(false),
+  idTokenSigningAlg: text('id_token_signing_alg').notNull().default('RS256'),
+  allowedCorsOrigins: stringList('allowed_cors_origins'),
+  backchannelLogoutUri: text('backchannel_logout_uri'),
+  frontchannelLogoutUri: text('frontchannel_logout_uri'),
+  refreshTokensWithoutOfflineAccess: boolean('refresh_tokens_without_offline_access')
+    .notNull()
+    .default(false),
+  refreshTokenAbsoluteTtl: integer('refresh_token_absolute_ttl').notNull(),
+  refreshTokenSlidingTtl: integer('refresh_token_sliding_ttl').notNull(),
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`: token requests without a DPoP proof are refused. */
+  dpopBoundAccessTokens: boolean('dpop_bound_access_tokens').notNull().default(false),
+  /** RFC 9449 §8: this client's DPoP proofs must carry a server nonce. */
+  dpopNonceRequired: boolean('dpop_nonce_required').notNull().default(false),
+  /** RFC 9126 §6: /authorize only with a `request_uri` obtained by PAR. */
+  requirePushedAuthorizationRequests: boolean('require_pushed_authorization_requests')
+    .notNull()
+    .default(false),
+  /** RFC 8693 policy (oauth-core `TokenExchangePolicy`); null: token exchange refused. */
+  tokenExchange: jsonb('token_exchange').$type<{
+    audiences: string[];
+    scopes: string[];
+    subjectTokenTypes: string[];
+  }>(),
+  /** Logout of the SSO session leaves this client's grants (refresh tokens) alive. */
+  keepOfflineAccessOnLogout: boolean('keep_offline_access_on_logout').notNull().default(false),
+  updatedAt: epochSeconds('updated_at').notNull(),
+});
+
+export const resources = pgTable('resources', {
+  id: text('id').primaryKey(),
+  scopes: stringList('scopes'),
+  accessTokenFormat: text('access_token_format').notNull(),
+  accessTokenTtl: integer('access_token_ttl').notNull(),
+  accessTokenSigningAlg: text('access_token_signing_alg').notNull().default('ES256'),
+  /** Keyed HMAC of the introspection secret; null when the resource cannot introspect. */
+  secretHash: text('secret_hash'),
+  claims: stringList('claims'),
+  updatedAt: epochSeconds('updated_at').notNull(),
+});
+
+export const users = pgTable('users', {
+  sub: text('sub').primaryKey(),
+  username: text('username').notNull().unique(),
+  /** scrypt, `scrypt$N$r$p$salt$hash` (oauth-core `hashPassword`). */
+  passwordHash: text('password_hash').notNull(),
+  name: text('name'),
+  email: text('email'),
+  emailVerified: boolean('email_verified').notNull().default(false),
+  allowedScopes: text('allowed_scopes').array(),
+  updatedAt: epochSeconds('updated_at').notNull(),
+});
+
+// ─── 2. Protocol records ─────────────────────────────────────────────────────────────────────────
+// No foreign keys to `grants`: the store contracts let rows be written in any order inside one
+// transaction, and revocation goes through `grant_id` indexes instead.
+
+export const grants = pgTable(
+  'grants',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    sub: text('sub').notNull(),
+    scopes: stringList('scopes'),
+    resources: stringList('resources'),
+    sid: text('sid'),
+    authTime: epochSeconds('auth_time'),
+    createdAt: epochSeconds('created_at').notNull(),
+    revokedAt: epochSeconds('revoked_at'),
+  },
+  // Logout finds the grants of an SSO session by `sid`.
+  (table) => [index('grants_sid_idx').on(table.sid)],
+);
+
+export const authorizationCodes = pgTable(
+  'authorization_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    grantId: text('grant_id').notNull(),
+    clientId: text('client_id').notNull(),
+    sub: text('sub').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge'),
+    nonce: text('nonce'),
+    scopes: stringList('scopes'),
+    resources: stringList('resources'),
+    sid: text('sid'),
+    authTime: epochSeconds('auth_time').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+    usedAt: epochSeconds('used_at'),
+  },
+  (table) => [index('authorization_codes_grant_id_idx').on(table.grantId)],
+);
+
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    grantId: text('grant_id').notNull(),
+    clientId: text('client_id').notNull(),
+    sub: text('sub').notNull(),
+    scopes: stringList('scopes'),
+    resources: stringList('resources'),
+    parentHash: text('parent_hash'),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+    usedAt: epochSeconds('used_at'),
+    revokedAt: epochSeconds('revoked_at'),
+    dpopJkt: text('dpop_jkt'),
+  },
+  (table) => [index('refresh_tokens_grant_id_idx').on(table.grantId)],
+);
+
+export const accessTokens = pgTable(
+  'access_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    /** Null for client_credentials tokens, which belong to no user grant. */
+    grantId: text('grant_id'),
+    clientId: text('client_id').notNull(),
+    sub: text('sub').notNull(),
+    scopes: stringList('scopes'),
+    audience: stringList('audience'),
+    issuedAt: epochSeconds('issued_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+    revokedAt: epochSeconds('revoked_at'),
+    dpopJkt: text('dpop_jkt'),
+    claims: jsonb('claims').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (table) => [index('access_tokens_grant_id_idx').on(table.grantId)],
+);
+
+/** RFC 7009 for self-contained (JWT) access tokens: a `jti` denylist kept until the token expires. */
+export const revokedJwtAccessTokens = pgTable(
+  'revoked_jwt_access_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+  },
+  (table) => [index('revoked_jwt_access_tokens_expires_at_idx').on(table.expiresAt)],
+);
+
+/**
+ * RFC 9449 §11.1: DPoP proofs already seen, by `hashToken(jkt + "." + jti)`, kept until the proof
+ * would be refused for its age anyway; expired rows are deleted periodically.
+ */
+export const dpopJtis = pgTable(
+  'dpop_jtis',
+  {
+    key: text('key').primaryKey(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+  },
+  (table) => [index('dpop_jtis_expires_at_idx').on(table.expiresAt)],
+);
+
+/** RFC 9126 pushed authorization requests, by the hash of their `request_uri`; single use, short-lived. */
+export const pushedAuthorizationRequests = pgTable(
+  'pushed_authorization_requests',
+  {
+    requestUriHash: text('request_uri_hash').primaryKey(),
+    clientId: text('client_id').notNull(),
+    /** The validated authorization parameters, single-valued (RFC 8707 `resource` apart). */
+    params: jsonb('params').$type<Record<string, string>>().notNull(),
+    resources: stringList('resources'),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+  },
+  (table) => [index('pushed_authorization_requests_expires_at_idx').on(table.expiresAt)],
+);
+
+/**
+ * RFC 8628 device authorizations. Found by the hash of the device code (token endpoint) or of the
+ * normalised user code (verification page); neither code is stored in clear.
+ */
+export const deviceCodes = pgTable(
+  'device_codes',
+  {
+    deviceCodeHash: text('device_code_hash').primaryKey(),
+    userCodeHash: text('user_code_hash').notNull().unique(),
+    clientId: text('client_id').notNull(),
+    scopes: stringList('scopes'),
+    resources: stringList('resources'),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+    /** Seconds between polls (RFC 8628 §3.5 `slow_down` adds 5). */
+    pollInterval: integer('poll_interval').notNull(),
+    lastPolledAt: epochSeconds('last_polled_at'),
+    /** pending | approved | denied | redeemed */
+    status: text('status').notNull(),
+    grantId: text('grant_id'),
+    sub: text('sub'),
+    decidedAt: epochSeconds('decided_at'),
+    redeemedAt: epochSeconds('redeemed_at'),
+  },
+  (table) => [index('device_codes_expires_at_idx').on(table.expiresAt)],
+);
+
+// ─── 3. Signing keys ─────────────────────────────────────────────────────────────────────────────
+
+export const signingKeys = pgTable('signing_keys', {
+  kid: text('kid').primaryKey(),
+  alg: text('alg').notNull(),
+  publicJwk: jsonb('public_jwk').$type<JWK>().notNull(),
+  /** AES-256-GCM under KEY_ENCRYPTION_KEY, bound to the kid (src/keys/key-encryption.ts). */
+  privateKeyCiphertext: text('private_key_ciphertext').notNull(),
+  createdAt: epochSeconds('created_at').notNull(),
+  activatesAt: epochSeconds('activates_at').notNull(),
+  retiresAt: epochSeconds('retires_at'),
+  removeAfter: epochSeconds('remove_after'),
+});
+
+// ─── 4. Interaction (SSO sessions, interactions, consents) ───────────────────────────────────────
+// Owned by the /authorize, login and consent work; add those tables below this line.
+
+/**
+ * The single-sign-on session (OIDC `sid` = `id`). The browser holds an opaque random key in a
+ * cookie; only its hash is stored, so a database read does not yield usable session cookies.
+ */
+export const ssoSessions = pgTable(
+  'sso_sessions',
+  {
+    id: text('id').primaryKey(),
+    keyHash: text('key_hash').notNull().unique(),
+    sub: text('sub').notNull(),
+    /** OIDC `auth_time`: when the user last entered credentials in this session. */
+    authTime: epochSeconds('auth_time').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+  },
+  (table) => [
+    index('sso_sessions_sub_idx').on(table.sub),
+    index('sso_sessions_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+/**
+ * A validated authorization request waiting for the user (login or consent). Bound to the browser
+ * that started it by `browser_hash` (hash of a cookie), single-use, short-lived.
+ */
+export const interactions = pgTable(
+  'interactions',
+  {
+    id: text('id').primaryKey(),
+    browserHash: text('browser_hash').notNull(),
+    /** The /authorize parameters as received; re-validated by oauth-core on every step. */
+    request: jsonb('request').$type<{ params: Record<string, string>; resources: string[] }>().notNull(),
+    /** The SSO session a login inside this interaction created (satisfies prompt=login, max_age). */
+    loginSid: text('login_sid'),
+    /** Scopes the user approved inside this interaction (satisfies prompt=consent). */
+    approvedScopes: text('approved_scopes').array(),
+    /**
+     * Set when the interaction approves a device (RFC 8628 verification page) instead of answering
+     * an /authorize request: the hash of the device code it decides. `request` is then empty.
+     */
+    deviceCodeHash: text('device_code_hash'),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+  },
+  (table) => [index('interactions_expires_at_idx').on(table.expiresAt)],
+);
+
+/** Remembered consent: later requests whose scopes are covered skip the consent page. */
+export const consents = pgTable(
+  'consents',
+  {
+    sub: text('sub').notNull(),
+    clientId: text('client_id').notNull(),
+    scopes: stringList('scopes'),
+    createdAt: epochSeconds('created_at').notNull(),
+    updatedAt: epochSeconds('updated_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.sub, table.clientId] })],
+);
+
+// ─── 5. Rate limiting ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Fixed-window counters for @fastify/rate-limit (src/http/database-rate-limit-store.ts), shared by
+ * every instance so a limit holds behind a load balancer. `key` is the route group and client IP.
+ */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    key: text('key').primaryKey(),
+    /** Milliseconds since the epoch. */
+    windowStartedAt: bigint('window_started_at', { mode: 'number' }).notNull(),
+    hits: integer('hits').notNull(),
+  },
+  (table) => [index('rate_limit_counters_window_started_at_idx').on(table.windowStartedAt)],
+);

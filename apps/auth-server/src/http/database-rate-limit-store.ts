@@ -1,0 +1,71 @@
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { and, lt, notLike, sql } from 'drizzle-orm';
+import type { AppDatabase } from '../db/client.js';
+import { rateLimitCounters } from '../db/schema.js';
+
+/** Keys of the login counters, which have their own (longer) windows and sweep. */
+export const LOGIN_COUNTER_PREFIX = 'login-';
+
+/**
+ * A @fastify/rate-limit store on the `rate_limit_counters` table: one fixed window per key, counted
+ * by a single upsert, so every instance behind a load balancer shares the same count (the default
+ * in-memory store would give each instance its own budget and multiply the limit by their number).
+ *
+ * The window starts at a key's first hit and restarts on the first hit after it ended; `ttl` (what
+ * `Retry-After` is computed from) is the time left in the window.
+ */
+export function databaseRateLimitStore(
+  db: AppDatabase,
+  options: { nowMs?: () => number } = {},
+): FastifyRateLimitStoreCtor {
+  const nowMs = options.nowMs ?? (() => Date.now());
+  let hitsSinceSweep = 0;
+
+  async function hit(key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
+    const now = nowMs();
+    const windowEnded = sql`${rateLimitCounters.windowStartedAt} + ${windowMs} <= ${now}`;
+    const [row] = await db
+      .insert(rateLimitCounters)
+      .values({ key, windowStartedAt: now, hits: 1 })
+      .onConflictDoUpdate({
+        target: rateLimitCounters.key,
+        set: {
+          hits: sql`case when ${windowEnded} then 1 else ${rateLimitCounters.hits} + 1 end`,
+          windowStartedAt: sql`case when ${windowEnded} then ${now} else ${rateLimitCounters.windowStartedAt} end`,
+        },
+      })
+      .returning({ hits: rateLimitCounters.hits, windowStartedAt: rateLimitCounters.windowStartedAt });
+    // Housekeeping without a scheduler: every 100th hit drops counters idle for ten windows. The
+    // login counters share the table with longer windows and sweep themselves
+    // (src/http/login-attempt-limiter.ts).
+    if (++hitsSinceSweep >= 100) {
+      hitsSinceSweep = 0;
+      await db
+        .delete(rateLimitCounters)
+        .where(
+          and(
+            lt(rateLimitCounters.windowStartedAt, now - 10 * windowMs),
+            notLike(rateLimitCounters.key, `${LOGIN_COUNTER_PREFIX}%`),
+          ),
+        );
+    }
+    return { current: row!.hits, ttl: Math.max(0, row!.windowStartedAt + windowMs - now) };
+  }
+
+  return class DatabaseRateLimitStore implements FastifyRateLimitStore {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ) {
+      hit(key, timeWindow).then(
+        (result) => callback(null, result),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      return new DatabaseRateLimitStore();
+    }
+  };
+}

@@ -1,0 +1,168 @@
+import {
+  type AuthorizationParams,
+  type AuthorizationRequest,
+  accessDenied,
+  type Clock,
+  grantableScopes,
+  issueAuthorizationCode,
+  OAuthError,
+  type ProtocolConfig,
+  type ProtocolStores,
+  type RandomSource,
+  type User,
+  validateAuthorizationRequest,
+} from '@oidc-orders/oauth-core';
+import { hashCookieValue } from '../plugins/session.js';
+import type { ConsentRepository } from './consent-repository.js';
+import { needsAuthentication, needsConsent } from './decide.js';
+import type {
+  Interaction,
+  InteractionRepository,
+  StoredAuthorizationRequest,
+} from './interaction-repository.js';
+import type { SsoSession } from './sso-session-repository.js';
+
+/**
+ * The authorization request's journey through the browser (README "Interaction lifecycle"):
+ * validate (oauth-core) → authenticate (SSO session or login page) → consent (remembered, skipped,
+ * or the consent page) → issue the code (oauth-core). Every step re-reads the session and the
+ * interaction from the database, so any instance behind a load balancer can serve the next step.
+ */
+export interface AuthorizationFlowDeps {
+  stores: ProtocolStores;
+  interactions: InteractionRepository;
+  consents: ConsentRepository;
+  clock: Clock;
+  random: RandomSource;
+  protocolConfig: ProtocolConfig;
+  /** Seconds an interaction waits for the user. */
+  interactionTtl: number;
+}
+
+export type NextStep =
+  | { kind: 'login' }
+  | { kind: 'consent'; user: User; scopes: string[] }
+  | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession }
+  | { kind: 'error'; error: OAuthError };
+
+/**
+ * What `nextStep` reads from a request: who asks, for which scopes, and the OIDC sign-in demands.
+ * An `AuthorizationRequest` is one; the device verification page builds one for a device code.
+ */
+export type SignInRequirements = Pick<AuthorizationRequest, 'client' | 'scopes' | 'prompt' | 'maxAge'>;
+
+export interface InteractionProgress {
+  loginSid: string | null;
+  approvedScopes: readonly string[] | null;
+}
+
+// OIDC Core §3.1.2.6: the errors of prompt=none when the user would have to act.
+const loginRequired = () =>
+  new OAuthError('login_required', { description: 'the user must sign in', detail: 'prompt=none' });
+const consentRequired = () =>
+  new OAuthError('consent_required', {
+    description: 'the user must approve the request',
+    detail: 'prompt=none',
+  });
+
+export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
+  const { stores, interactions, consents, clock } = deps;
+
+  return {
+    /**
+     * oauth-core validation of parameters as parsed (a repeated name is an array, which it
+     * rejects); throws `AuthorizationRequestError` (redirectable or not).
+     */
+    validate(params: AuthorizationParams): Promise<AuthorizationRequest> {
+      return validateAuthorizationRequest(params, { clients: stores.clients, resources: stores.resources });
+    },
+
+    /** Re-validates a stored request (every interaction step: the client may have changed). */
+    revalidate(stored: StoredAuthorizationRequest): Promise<AuthorizationRequest> {
+      return validateAuthorizationRequest(
+        { ...stored.params, resource: stored.resources },
+        { clients: stores.clients, resources: stores.resources },
+      );
+    },
+
+    async nextStep(
+      request: SignInRequirements,
+      session: SsoSession | null,
+      progress: InteractionProgress | null,
+    ): Promise<NextStep> {
+      const promptNone = request.prompt.includes('none');
+      const now = clock.nowSeconds();
+      if (needsAuthentication({ prompt: request.prompt, maxAge: request.maxAge }, session, progress, now)) {
+        return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+      }
+      const activeSession = session as SsoSession;
+      const user = await stores.users.findUserBySub(activeSession.sub);
+      // The account was removed since the session began: the session no longer names anyone.
+      if (user === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+
+      const scopes = grantableScopes(request.scopes, request.client, user);
+      // The user's own restriction leaves nothing to grant: asking for consent would be pointless.
+      if (scopes.length === 0) {
+        return {
+          kind: 'error',
+          error: accessDenied('none of the requested scopes can be granted', 'empty grant'),
+        };
+      }
+      const rememberedScopes = await consents.findApprovedScopes(user.sub, request.client.clientId);
+      const consentNeeded = needsConsent(
+        {
+          prompt: request.prompt,
+          skipConsent: request.client.skipConsent,
+          grantedScopes: scopes,
+          rememberedScopes,
+        },
+        progress,
+      );
+      if (consentNeeded) {
+        return promptNone ? { kind: 'error', error: consentRequired() } : { kind: 'consent', user, scopes };
+      }
+      return { kind: 'complete', user, scopes, session: activeSession };
+    },
+
+    /**
+     * Parks a validated request that needs the user, bound to this browser. With `deviceCodeHash`
+     * the interaction approves that device code (RFC 8628) and `stored` is empty.
+     */
+    async startInteraction(
+      stored: StoredAuthorizationRequest,
+      browserKey: string,
+      deviceCodeHash?: string,
+    ): Promise<Interaction> {
+      const now = clock.nowSeconds();
+      // Housekeeping on the write path keeps the table small without a scheduler.
+      await interactions.deleteExpired(now);
+      const interaction: Interaction = {
+        id: Buffer.from(deps.random.bytes(18)).toString('base64url'),
+        browserHash: hashCookieValue(browserKey),
+        request: stored,
+        loginSid: null,
+        approvedScopes: null,
+        ...(deviceCodeHash === undefined ? {} : { deviceCodeHash }),
+        createdAt: now,
+        expiresAt: now + deps.interactionTtl,
+      };
+      await interactions.create(interaction);
+      return interaction;
+    },
+
+    /**
+     * oauth-core creates the grant and the code in one transaction (with sid, auth_time, nonce).
+     * May throw a redirectable `AuthorizationRequestError` (`access_denied`).
+     */
+    async issueCode(request: AuthorizationRequest, step: Extract<NextStep, { kind: 'complete' }>) {
+      const { code } = await issueAuthorizationCode(
+        request,
+        { sub: step.user.sub, scopes: step.scopes, sid: step.session.id, authTime: step.session.authTime },
+        { stores, clock, random: deps.random, config: deps.protocolConfig },
+      );
+      return code;
+    },
+  };
+}
+
+export type AuthorizationFlow = ReturnType<typeof createAuthorizationFlow>;

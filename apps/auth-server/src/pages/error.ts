@@ -1,0 +1,23 @@
+import { html } from './html.js';
+import { renderPage } from './layout.js';
+
+export interface ErrorPageInput {
+  title: string;
+  /** Public text only: never a stack trace or which internal check failed. */
+  message: string;
+  /** The OAuth error code, shown small for support requests. */
+  code?: string;
+  basePath: string;
+}
+
+/**
+ * Shown instead of redirecting when the client or redirect URI cannot be trusted
+ * (RFC 6749 §4.1.2.1: "MUST NOT automatically redirect the user-agent to the invalid redirection URI"),
+ * and for browser-side failures such as an expired interaction or a missing CSRF token.
+ */
+export function renderErrorPage(input: ErrorPageInput): string {
+  const body = html`<p>${input.message}</p>
+${input.code ? html`<p class="muted">Error code: <code>${input.code}</code></p>` : null}
+<p class="muted">Return to the application you came from and try again.</p>`;
+  return renderPage({ title: input.title, body, basePath: input.basePath });
+}

@@ -1,0 +1,34 @@
+import { html } from './html.js';
+import { renderPage } from './layout.js';
+
+export interface LoginPageInput {
+  clientName: string;
+  csrfToken: string;
+  /** Pre-filled username (after a failed attempt, or from OIDC `login_hint`). */
+  username?: string;
+  /** Shown above the form; always the same generic text for any credential failure. */
+  errorMessage?: string;
+  basePath: string;
+}
+
+/**
+ * The login page of the contract: one `<form method="post">` with `username` and `password`.
+ * No `action`: the form posts back to the URL it was served from, which names the interaction.
+ */
+export function renderLoginPage(input: LoginPageInput): string {
+  const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
+${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${input.errorMessage}</p>` : null}
+<form method="post" class="stack"${input.errorMessage ? html` aria-describedby="login-error"` : null}>
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<div class="field">
+<label for="username">Username</label>
+<input id="username" name="username" type="text" value="${input.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required${input.username ? null : html` autofocus`}>
+</div>
+<div class="field">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${input.username ? html` autofocus` : null}>
+</div>
+<button type="submit" class="primary">Sign in</button>
+</form>`;
+  return renderPage({ title: 'Sign in', body, basePath: input.basePath });
+}

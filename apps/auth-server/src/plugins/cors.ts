@@ -1,0 +1,45 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+/**
+ * CORS for the endpoints a browser-based (public) client calls directly: token, userinfo and
+ * revocation. The allowed origins are the union of the public clients' `allowed_cors_origins`,
+ * read from the in-memory client registry (so a reseed applies). Every other origin, and every
+ * other path (authorization and login pages, introspection, discovery aside), gets no
+ * `Access-Control-Allow-Origin` header. Confidential clients keep their secret on a server and do
+ * not need CORS, so their origins are not honoured.
+ */
+export const CORS_PATHS: ReadonlySet<string> = new Set(['/token', '/userinfo', '/revoke']);
+
+const DENY: FastifyCorsOptions = { origin: false };
+
+export const corsPlugin = fp(
+  async (app) => {
+    const allowedOrigins = async (): Promise<ReadonlySet<string>> => {
+      const clients = await app.stores.listClients();
+      return new Set(
+        clients.filter((client) => client.secretHash === null).flatMap((client) => client.allowedCorsOrigins),
+      );
+    };
+
+    const optionsFor = async (request: FastifyRequest): Promise<FastifyCorsOptions> => {
+      const origin = request.headers.origin;
+      const path = request.url.split('?')[0] ?? '';
+      if (origin === undefined || !CORS_PATHS.has(path)) return DENY;
+      if (!(await allowedOrigins()).has(origin)) return DENY;
+      return {
+        origin,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'DPoP'],
+        exposedHeaders: ['WWW-Authenticate', 'DPoP-Nonce'],
+        // These endpoints authenticate with headers or form parameters, never cookies.
+        credentials: false,
+        maxAge: 600,
+      };
+    };
+
+    await app.register(cors, { delegator: optionsFor });
+  },
+  { name: 'cors', fastify: '5.x', dependencies: ['stores'] },
+);

@@ -1,0 +1,45 @@
+import fp from 'fastify-plugin';
+import { type DatabaseHandle, openDatabase } from '../db/client.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    database: DatabaseHandle;
+  }
+}
+
+export interface DatabasePluginOptions {
+  /** An already open database (tests share one per file); otherwise `config.database` is opened. */
+  database?: DatabaseHandle | undefined;
+}
+
+/**
+ * Opens the database, applies the committed migrations, and closes it when the app closes (only
+ * when this plugin opened it: a database handed in by the caller belongs to the caller).
+ */
+export const databasePlugin = fp<DatabasePluginOptions>(
+  async (app, options) => {
+    const database =
+      options.database ??
+      (await openDatabase(app.config.database, {
+        // Message and code only: pg attaches the whole client (with its statements) to the error.
+        onIdleConnectionError: (error) =>
+          app.log.warn(
+            { reason: error.message, code: (error as { code?: unknown }).code },
+            'idle database connection failed',
+          ),
+      }));
+    if (!options.database) {
+      app.addHook('onClose', async () => {
+        await database.close();
+      });
+    }
+    try {
+      await database.migrate();
+    } catch (error) {
+      if (!options.database) await database.close().catch(() => {});
+      throw error;
+    }
+    app.decorate('database', database);
+  },
+  { name: 'db', fastify: '5.x', dependencies: ['config'] },
+);

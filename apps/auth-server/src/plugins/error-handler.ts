@@ -1,0 +1,98 @@
+import { isOAuthError, OAuthError, type OAuthErrorCode } from '@oidc-orders/oauth-core';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { isDatabaseUnavailableError } from '../db/errors.js';
+
+/** How a route reports errors; set per route with `config: { errorStyle }`. */
+export type ErrorStyle =
+  /** RFC 6749 §5.2 JSON `{error, error_description?}` (token, revocation, introspection). */
+  | 'oauth'
+  /** As `oauth`, plus an RFC 6750 §3 `WWW-Authenticate: Bearer` challenge (userinfo). */
+  | 'bearer';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+/** RFC 6749 §5.1 / §5.2: token responses and their errors must not be cached. */
+export const NO_STORE_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+/**
+ * The one place an error becomes a response:
+ * - `OAuthError` → its status, headers and `{error, error_description?}` (the private `detail` is logged only);
+ * - Fastify's own request errors (unparsable body, unsupported media type, body too large, schema
+ *   validation) → 400 `invalid_request` (413 for an oversized body), never a 5xx;
+ * - the database being unreachable → 503 `temporarily_unavailable`;
+ * - anything else → 500 `server_error`, with the details in the log only.
+ */
+export const errorHandlerPlugin = fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError | OAuthError | Error, request, reply) => {
+      const oauthError = toOAuthError(error, request);
+      const logDetails = { err: error, error: oauthError.code, detail: oauthError.detail };
+      if (oauthError.code === 'temporarily_unavailable' && oauthError.status === 503) {
+        // An outage of the database, not a bug here: a warning without a stack.
+        request.log.warn(
+          { error: oauthError.code, detail: oauthError.detail },
+          'request failed: database unavailable',
+        );
+      } else if (oauthError.status >= 500) request.log.error(logDetails, 'request failed');
+      else request.log.info({ error: oauthError.code, detail: oauthError.detail }, 'request rejected');
+      return sendOAuthError(reply, oauthError, request.routeOptions.config?.errorStyle ?? 'oauth');
+    });
+  },
+  { name: 'error-handler', fastify: '5.x' },
+);
+
+function toOAuthError(error: FastifyError | OAuthError | Error, request: FastifyRequest): OAuthError {
+  if (isOAuthError(error)) return error;
+  if (isDatabaseUnavailableError(error)) {
+    return new OAuthError('temporarily_unavailable', {
+      description: 'the server is temporarily unavailable, retry later',
+      detail: 'database unavailable',
+      headers: { 'retry-after': '1' },
+      cause: error,
+    });
+  }
+  const statusCode = (error as FastifyError).statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    // A malformed request that Fastify itself rejected (body parsing, media type, limits, schema).
+    const tooLarge = (error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
+    return new OAuthError('invalid_request', {
+      description: tooLarge ? 'the request body is too large' : 'the request is malformed',
+      detail: `${(error as FastifyError).code ?? 'client error'}: ${error.message} (${request.method} ${request.url.split('?')[0]})`,
+      status: tooLarge ? 413 : 400,
+    });
+  }
+  return new OAuthError('server_error', {
+    description: 'internal server error',
+    detail: error.message,
+    cause: error,
+  });
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError, style: ErrorStyle) {
+  const headers: Record<string, string> = { ...error.headers };
+  if (style === 'bearer' && !hasHeader(headers, 'www-authenticate') && error.status < 500) {
+    headers['www-authenticate'] = bearerChallenge(error.code, error.description);
+  }
+  return reply
+    .code(error.status)
+    .headers({ ...headers, ...NO_STORE_HEADERS })
+    .type('application/json; charset=utf-8')
+    .send(error.toJSON());
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
+/** RFC 6750 §3: `Bearer error="…", error_description="…"` (quotes and backslashes not allowed inside). */
+export function bearerChallenge(code?: OAuthErrorCode, description?: string): string {
+  const parts = ['realm="userinfo"'];
+  if (code) parts.push(`error="${code}"`);
+  if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
+  return `Bearer ${parts.join(', ')}`;
+}

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { SsoSession, SsoSessionRepository } from '../interaction/sso-session-repository.js';
+
+/**
+ * The single-sign-on session and the browser-binding cookie (README "Sessions and cookies").
+ *
+ * - Session cookie: an opaque random key (256 bits). The `sso_sessions` row stores only its
+ *   SHA-256, so a leaked database row cannot be replayed as a cookie. A fresh key is issued at
+ *   every login (no session fixation); re-authenticating the same user keeps the `sid`.
+ * - Browser cookie: an opaque random key naming this browser; interactions store its hash and the
+ *   CSRF tokens are keyed by it, so an interaction cannot be completed from another browser.
+ *
+ * Both are HttpOnly, SameSite=Lax (sent on the top-level GET navigation from a relying party to
+ * /authorize, not on cross-site subresource or POST requests), Path=/, and Secure with the
+ * `__Host-` prefix when the issuer is https.
+ */
+
+export interface SsoSessionPluginOptions {
+  repository: SsoSessionRepository;
+  issuer: string;
+  clock: Clock;
+  random: RandomSource;
+  /** Absolute session lifetime, seconds. */
+  sessionTtl: number;
+}
+
+/** Called after a session ended (logout, or replaced by a new login); the extension point for front- and back-channel logout. */
+export type SessionEndedListener = (session: SsoSession, request: FastifyRequest) => Promise<void> | void;
+
+export interface SsoSessionManager {
+  readonly cookieNames: { session: string; browser: string };
+  /** The live session named by the request's cookie, or `null`. */
+  current(request: FastifyRequest): Promise<SsoSession | null>;
+  /**
+   * Records a successful login of `sub` now and sets a new cookie key (no session fixation). The
+   * same user keeps the session id; another user's session on this browser is ended first.
+   */
+  start(request: FastifyRequest, reply: FastifyReply, sub: string): Promise<SsoSession>;
+  /** Ends the request's session (row and cookie) and notifies listeners. Returns what ended. */
+  end(request: FastifyRequest, reply: FastifyReply): Promise<SsoSession | null>;
+  onSessionEnded(listener: SessionEndedListener): void;
+  /** The browser-binding key, creating and setting the cookie when the browser has none yet. */
+  ensureBrowserKey(request: FastifyRequest, reply: FastifyReply): string;
+  /** The browser-binding key sent by the browser, or `null`. */
+  browserKey(request: FastifyRequest): string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ssoSessions: SsoSessionManager;
+  }
+}
+
+/** SHA-256, base64url: how session keys and browser keys are stored. */
+export const hashCookieValue = (value: string): string =>
+  createHash('sha256').update(value).digest('base64url');
+
+function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) => void): SsoSessionManager {
+  const { repository, clock, random } = options;
+  const secure = new URL(options.issuer).protocol === 'https:';
+  // RFC 6265bis §4.1.3.2: `__Host-` cookies must be Secure, Path=/ and have no Domain, which
+  // pins them to this exact host.
+  const prefix = secure ? '__Host-' : '';
+  const cookieNames = { session: `${prefix}op_session`, browser: `${prefix}op_browser` };
+  const baseCookie: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', path: '/', secure };
+  const listeners: SessionEndedListener[] = [];
+  // A browser key minted earlier in the same request (the cookie is not readable until the next one).
+  const mintedBrowserKeys = new WeakMap<FastifyRequest, string>();
+
+  const newKey = () => Buffer.from(random.bytes(32)).toString('base64url');
+  const sessionKeyOf = (request: FastifyRequest) => request.cookies[cookieNames.session] || null;
+
+  async function current(request: FastifyRequest) {
+    const key = sessionKeyOf(request);
+    if (key === null) return null;
+    return repository.findActive(hashCookieValue(key), clock.nowSeconds());
+  }
+
+  async function notifyEnded(session: SsoSession, request: FastifyRequest) {
+    for (const listener of listeners) {
+      // Logout must not fail because a notification did; each listener reports its own errors.
+      try {
+        await listener(session, request);
+      } catch (error) {
+        log(error);
+      }
+    }
+  }
+
+  async function endCurrent(request: FastifyRequest) {
+    const existing = await current(request);
+    if (existing === null) return null;
+    const ended = await repository.delete(existing.id);
+    if (ended !== null) await notifyEnded(ended, request);
+    return ended;
+  }
+
+  return {
+    cookieNames,
+    current,
+    async start(request, reply, sub) {
+      const now = clock.nowSeconds();
+      const key = newKey();
+      const expiresAt = now + options.sessionTtl;
+      // Housekeeping on the login path keeps the table small without a scheduler.
+      await repository.deleteExpired(now);
+      const existing = await current(request);
+      let session: SsoSession;
+      if (existing !== null && existing.sub === sub) {
+        // Same user signing in again (prompt=login, max_age): same sid, fresh auth_time, new key.
+        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt);
+        session = { ...existing, authTime: now, expiresAt };
+      } else {
+        // Someone else signs in on this browser: the previous user's session ends first.
+        await endCurrent(request);
+        session = {
+          id: Buffer.from(random.bytes(16)).toString('base64url'),
+          sub,
+          authTime: now,
+          createdAt: now,
+          expiresAt,
+        };
+        await repository.create(session, hashCookieValue(key));
+      }
+      reply.setCookie(cookieNames.session, key, { ...baseCookie, expires: new Date(expiresAt * 1000) });
+      return session;
+    },
+    async end(request, reply) {
+      const ended = await endCurrent(request);
+      if (sessionKeyOf(request) !== null) reply.clearCookie(cookieNames.session, baseCookie);
+      return ended;
+    },
+    onSessionEnded(listener) {
+      listeners.push(listener);
+    },
+    ensureBrowserKey(request, reply) {
+      const existing = request.cookies[cookieNames.browser] || mintedBrowserKeys.get(request);
+      if (existing) return existing;
+      const key = newKey();
+      mintedBrowserKeys.set(request, key);
+      // A browser-session cookie: interactions live minutes, so it need not outlive the browser.
+      reply.setCookie(cookieNames.browser, key, baseCookie);
+      return key;
+    },
+    browserKey(request) {
+      return request.cookies[cookieNames.browser] || mintedBrowserKeys.get(request) || null;
+    },
+  };
+}
+
+export const ssoSessionPlugin = fp<SsoSessionPluginOptions>(
+  async (app, options) => {
+    app.decorate(
+      'ssoSessions',
+      sessionManager(options, (error) => app.log.error({ err: error }, 'session-ended listener failed')),
+    );
+  },
+  { name: 'sso-session', fastify: '5.x', dependencies: ['@fastify/cookie'] },
+);

@@ -1,0 +1,53 @@
+import type { Clock } from '@oidc-orders/oauth-core';
+import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
+import fp from 'fastify-plugin';
+import { deriveSecretHashingKey } from '../keys/key-encryption.js';
+import type { SeedDocument } from '../schemas/seed.js';
+import { applySeed, parseSeedDocument } from '../seed.js';
+import { createDrizzleStores, type DrizzleStores } from '../storage/drizzle-stores.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    stores: DrizzleStores;
+    /** Hashes and verifies client and resource secrets (keyed HMAC; key derived from KEY_ENCRYPTION_KEY). */
+    secretHasher: SecretHasher;
+    /** Applies a seed document (idempotent upsert) and refreshes the cached client/resource registry. */
+    reseed(seed: SeedDocument): Promise<void>;
+  }
+}
+
+export interface StoresPluginOptions {
+  clock: Clock;
+  /** The seed to apply at start (read from SEED_FILE, or given in code by tests). */
+  seed?: SeedDocument | undefined;
+}
+
+/** The oauth-core stores on Drizzle, and the seed applied at start (SEED_FILE). */
+export const storesPlugin = fp<StoresPluginOptions>(
+  async (app, options) => {
+    const stores = createDrizzleStores(app.database.db);
+    const secretHasher = createSecretHasher(deriveSecretHashingKey(app.config.keyEncryptionKey));
+
+    const reseed = async (seed: SeedDocument) => {
+      const summary = await applySeed(app.database.db, parseSeedDocument(seed), {
+        secrets: secretHasher,
+        lifetimes: app.config.lifetimes,
+        now: options.clock.nowSeconds(),
+      });
+      // Clients and resources are served from memory on the hot path; drop the old snapshot.
+      stores.invalidateRegistry();
+      // Identifiers only: secrets and passwords never reach the log.
+      app.log.info(
+        { clients: summary.clientIds, resources: summary.resourceIds, users: summary.usernames },
+        'seed applied',
+      );
+    };
+
+    app.decorate('stores', stores);
+    app.decorate('secretHasher', secretHasher);
+    app.decorate('reseed', reseed);
+
+    if (options.seed) await reseed(options.seed);
+  },
+  { name: 'stores', fastify: '5.x', dependencies: ['config', 'db'] },
+);

@@ -1,0 +1,128 @@
+import {
+  type AuthorizationRequest,
+  AuthorizationRequestError,
+  type OAuthError,
+} from '@oidc-orders/oauth-core';
+import type { FastifyReply } from 'fastify';
+import {
+  type AuthorizationResponseTarget,
+  authorizationRedirectUrl,
+  authorizationResponseParams,
+  formActionSourceFor,
+} from '../interaction/authorization-response.js';
+import { renderErrorPage } from '../pages/error.js';
+import { renderFormPostPage } from '../pages/form-post.js';
+import { sendHtml } from '../pages/respond.js';
+
+/** What every browser-facing route needs to answer. */
+export interface PageContext {
+  issuer: string;
+  /** Path of the issuer URL without a trailing slash ('' at the host root). */
+  basePath: string;
+}
+
+/**
+ * Redirect status towards the client: 302 for a GET /authorize, 303 after a form POST
+ * (RFC 9700 §4.12: never 307, which would re-post the user's credentials to the client).
+ */
+export type RedirectStatus = 302 | 303;
+
+export function targetOf(request: AuthorizationRequest, context: PageContext): AuthorizationResponseTarget {
+  return {
+    redirectUri: request.redirectUri,
+    responseMode: request.responseMode,
+    state: request.state ?? null,
+    issuer: context.issuer,
+  };
+}
+
+/** The CSP `form-action` sources pages of this request need (see src/pages/respond.ts). */
+export function formActionSourcesOf(redirectUri: string): string[] {
+  const source = formActionSourceFor(redirectUri);
+  return source === null ? [] : [source];
+}
+
+/** Sends `result` (`code`, or `error`/`error_description`) to the client by its response mode. */
+export function respondToClient(
+  reply: FastifyReply,
+  target: AuthorizationResponseTarget,
+  result: Readonly<Record<string, string | undefined>>,
+  context: PageContext,
+  status: RedirectStatus,
+) {
+  const params = authorizationResponseParams(target, result);
+  if (target.responseMode === 'form_post') {
+    // OAuth 2.0 Form Post Response Mode §2: an auto-submitting form instead of a redirect.
+    const page = renderFormPostPage({
+      action: target.redirectUri,
+      fields: params,
+      basePath: context.basePath,
+    });
+    return sendHtml(reply, 200, page, { formActionSources: formActionSourcesOf(target.redirectUri) });
+  }
+  return reply.header('cache-control', 'no-store').redirect(authorizationRedirectUrl(target, params), status);
+}
+
+export function respondWithOAuthError(
+  reply: FastifyReply,
+  target: AuthorizationResponseTarget,
+  error: OAuthError,
+  context: PageContext,
+  status: RedirectStatus,
+) {
+  reply.log.info({ error: error.code, detail: error.detail }, 'authorization request refused');
+  return respondToClient(
+    reply,
+    target,
+    { error: error.code, error_description: error.description },
+    context,
+    status,
+  );
+}
+
+export function sendErrorPage(
+  reply: FastifyReply,
+  status: number,
+  page: { title: string; message: string; code?: string },
+  context: PageContext,
+) {
+  return sendHtml(reply, status, renderErrorPage({ ...page, basePath: context.basePath }));
+}
+
+/**
+ * Answers a failed validation. RFC 6749 §4.1.2.1: when the client or the redirect URI is missing,
+ * invalid or mismatching, the server "SHOULD inform the resource owner of the error and MUST NOT
+ * automatically redirect the user-agent to the invalid redirection URI": an error page, no Location.
+ * Every other error goes back to the (now trusted) redirect URI.
+ */
+export function respondToValidationError(
+  reply: FastifyReply,
+  error: unknown,
+  context: PageContext,
+  status: RedirectStatus,
+) {
+  if (!(error instanceof AuthorizationRequestError)) throw error;
+  if (!error.redirectable || error.redirectUri === undefined || error.redirectUri === null) {
+    reply.log.info(
+      { error: error.error.code, detail: error.error.detail },
+      'unredirectable authorization error',
+    );
+    return sendErrorPage(
+      reply,
+      400,
+      {
+        title: 'This sign-in request is not valid',
+        message: error.error.description ?? 'The application sent an invalid sign-in request.',
+        code: error.error.code,
+      },
+      context,
+    );
+  }
+  const target: AuthorizationResponseTarget = {
+    redirectUri: error.redirectUri,
+    responseMode: error.responseMode ?? 'query',
+    state: error.state ?? null,
+    issuer: context.issuer,
+  };
+  return respondWithOAuthError(reply, target, error.error, context, status);
+}

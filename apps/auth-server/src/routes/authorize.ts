@@ -1,0 +1,85 @@
+import {
+  type AuthorizationParams,
+  type AuthorizationRequest,
+  checkPushedAuthorizationRequired,
+  resolvePushedAuthorizationRequest,
+} from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
+import { authorizationParamsFrom, collectAuthorizationParams } from '../interaction/authorization-params.js';
+import { createPushedAuthorizationRequestStore } from '../storage/drizzle-pushed-authorization-requests.js';
+import {
+  type PageContext,
+  type RedirectStatus,
+  respondToClient,
+  respondToValidationError,
+  respondWithOAuthError,
+  targetOf,
+} from './authorization-reply.js';
+
+export interface AuthorizeRoutesOptions {
+  flow: AuthorizationFlow;
+  pageContext: PageContext;
+}
+
+/**
+ * The authorization endpoint (RFC 6749 §3.1, OIDC Core §3.1.2.1): GET, and POST with a form body
+ * ("Authorization Servers MUST support the use of the HTTP GET and POST methods", OIDC Core §3.1.2.1).
+ */
+export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async (app, options) => {
+  const { flow, pageContext } = options;
+  const pushedRequests = createPushedAuthorizationRequestStore(app.database.db);
+
+  async function handle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    source: unknown,
+    status: RedirectStatus,
+  ) {
+    let params: AuthorizationParams = authorizationParamsFrom(source);
+    let authorizationRequest: AuthorizationRequest;
+    try {
+      // RFC 9126 §4: a request_uri from the PAR endpoint stands for the pushed (single-use) parameters.
+      const pushed = await resolvePushedAuthorizationRequest(params, {
+        store: pushedRequests,
+        clock: app.protocol.clock,
+      });
+      if (pushed !== null) params = pushed;
+      authorizationRequest = await flow.validate(params);
+      checkPushedAuthorizationRequired(authorizationRequest, pushed !== null);
+    } catch (error) {
+      return respondToValidationError(reply, error, pageContext, status);
+    }
+    const target = targetOf(authorizationRequest, pageContext);
+
+    const session = await app.ssoSessions.current(request);
+    const step = await flow.nextStep(authorizationRequest, session, null);
+    switch (step.kind) {
+      case 'error':
+        return respondWithOAuthError(reply, target, step.error, pageContext, status);
+      case 'complete': {
+        // SSO: a live session and a covered (or skipped) consent need no page at all.
+        let code: string;
+        try {
+          code = await flow.issueCode(authorizationRequest, step);
+        } catch (error) {
+          return respondToValidationError(reply, error, pageContext, status);
+        }
+        return respondToClient(reply, target, { code }, pageContext, status);
+      }
+      case 'login':
+      case 'consent': {
+        const browserKey = app.ssoSessions.ensureBrowserKey(request, reply);
+        // Validation passed, so no name repeats (but `resource`): single values are the whole request.
+        const { params: single, resources } = collectAuthorizationParams(params);
+        const interaction = await flow.startInteraction({ params: single, resources }, browserKey);
+        return reply
+          .header('cache-control', 'no-store')
+          .redirect(`${pageContext.basePath}/interaction/${interaction.id}/${step.kind}`, 303);
+      }
+    }
+  }
+
+  app.get('/authorize', (request, reply) => handle(request, reply, request.query, 302));
+  app.post('/authorize', (request, reply) => handle(request, reply, request.body, 302));
+};

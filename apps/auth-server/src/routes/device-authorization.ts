@@ -1,0 +1,46 @@
+import {
+  authenticateClient,
+  authorizeDevice,
+  type DeviceAuthorizationSettings,
+} from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync } from 'fastify';
+import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
+import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
+
+/** Where the user types the code (the page is served by src/routes/device.ts). */
+export const DEVICE_VERIFICATION_PATH = '/device';
+export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
+
+/**
+ * RFC 8628 §3.1 device authorization endpoint (discovery `device_authorization_endpoint`).
+ * Client authentication as at the token endpoint (RFC 8628 §3.1: "the client […] authenticates
+ * with the authorization server as described in Section 3.2.1 of [RFC6749]"; public clients send
+ * `client_id`); errors as RFC 6749 §5.2 JSON. The verification URI is built from ISSUER.
+ */
+export const deviceAuthorizationRoutes: FastifyPluginAsync = async (app) => {
+  const { stores, clock, random, secrets } = app.protocol;
+  const settings: DeviceAuthorizationSettings = {
+    verificationUri: `${app.config.issuer}${DEVICE_VERIFICATION_PATH}`,
+    deviceCodeTtl: app.config.device.deviceCodeTtl,
+    pollInterval: app.config.device.pollInterval,
+  };
+
+  app.post(
+    DEVICE_AUTHORIZATION_PATH,
+    { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
+    async (request, reply) => {
+      // RFC 8707 §2: `resource` is the one parameter that may repeat.
+      const { params, repeated } = readFormParameters(request.body, ['resource']);
+      const { client } = await authenticateClient(
+        { authorization: request.headers.authorization, params },
+        { clients: stores.clients, secrets },
+      );
+      const response = await authorizeDevice(
+        { params, resources: repeated.resource ?? [], client },
+        { stores, clock, random, settings },
+      );
+      // RFC 8628 §3.2: the response carries codes; like token responses it must not be cached.
+      return reply.headers(NO_STORE_HEADERS).send(response);
+    },
+  );
+};

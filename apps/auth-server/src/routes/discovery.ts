@@ -1,0 +1,104 @@
+import { DPOP_SIGNING_ALGS } from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync } from 'fastify';
+import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
+import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.js';
+import { PAR_PATH } from './par.js';
+
+/** OIDC Core §5.4 standard scopes this server knows; resource scopes are added from the registry. */
+const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
+
+/** Grant types the token endpoint dispatches (oauth-core's default registry). */
+export const SUPPORTED_GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+];
+
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+
+/**
+ * OpenID Connect Discovery 1.0 and the JWKS (RFC 7517 §5). Both are served from memory. Every URL
+ * is built from ISSUER, never from the request's Host header (Discovery §4.3: the issuer in the
+ * document must be identical to the one the relying party used; a Host-derived URL would let
+ * anyone who can reach the server with a forged Host header redirect clients elsewhere).
+ */
+export const discoveryRoutes: FastifyPluginAsync = async (app) => {
+  const issuer = app.config.issuer;
+  const url = (path: string) => `${issuer}${path}`;
+  const cacheControl = `public, max-age=${app.config.metadataMaxAgeSeconds}`;
+
+  const staticMetadata = {
+    issuer,
+    authorization_endpoint: url('/authorize'),
+    token_endpoint: url('/token'),
+    userinfo_endpoint: url('/userinfo'),
+    jwks_uri: url('/jwks'),
+    revocation_endpoint: url('/revoke'),
+    introspection_endpoint: url('/introspect'),
+    end_session_endpoint: url('/logout'),
+    // RFC 9126 §5: PAR is offered to every client and required of those registered so.
+    pushed_authorization_request_endpoint: url(PAR_PATH),
+    require_pushed_authorization_requests: false,
+    // RFC 8628 §4.
+    device_authorization_endpoint: url(DEVICE_AUTHORIZATION_PATH),
+    grant_types_supported: SUPPORTED_GRANT_TYPES,
+    // RFC 9700 §2.1.1: the implicit and hybrid flows are not offered.
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'form_post'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
+    claims_supported: [
+      'sub',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'at_hash',
+      'sid',
+      'name',
+      'email',
+      'email_verified',
+    ],
+    // RFC 9700 §2.1.1: S256 only; `plain` offers no protection against a leaked authorization request.
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, 'none'],
+    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, 'none'],
+    // RFC 7662 §2.1: introspection requires authentication, so public clients (`none`) cannot use it.
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    // RFC 9207: the authorization response carries `iss`, against mix-up attacks.
+    authorization_response_iss_parameter_supported: true,
+    prompt_values_supported: ['none', 'login', 'consent'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    // RFC 9449 §5.1: the algorithms accepted in DPoP proofs.
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+    // OIDC Front-Channel Logout 1.0 §3 and Back-Channel Logout 1.0 §2.1: both are offered, and
+    // both always carry `iss` and `sid`.
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+  };
+
+  app.get('/.well-known/openid-configuration', async (_request, reply) => {
+    // Resource scopes come from the in-memory registry snapshot, so a reseed shows up here too.
+    const resources = await app.stores.resources.listResources();
+    const resourceScopes = resources.flatMap((resource) => resource.scopes);
+    return reply.header('cache-control', cacheControl).send({
+      ...staticMetadata,
+      scopes_supported: [...new Set([...OIDC_SCOPES, ...resourceScopes])],
+    });
+  });
+
+  app.get('/jwks', async (_request, reply) => {
+    return reply
+      .header('cache-control', cacheControl)
+      .type('application/json; charset=utf-8')
+      .send(app.keyRing.jwks());
+  });
+};

@@ -1,0 +1,34 @@
+import { authenticateClient, invalidRequest, revokeToken } from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
+import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
+
+/**
+ * RFC 7009 token revocation. §2.1: the client authenticates as at the token endpoint (a public
+ * client identifies itself with `client_id`). §2.2: 200 whether or not the token was known, valid or
+ * someone else's, so the endpoint cannot be used to probe tokens.
+ */
+export const revocationRoutes: FastifyPluginAsync = async (app) => {
+  const { stores, verifier, clock, config, secrets } = app.protocol;
+
+  app.post(
+    '/revoke',
+    { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
+    async (request, reply) => {
+      const { params } = readFormParameters(request.body);
+      const { client } = await authenticateClient(
+        { authorization: request.headers.authorization, params },
+        { clients: stores.clients, secrets },
+      );
+      const token = params.token;
+      if (token === undefined) throw invalidRequest('token is required');
+      await revokeToken(token, params.token_type_hint, client, { stores, verifier, clock, config });
+      audit(request.log, AUDIT_EVENTS.tokenRevoked, {
+        client_id: client.clientId,
+        ...(params.token_type_hint ? { token_type_hint: params.token_type_hint.slice(0, 40) } : {}),
+      });
+      return reply.headers(NO_STORE_HEADERS).code(200).send();
+    },
+  );
+};

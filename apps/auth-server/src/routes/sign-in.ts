@@ -1,0 +1,169 @@
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type {
+  Clock,
+  ProtocolConfig,
+  ProtocolStores,
+  RandomSource,
+  TokenVerifier,
+} from '@oidc-orders/oauth-core';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { AppDatabase } from '../db/client.js';
+import { isDatabaseUnavailableError } from '../db/errors.js';
+import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
+import { createConsentRepository } from '../interaction/consent-repository.js';
+import { createInteractionRepository } from '../interaction/interaction-repository.js';
+import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { renderErrorPage } from '../pages/error.js';
+import { cspDirectives, sendHtml } from '../pages/respond.js';
+import { ssoSessionPlugin } from '../plugins/session.js';
+import { assetRoutes } from './assets.js';
+import type { PageContext } from './authorization-reply.js';
+import { authorizeRoutes } from './authorize.js';
+import {
+  createDevicePurposeResolver,
+  type DeviceVerificationOptions,
+  deviceVerificationRoutes,
+} from './device.js';
+import { interactionRoutes, type LoginAttemptGuard } from './interaction.js';
+
+/** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
+export interface SignInProtocolServices {
+  stores: ProtocolStores;
+  clock: Clock;
+  random: RandomSource;
+  /** Verifies `id_token_hint` at /logout. */
+  verifier: TokenVerifier;
+  config: ProtocolConfig;
+}
+
+export interface SignInRoutesOptions {
+  /** Interactions, SSO sessions and consents live here (shared by every instance). */
+  db: AppDatabase;
+  protocol: SignInProtocolServices;
+  /** Absolute SSO session lifetime, seconds (default 8 hours). */
+  sessionTtl?: number;
+  /** How long an interaction waits for the user, seconds (default 10 minutes). */
+  interactionTtl?: number;
+  loginAttemptGuard?: LoginAttemptGuard;
+  /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
+  deviceUserCodeAttemptsPerMinute?: number;
+}
+
+export const DEFAULT_SESSION_TTL = 8 * 3600;
+export const DEFAULT_INTERACTION_TTL = 600;
+export const DEFAULT_DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE = 10;
+
+/**
+ * Everything a browser sees: /authorize, the login, consent and logout pages, their assets and
+ * the SSO session cookie. Encapsulated (not fastify-plugin), so helmet's strict CSP, the HTML
+ * error handler and the session decorator stay out of the JSON endpoints.
+ */
+export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app, options) => {
+  const { protocol } = options;
+  const issuer = protocol.config.issuer;
+  const pathname = new URL(issuer).pathname;
+  const pageContext: PageContext = { issuer, basePath: pathname === '/' ? '' : pathname };
+
+  // The platform may already have registered these at the root; registering twice would throw.
+  if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
+  if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives() },
+    // The pages never need to be framed or to leak the URL (it can carry a code) to other sites.
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
+
+  await app.register(ssoSessionPlugin, {
+    repository: createSsoSessionRepository(options.db),
+    issuer,
+    clock: protocol.clock,
+    random: protocol.random,
+    sessionTtl: options.sessionTtl ?? DEFAULT_SESSION_TTL,
+  });
+  // An ended session (logout, or another user signing in) revokes its grants and notifies the
+  // relying parties over the back channel (src/plugins/logout.ts).
+  app.ssoSessions.onSessionEnded((session, request) => app.sessionLogout.sessionEnded(session, request));
+
+  // Browser routes answer with a page, never with JSON, whatever went wrong.
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const status =
+      typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+        ? error.statusCode
+        : 500;
+    if (isDatabaseUnavailableError(error)) {
+      // An outage, not a bug: 503 with Retry-After, logged as a warning without a stack.
+      request.log.warn({ reason: error.message }, 'sign-in page: database unavailable');
+      const page = renderErrorPage({
+        title: 'Temporarily unavailable',
+        message: 'The sign-in service is temporarily unavailable. Please try again in a moment.',
+        code: 'temporarily_unavailable',
+        basePath: pageContext.basePath,
+      });
+      reply.header('retry-after', '1');
+      return sendHtml(reply, 503, page);
+    }
+    if (status === 500) request.log.error({ err: error }, 'sign-in page failed');
+    if (status === 429) {
+      // A rate limit (the device code entry): its Retry-After header is already on the reply.
+      const page = renderErrorPage({
+        title: 'Too many attempts',
+        message: 'Too many attempts from your network. Please wait a minute, then try again.',
+        code: 'rate_limited',
+        basePath: pageContext.basePath,
+      });
+      return sendHtml(reply, 429, page);
+    }
+    const page = renderErrorPage({
+      title: status === 500 ? 'Something went wrong' : 'This request is not valid',
+      message:
+        status === 500
+          ? 'The sign-in service had a problem. Please try again in a moment.'
+          : 'The request could not be understood.',
+      code: status === 500 ? 'server_error' : 'invalid_request',
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, status, page);
+  });
+
+  const interactions = createInteractionRepository(options.db);
+  const consents = createConsentRepository(options.db);
+  const flow = createAuthorizationFlow({
+    stores: protocol.stores,
+    interactions,
+    consents,
+    clock: protocol.clock,
+    random: protocol.random,
+    protocolConfig: protocol.config,
+    interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
+  });
+
+  const deviceVerification: DeviceVerificationOptions = {
+    flow,
+    stores: protocol.stores,
+    clock: protocol.clock,
+    random: protocol.random,
+    pageContext,
+    db: options.db,
+    attemptsPerMinute:
+      options.deviceUserCodeAttemptsPerMinute ?? DEFAULT_DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE,
+  };
+
+  await app.register(assetRoutes);
+  await app.register(authorizeRoutes, { flow, pageContext });
+  await app.register(deviceVerificationRoutes, deviceVerification);
+  await app.register(interactionRoutes, {
+    flow,
+    stores: protocol.stores,
+    interactions,
+    consents,
+    verifier: protocol.verifier,
+    pageContext,
+    nowSeconds: () => protocol.clock.nowSeconds(),
+    loginAttemptGuard: options.loginAttemptGuard,
+    resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
+  });
+};

@@ -1,0 +1,87 @@
+import {
+  authenticateClient,
+  createGrantRegistry,
+  type GrantContext,
+  handleTokenRequest,
+} from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
+import { registerTokenRateLimit, tokenRateLimitRouteConfig } from '../http/token-rate-limit.js';
+import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
+
+/**
+ * RFC 6749 §3.2 token endpoint. The hot path: client authentication is a keyed HMAC against the
+ * in-memory client registry, signing uses keys already imported, and the grant handler does its
+ * database work in one transaction (none at all for client_credentials with a JWT access token).
+ */
+export const tokenRoutes: FastifyPluginAsync = async (app) => {
+  const registry = createGrantRegistry();
+  const { stores, clock, random, signer, verifier, config, secrets } = app.protocol;
+  const grantContext: GrantContext = { stores, clock, random, signer, verifier, config };
+  // Per client_id, off unless TOKEN_RATE_LIMIT_PER_MINUTE is set (src/http/token-rate-limit.ts).
+  const rateLimited = await registerTokenRateLimit(app);
+
+  app.post(
+    '/token',
+    {
+      bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
+      onRequest: requireFormBody,
+      config: { errorStyle: 'oauth', ...(rateLimited ? tokenRateLimitRouteConfig(app) : {}) },
+    },
+    async (request, reply) => {
+      // RFC 8707 §2 `resource` and RFC 8693 §2.1 `audience` are the parameters that may repeat.
+      const { params, repeated } = readFormParameters(request.body, ['resource', 'audience']);
+      const { client, authenticated } = await authenticateClient(
+        { authorization: request.headers.authorization, params },
+        { clients: stores.clients, secrets },
+      );
+      // RFC 9449 §5: a verified proof binds the tokens to its key (checked before any grant work).
+      const dpopJkt = await app.dpop.verifyTokenRequest(request, client, '/token');
+      const response = await handleTokenRequest(
+        {
+          params,
+          resources: repeated.resource ?? [],
+          audiences: repeated.audience ?? [],
+          client,
+          clientAuthenticated: authenticated,
+          dpopJkt,
+        },
+        withReuseAudit(grantContext, (grantId) =>
+          // The grants call revokeGrant at /token only when a code, refresh token or device code is
+          // presented again (RFC 6749 §4.1.2, RFC 9700 §4.14.2): the chain was revoked.
+          audit(request.log, AUDIT_EVENTS.tokenReuseDetected, {
+            grant_id: grantId,
+            grant_type: params.grant_type,
+            client_id: client.clientId,
+          }),
+        ),
+        registry,
+      );
+      // RFC 9449 §8.2: a fresh nonce with every response, so the client's next proof is ready.
+      if (client.dpopNonceRequired === true) reply.header('DPoP-Nonce', app.dpop.nonces.current());
+      return reply.headers(NO_STORE_HEADERS).send(response);
+    },
+  );
+};
+
+/**
+ * The grant context with `grants.revokeGrant` reporting to `onRevoked` once the revocation is done.
+ * Security events are detected here rather than logged by oauth-core, which stays free of logging.
+ */
+function withReuseAudit(context: GrantContext, onRevoked: (grantId: string) => void): GrantContext {
+  const { stores } = context;
+  return {
+    ...context,
+    stores: {
+      ...stores,
+      grants: {
+        ...stores.grants,
+        async revokeGrant(id, at) {
+          await stores.grants.revokeGrant(id, at);
+          onRevoked(id);
+        },
+      },
+    },
+  };
+}

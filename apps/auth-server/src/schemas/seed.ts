@@ -1,0 +1,112 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/**
+ * The seed file (CONTRACT.md "Seed file", README "Seed file reference"). Every object rejects
+ * unknown members (`additionalProperties: false`) so a typo fails the start instead of being ignored.
+ */
+
+const Seconds = Type.Integer({ minimum: 1, maximum: 31_536_000 * 10 });
+const SigningAlg = Type.Union([Type.Literal('RS256'), Type.Literal('ES256')]);
+const NonEmptyString = Type.String({ minLength: 1, maxLength: 2048 });
+
+/** Grant types a client may register. `password` and `implicit` are refused earlier, with their own message. */
+export const SEEDABLE_GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+] as const;
+
+const ScopeToken = Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
+
+/** RFC 8693 subject token types a policy may accept. */
+export const EXCHANGEABLE_SUBJECT_TOKEN_TYPES = [
+  'urn:ietf:params:oauth:token-type:access_token',
+  'urn:ietf:params:oauth:token-type:id_token',
+] as const;
+
+/** `token_exchange`: what a client may obtain by RFC 8693 token exchange (README "Token exchange"). */
+export const SeedTokenExchangePolicySchema = Type.Object(
+  {
+    audiences: Type.Array(NonEmptyString),
+    scopes: Type.Array(ScopeToken),
+    subject_token_types: Type.Optional(
+      Type.Array(Type.Union(EXCHANGEABLE_SUBJECT_TOKEN_TYPES.map((type) => Type.Literal(type))), {
+        minItems: 1,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SeedClientSchema = Type.Object(
+  {
+    client_id: NonEmptyString,
+    client_name: Type.Optional(NonEmptyString),
+    client_secret: Type.Optional(NonEmptyString),
+    client_secret_hash: Type.Optional(Type.String({ pattern: '^hmac-sha256\\$[A-Za-z0-9_-]{43}$' })),
+    redirect_uris: Type.Optional(Type.Array(NonEmptyString)),
+    post_logout_redirect_uris: Type.Optional(Type.Array(NonEmptyString)),
+    grant_types: Type.Optional(
+      Type.Array(Type.Union(SEEDABLE_GRANT_TYPES.map((grant) => Type.Literal(grant)))),
+    ),
+    scope: Type.Optional(Type.String({ maxLength: 4096 })),
+    skip_consent: Type.Optional(Type.Boolean()),
+    id_token_signed_response_alg: Type.Optional(SigningAlg),
+    allowed_cors_origins: Type.Optional(Type.Array(NonEmptyString)),
+    backchannel_logout_uri: Type.Optional(NonEmptyString),
+    frontchannel_logout_uri: Type.Optional(NonEmptyString),
+    refresh_tokens_without_offline_access: Type.Optional(Type.Boolean()),
+    refresh_token_absolute_ttl: Type.Optional(Seconds),
+    refresh_token_sliding_ttl: Type.Optional(Seconds),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    dpop_nonce_required: Type.Optional(Type.Boolean()),
+    require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
+    token_exchange: Type.Optional(SeedTokenExchangePolicySchema),
+    keep_offline_access_on_logout: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const SeedResourceSchema = Type.Object(
+  {
+    id: NonEmptyString,
+    scopes: Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' })),
+    access_token_format: Type.Optional(Type.Union([Type.Literal('jwt'), Type.Literal('opaque')])),
+    access_token_ttl: Type.Optional(Seconds),
+    access_token_signing_alg: Type.Optional(SigningAlg),
+    secret: Type.Optional(NonEmptyString),
+    secret_hash: Type.Optional(Type.String({ pattern: '^hmac-sha256\\$[A-Za-z0-9_-]{43}$' })),
+    claims: Type.Optional(Type.Array(NonEmptyString)),
+  },
+  { additionalProperties: false },
+);
+
+export const SeedUserSchema = Type.Object(
+  {
+    sub: Type.String({ minLength: 1, maxLength: 255 }),
+    username: Type.String({ minLength: 1, maxLength: 255 }),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    password_hash: Type.Optional(Type.String({ pattern: '^scrypt\\$' })),
+    name: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String({ minLength: 3 })),
+    email_verified: Type.Optional(Type.Boolean()),
+    allowed_scopes: Type.Optional(Type.Array(NonEmptyString)),
+  },
+  { additionalProperties: false },
+);
+
+export const SeedDocumentSchema = Type.Object(
+  {
+    clients: Type.Optional(Type.Array(SeedClientSchema)),
+    resources: Type.Optional(Type.Array(SeedResourceSchema)),
+    users: Type.Optional(Type.Array(SeedUserSchema)),
+  },
+  { additionalProperties: false },
+);
+
+export type SeedClient = Static<typeof SeedClientSchema>;
+export type SeedResource = Static<typeof SeedResourceSchema>;
+export type SeedUser = Static<typeof SeedUserSchema>;
+export type SeedDocument = Static<typeof SeedDocumentSchema>;

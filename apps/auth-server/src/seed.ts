@@ -1,0 +1,353 @@
+import { readFile } from 'node:fs/promises';
+import type { Client, Resource, SecretHasher, User } from '@oidc-orders/oauth-core';
+import { hashPassword, TOKEN_TYPES, verifyPassword } from '@oidc-orders/oauth-core';
+import { Value } from '@sinclair/typebox/value';
+import { inArray } from 'drizzle-orm';
+import type { LifetimeDefaults } from './config.js';
+import type { AppDatabase } from './db/client.js';
+import { users } from './db/schema.js';
+import {
+  type SeedClient,
+  type SeedDocument,
+  SeedDocumentSchema,
+  type SeedResource,
+  type SeedUser,
+} from './schemas/seed.js';
+import { writeRegistryRecords } from './storage/drizzle-stores.js';
+
+/**
+ * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.
+ * Plain-text secrets are hashed before they reach the database; rows not named in the file are left
+ * alone (the seed upserts, it does not delete).
+ */
+
+/** A seed problem, phrased as one line that names the entry and member. */
+export class SeedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SeedError';
+  }
+}
+
+/** RFC 9700 §2.4 (password) and §2.1.2 (implicit): deprecated grants this server never offers. */
+const REFUSED_GRANT_TYPES: Readonly<Record<string, string>> = {
+  password: 'the resource owner password credentials grant is not supported (RFC 9700 §2.4)',
+  implicit: 'the implicit grant is not supported (RFC 9700 §2.1.2)',
+};
+
+export async function readSeedFile(path: string): Promise<SeedDocument> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new SeedError(
+      `SEED_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new SeedError(`SEED_FILE ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  try {
+    return parseSeedDocument(json);
+  } catch (error) {
+    if (error instanceof SeedError) throw new SeedError(`SEED_FILE ${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Validates a parsed seed document; throws `SeedError` naming the first problem. */
+export function parseSeedDocument(value: unknown): SeedDocument {
+  rejectRefusedGrantTypes(value);
+  const firstError = Value.Errors(SeedDocumentSchema, value).First();
+  if (firstError) {
+    const location = formatPath(firstError.path);
+    if (firstError.message === 'Unexpected property') {
+      const member = firstError.path.split('/').pop() ?? '';
+      throw new SeedError(`${location}: unknown member "${member}"`);
+    }
+    if (firstError.value === undefined) throw new SeedError(`${location}: required member is missing`);
+    throw new SeedError(`${location}: ${firstError.message.toLowerCase()}`);
+  }
+  const document = value as SeedDocument;
+  checkClients(document.clients ?? []);
+  checkResources(document.resources ?? []);
+  checkUsers(document.users ?? []);
+  return document;
+}
+
+function rejectRefusedGrantTypes(value: unknown): void {
+  const seedClients = (value as { clients?: unknown } | null)?.clients;
+  if (!Array.isArray(seedClients)) return;
+  seedClients.forEach((client: unknown, index) => {
+    const grantTypes = (client as { grant_types?: unknown } | null)?.grant_types;
+    if (!Array.isArray(grantTypes)) return;
+    for (const grantType of grantTypes) {
+      const reason = typeof grantType === 'string' ? REFUSED_GRANT_TYPES[grantType] : undefined;
+      if (reason)
+        throw new SeedError(
+          `${describeClient(client, index)}: grant type "${grantType}" is refused: ${reason}`,
+        );
+    }
+  });
+}
+
+function describeClient(client: unknown, index: number): string {
+  const clientId = (client as { client_id?: unknown } | null)?.client_id;
+  return typeof clientId === 'string' ? `clients[${index}] (${clientId})` : `clients[${index}]`;
+}
+
+function formatPath(pointer: string): string {
+  if (pointer === '') return 'seed document';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(
+      (path, segment) =>
+        /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
+      '',
+    );
+}
+
+function isAbsoluteUrlWithoutFragment(value: string): boolean {
+  return URL.canParse(value) && !value.includes('#');
+}
+
+function checkClients(seedClients: readonly SeedClient[]): void {
+  const seen = new Set<string>();
+  seedClients.forEach((client, index) => {
+    const where = describeClient(client, index);
+    if (seen.has(client.client_id)) throw new SeedError(`${where}: duplicate client_id`);
+    seen.add(client.client_id);
+    if (client.client_secret !== undefined && client.client_secret_hash !== undefined) {
+      throw new SeedError(`${where}: give client_secret or client_secret_hash, not both`);
+    }
+    const grantTypes = client.grant_types ?? ['authorization_code'];
+    const isPublic = client.client_secret === undefined && client.client_secret_hash === undefined;
+    if (isPublic && grantTypes.includes('client_credentials')) {
+      // RFC 6749 §4.4: the client credentials grant MUST only be used by confidential clients.
+      throw new SeedError(
+        `${where}: client_credentials requires a client_secret (public clients cannot use it)`,
+      );
+    }
+    if (grantTypes.includes('authorization_code') && (client.redirect_uris ?? []).length === 0) {
+      throw new SeedError(`${where}: redirect_uris is required for the authorization_code grant`);
+    }
+    // RFC 6749 §3.1.2: redirection endpoints are absolute URIs without a fragment.
+    for (const member of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
+      for (const uri of client[member] ?? []) {
+        if (!isAbsoluteUrlWithoutFragment(uri)) {
+          throw new SeedError(`${where}.${member}: "${uri}" is not an absolute URI without a fragment`);
+        }
+      }
+    }
+    for (const member of ['backchannel_logout_uri', 'frontchannel_logout_uri'] as const) {
+      const uri = client[member];
+      if (uri !== undefined && !isAbsoluteUrlWithoutFragment(uri)) {
+        throw new SeedError(`${where}.${member}: "${uri}" is not an absolute URI without a fragment`);
+      }
+    }
+    const exchanges = grantTypes.includes('urn:ietf:params:oauth:grant-type:token-exchange');
+    if (exchanges !== (client.token_exchange !== undefined)) {
+      throw new SeedError(
+        exchanges
+          ? `${where}: the token-exchange grant needs a token_exchange policy`
+          : `${where}: token_exchange is set but grant_types lacks the token-exchange grant`,
+      );
+    }
+    // RFC 8693 §5: exchanging tokens is a privileged act; only a client that authenticates may do it.
+    if (exchanges && isPublic) throw new SeedError(`${where}: token exchange requires a client_secret`);
+    for (const origin of client.allowed_cors_origins ?? []) {
+      if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+        throw new SeedError(
+          `${where}.allowed_cors_origins: "${origin}" is not an origin (scheme://host[:port])`,
+        );
+      }
+    }
+  });
+}
+
+function checkResources(seedResources: readonly SeedResource[]): void {
+  const ids = new Set<string>();
+  const scopeOwners = new Map<string, string>();
+  seedResources.forEach((resource, index) => {
+    const where = `resources[${index}] (${resource.id})`;
+    if (ids.has(resource.id)) throw new SeedError(`${where}: duplicate id`);
+    ids.add(resource.id);
+    if (resource.secret !== undefined && resource.secret_hash !== undefined) {
+      throw new SeedError(`${where}: give secret or secret_hash, not both`);
+    }
+    for (const scope of resource.scopes) {
+      // A resource owns its scopes: a scope maps to exactly one audience.
+      const owner = scopeOwners.get(scope);
+      if (owner !== undefined)
+        throw new SeedError(`${where}: scope "${scope}" already belongs to resource ${owner}`);
+      scopeOwners.set(scope, resource.id);
+    }
+  });
+}
+
+function checkUsers(seedUsers: readonly SeedUser[]): void {
+  const subs = new Set<string>();
+  const usernames = new Set<string>();
+  seedUsers.forEach((user, index) => {
+    const where = `users[${index}] (${user.username})`;
+    if (subs.has(user.sub)) throw new SeedError(`${where}: duplicate sub`);
+    if (usernames.has(user.username)) throw new SeedError(`${where}: duplicate username`);
+    subs.add(user.sub);
+    usernames.add(user.username);
+    if ((user.password === undefined) === (user.password_hash === undefined)) {
+      throw new SeedError(`${where}: give exactly one of password or password_hash`);
+    }
+  });
+}
+
+// ─── Applying ────────────────────────────────────────────────────────────────────────────────────
+
+export interface SeedDependencies {
+  secrets: SecretHasher;
+  lifetimes: LifetimeDefaults;
+  now: number;
+}
+
+export interface SeedSummary {
+  clientIds: string[];
+  resourceIds: string[];
+  usernames: string[];
+}
+
+/**
+ * Upserts every entry in one transaction. Idempotent: applying the same document twice leaves the
+ * same rows (client and resource secret hashes are deterministic HMACs; a stored password hash is
+ * kept when it still matches the plain-text password, so restarts do not re-hash).
+ */
+export async function applySeed(
+  db: AppDatabase,
+  seed: SeedDocument,
+  deps: SeedDependencies,
+): Promise<SeedSummary> {
+  const seedClients = seed.clients ?? [];
+  const seedResources = seed.resources ?? [];
+  const seedUsers = seed.users ?? [];
+
+  // The KDF runs before the transaction, so the transaction stays short.
+  const passwordHashes = await resolvePasswordHashes(db, seedUsers);
+
+  await writeRegistryRecords(
+    db,
+    {
+      clients: seedClients.map((client) => clientRecord(client, deps)),
+      resources: seedResources.map((resource) => resourceRecord(resource, deps)),
+      users: seedUsers.map((user) => userRecord(user, passwordHashes.get(user.sub) ?? '')),
+    },
+    deps.now,
+  );
+
+  return {
+    clientIds: seedClients.map((client) => client.client_id),
+    resourceIds: seedResources.map((resource) => resource.id),
+    usernames: seedUsers.map((user) => user.username),
+  };
+}
+
+async function resolvePasswordHashes(
+  db: AppDatabase,
+  seedUsers: readonly SeedUser[],
+): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  const plain = seedUsers.filter((user) => user.password !== undefined);
+  const stored =
+    plain.length === 0
+      ? []
+      : await db
+          .select({ sub: users.sub, passwordHash: users.passwordHash })
+          .from(users)
+          .where(
+            inArray(
+              users.sub,
+              plain.map((user) => user.sub),
+            ),
+          );
+  const storedBySub = new Map(stored.map((row) => [row.sub, row.passwordHash]));
+  for (const user of seedUsers) {
+    if (user.password_hash !== undefined) {
+      hashes.set(user.sub, user.password_hash);
+      continue;
+    }
+    const password = user.password ?? '';
+    const existing = storedBySub.get(user.sub);
+    hashes.set(
+      user.sub,
+      existing !== undefined && (await verifyPassword(password, existing))
+        ? existing
+        : await hashPassword(password),
+    );
+  }
+  return hashes;
+}
+
+function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
+  const secretHash =
+    client.client_secret_hash ??
+    (client.client_secret === undefined ? null : deps.secrets.hash(client.client_secret));
+  return {
+    clientId: client.client_id,
+    clientName: client.client_name ?? client.client_id,
+    secretHash,
+    redirectUris: client.redirect_uris ?? [],
+    postLogoutRedirectUris: client.post_logout_redirect_uris ?? [],
+    // RFC 7591 §2: grant_types defaults to authorization_code.
+    grantTypes: client.grant_types ?? ['authorization_code'],
+    scopes: (client.scope ?? 'openid').split(' ').filter((scope) => scope !== ''),
+    skipConsent: client.skip_consent ?? false,
+    // OIDC Dynamic Client Registration §2: id_token_signed_response_alg defaults to RS256.
+    idTokenSigningAlg: client.id_token_signed_response_alg ?? 'RS256',
+    allowedCorsOrigins: client.allowed_cors_origins ?? [],
+    backchannelLogoutUri: client.backchannel_logout_uri ?? null,
+    frontchannelLogoutUri: client.frontchannel_logout_uri ?? null,
+    refreshTokensWithoutOfflineAccess: client.refresh_tokens_without_offline_access ?? false,
+    refreshTokenAbsoluteTtl: client.refresh_token_absolute_ttl ?? deps.lifetimes.refreshTokenAbsoluteTtl,
+    refreshTokenSlidingTtl: client.refresh_token_sliding_ttl ?? deps.lifetimes.refreshTokenSlidingTtl,
+    dpopBoundAccessTokens: client.dpop_bound_access_tokens ?? false,
+    dpopNonceRequired: client.dpop_nonce_required ?? false,
+    requirePushedAuthorizationRequests: client.require_pushed_authorization_requests ?? false,
+    tokenExchange:
+      client.token_exchange === undefined
+        ? null
+        : {
+            audiences: client.token_exchange.audiences,
+            scopes: client.token_exchange.scopes,
+            // Access tokens only unless the policy also names ID tokens.
+            subjectTokenTypes: client.token_exchange.subject_token_types ?? [TOKEN_TYPES.accessToken],
+          },
+    keepOfflineAccessOnLogout: client.keep_offline_access_on_logout ?? false,
+  };
+}
+
+function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resource {
+  return {
+    id: resource.id,
+    scopes: resource.scopes,
+    accessTokenFormat: resource.access_token_format ?? 'jwt',
+    accessTokenTtl: resource.access_token_ttl ?? deps.lifetimes.accessTokenTtl,
+    accessTokenSigningAlg: resource.access_token_signing_alg ?? 'ES256',
+    secretHash:
+      resource.secret_hash ?? (resource.secret === undefined ? null : deps.secrets.hash(resource.secret)),
+    claims: resource.claims ?? [],
+  };
+}
+
+function userRecord(user: SeedUser, passwordHash: string): User {
+  return {
+    sub: user.sub,
+    username: user.username,
+    passwordHash,
+    name: user.name ?? null,
+    email: user.email ?? null,
+    emailVerified: user.email_verified ?? false,
+    allowedScopes: user.allowed_scopes ?? null,
+  };
+}

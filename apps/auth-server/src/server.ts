@@ -1,0 +1,71 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { KeyDecryptionError } from './keys/key-encryption.js';
+import { SeedError } from './seed.js';
+
+/**
+ * Process entry point: parse the environment, build the app, listen, and drain on SIGTERM/SIGINT.
+ *
+ * Shutdown: readiness answers 503 for SHUTDOWN_PAUSE_MS (so the load balancer stops routing here
+ * while in-flight and already-routed requests still succeed), then the server stops accepting
+ * connections and waits for in-flight requests, then the database closes, then exit 0. If any of
+ * that takes longer than 25 s, exit 1.
+ */
+const HARD_SHUTDOWN_DEADLINE_MS = 25_000;
+
+/** Errors whose message is already a complete, safe one-line explanation for the operator. */
+const OPERATOR_ERRORS = [ConfigError, SeedError, KeyDecryptionError];
+
+function failStart(error: unknown): never {
+  const known = OPERATOR_ERRORS.some((type) => error instanceof type);
+  const message = error instanceof Error ? error.message : String(error);
+  // One line, no stack: the operator needs the variable or entry to fix, not our call graph.
+  process.stderr.write(`auth-server: cannot start: ${known ? message : `${message.split('\n')[0]}`}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    failStart(error);
+  }
+
+  const app = await buildApp(config).catch(failStart);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close().catch(() => {});
+    failStart(error);
+  }
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = setTimeout(() => {
+      app.log.error({ signal }, `shutdown did not finish within ${HARD_SHUTDOWN_DEADLINE_MS} ms; exiting`);
+      process.exit(1);
+    }, HARD_SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+
+    app.log.info({ signal, pauseMs: config.shutdownPauseMs }, 'draining: readiness now answers 503');
+    app.beginDraining();
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownPauseMs));
+    try {
+      // Stops accepting connections, waits for in-flight requests, then runs onClose hooks
+      // (the database closes last, after the routes that use it).
+      await app.close();
+      app.log.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', (signal) => void stop(signal));
+}
+
+await main();

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const base = { DATABASE_URL: 'pglite://memory' };
+const validKey = Buffer.alloc(32, 1).toString('base64url');
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the contract defaults', () => {
+    const config = loadConfig(base);
+    expect(config.port).toBe(4000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.issuer).toBe('http://localhost:4000');
+    expect(config.logLevel).toBe('info');
+    expect(config.trustProxy).toBe(false);
+    expect(config.seedFile).toBeUndefined();
+    expect(config.database).toEqual({ driver: 'pglite', dataDir: undefined });
+    expect(config.protocol).toEqual({
+      issuer: 'http://localhost:4000',
+      authorizationCodeTtl: 60,
+      idTokenTtl: 3600,
+      defaultAccessTokenTtl: 300,
+    });
+  });
+
+  it('parses every variable', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/auth',
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      ISSUER: 'https://id.example.com',
+      SEED_FILE: '/etc/seed.json',
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: 'true',
+      KEY_ENCRYPTION_KEY: validKey,
+      NODE_ENV: 'production',
+      SHUTDOWN_PAUSE_MS: '2500',
+      ID_TOKEN_TTL: '600',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      issuer: 'https://id.example.com',
+      seedFile: '/etc/seed.json',
+      logLevel: 'debug',
+      trustProxy: true,
+      nodeEnv: 'production',
+      shutdownPauseMs: 2500,
+      keyEncryptionKeyIsDevelopmentOnly: false,
+      database: { driver: 'pg', connectionString: 'postgres://u@db:5432/auth' },
+    });
+    expect(config.protocol.idTokenTtl).toBe(600);
+    expect(Buffer.from(config.keyEncryptionKey).equals(Buffer.alloc(32, 1))).toBe(true);
+  });
+
+  it('defaults the shutdown pause to 10 s in production and lower in development', () => {
+    expect(
+      loadConfig({ ...base, NODE_ENV: 'production', KEY_ENCRYPTION_KEY: validKey }).shutdownPauseMs,
+    ).toBe(10_000);
+    expect(loadConfig({ ...base, NODE_ENV: 'development' }).shutdownPauseMs).toBeLessThan(10_000);
+  });
+
+  it('reads TRUST_PROXY as a boolean, a hop count or a list of addresses', () => {
+    expect(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+  });
+
+  it('uses a development-only key outside production when KEY_ENCRYPTION_KEY is missing', () => {
+    const config = loadConfig({ ...base, NODE_ENV: 'development' });
+    expect(config.keyEncryptionKeyIsDevelopmentOnly).toBe(true);
+    expect(config.keyEncryptionKey).toHaveLength(32);
+  });
+
+  it.each([
+    [{}, /^DATABASE_URL is required$/],
+    [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL is invalid/],
+    [{ ...base, PORT: 'http' }, /^PORT is invalid/],
+    [{ ...base, PORT: '70000' }, /^PORT is invalid/],
+    [{ ...base, LOG_LEVEL: 'loud' }, /^LOG_LEVEL is invalid/],
+    [{ ...base, ISSUER: 'not a url' }, /^ISSUER is invalid/],
+    [{ ...base, ISSUER: 'https://id.example.com/' }, /^ISSUER is invalid/],
+    [{ ...base, ISSUER: 'https://id.example.com?x=1' }, /^ISSUER is invalid/],
+    [{ ...base, NODE_ENV: 'staging' }, /^NODE_ENV is invalid/],
+    [{ ...base, NODE_ENV: 'production' }, /^KEY_ENCRYPTION_KEY is required when NODE_ENV=production/],
+    [{ ...base, KEY_ENCRYPTION_KEY: 'c2hvcnQ' }, /^KEY_ENCRYPTION_KEY is invalid: decodes to 5 bytes/],
+    [{ ...base, KEY_ENCRYPTION_KEY: 'not base64url!' }, /^KEY_ENCRYPTION_KEY is invalid/],
+    [{ ...base, TRUST_PROXY: 'everyone' }, /^TRUST_PROXY is invalid/],
+    [{ ...base, SHUTDOWN_PAUSE_MS: '-1' }, /^SHUTDOWN_PAUSE_MS is invalid/],
+  ])('rejects %o with one line naming the variable', (env, message) => {
+    const error = configError(env as Record<string, string>);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes the key or the database URL in an error', () => {
+    const secretish = `${'A'.repeat(40)}`;
+    expect(configError({ ...base, KEY_ENCRYPTION_KEY: secretish }).message).not.toContain(secretish);
+  });
+});

@@ -1,0 +1,25 @@
+import {
+  describeDpopReplayStoreContract,
+  describePushedAuthorizationRequestStoreContract,
+} from '@oidc-orders/oauth-core/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { createDpopReplayStore } from '../src/storage/drizzle-dpop-replay.js';
+import { createPushedAuthorizationRequestStore } from '../src/storage/drizzle-pushed-authorization-requests.js';
+import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.js';
+
+// One database for the whole suite: the contracts use keys unique per test.
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.drop());
+
+describeDpopReplayStoreContract(`drizzle on ${databaseKind}`, () => ({
+  store: createDpopReplayStore(database.handle.db),
+  close: () => {},
+}));
+
+describePushedAuthorizationRequestStoreContract(`drizzle on ${databaseKind}`, () => ({
+  store: createPushedAuthorizationRequestStore(database.handle.db),
+  close: () => {},
+}));

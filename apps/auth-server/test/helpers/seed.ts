@@ -1,0 +1,79 @@
+import type { SeedDocument } from '../../src/schemas/seed.js';
+
+/** Secrets used by the test seed. Test-only values. */
+export const TEST_SECRETS = {
+  service: 'service-secret-for-tests-0123456789',
+  web: 'web-secret-for-tests-0123456789abcdef',
+  ordersApi: 'orders-api-secret-for-tests-01234567',
+  reportsApi: 'reports-api-secret-for-tests-0123456',
+  alicePassword: 'alice-password-for-tests',
+} as const;
+
+export const ORDERS_API = 'https://api.example.test/orders';
+export const REPORTS_API = 'https://api.example.test/reports';
+export const SPA_ORIGIN = 'https://spa.example.test';
+export const WEB_REDIRECT_URI = 'https://web.example.test/callback';
+export const SPA_REDIRECT_URI = 'https://spa.example.test/callback';
+
+/**
+ * - `service`: confidential, client_credentials only.
+ * - `web`: confidential, authorization_code + refresh_token (ID tokens ES256 to exercise both algs).
+ * - `spa`: public, authorization_code + refresh_token, with a CORS origin.
+ * - `orders-api` (JWT access tokens) and `reports-api` (opaque), both able to introspect.
+ */
+export function testSeed(): SeedDocument {
+  return {
+    clients: [
+      {
+        client_id: 'service',
+        client_secret: TEST_SECRETS.service,
+        grant_types: ['client_credentials'],
+        scope: 'orders.read orders.write reports.read',
+      },
+      {
+        client_id: 'web',
+        client_name: 'Web app',
+        client_secret: TEST_SECRETS.web,
+        redirect_uris: [WEB_REDIRECT_URI],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: 'openid profile email offline_access orders.read reports.read',
+        skip_consent: true,
+        allowed_cors_origins: ['https://confidential.example.test'],
+      },
+      {
+        client_id: 'spa',
+        redirect_uris: [SPA_REDIRECT_URI],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: 'openid profile offline_access orders.read',
+        skip_consent: true,
+        allowed_cors_origins: [SPA_ORIGIN],
+      },
+    ],
+    resources: [
+      {
+        id: ORDERS_API,
+        scopes: ['orders.read', 'orders.write'],
+        access_token_format: 'jwt',
+        access_token_ttl: 300,
+        secret: TEST_SECRETS.ordersApi,
+        claims: ['email'],
+      },
+      {
+        id: REPORTS_API,
+        scopes: ['reports.read'],
+        access_token_format: 'opaque',
+        secret: TEST_SECRETS.reportsApi,
+      },
+    ],
+    users: [
+      {
+        sub: 'u-alice',
+        username: 'alice',
+        password: TEST_SECRETS.alicePassword,
+        name: 'Alice Example',
+        email: 'alice@example.test',
+        email_verified: true,
+      },
+    ],
+  };
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConsentRepository } from '../src/interaction/consent-repository.js';
+import { createInteractionRepository, type Interaction } from '../src/interaction/interaction-repository.js';
+import { createSsoSessionRepository } from '../src/interaction/sso-session-repository.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+
+// PGlite by default, a fresh PostgreSQL database when TEST_DATABASE_URL is set.
+let testDatabase: TestDatabase;
+let database: TestDatabase['handle'];
+
+beforeAll(async () => {
+  testDatabase = await createTestDatabase();
+  database = testDatabase.handle;
+});
+afterAll(async () => {
+  await testDatabase?.drop();
+});
+
+const now = 1_700_000_000;
+
+describe('SSO session repository', () => {
+  it('finds a session by key hash until it expires, renews it under a new key, deletes it once', async () => {
+    const sessions = createSsoSessionRepository(database.db);
+    const session = { id: 'sid-a', sub: 'u-1', authTime: now, createdAt: now, expiresAt: now + 60 };
+    await sessions.create(session, 'hash-a');
+    expect(await sessions.findActive('hash-a', now + 59)).toEqual(session);
+    expect(await sessions.findActive('hash-a', now + 60)).toBeNull();
+    expect(await sessions.findActive('other', now)).toBeNull();
+    await sessions.renew('sid-a', 'hash-a2', now + 10, now + 70);
+    expect(await sessions.findActive('hash-a', now + 10)).toBeNull();
+    expect(await sessions.findActive('hash-a2', now + 69)).toEqual({
+      ...session,
+      authTime: now + 10,
+      expiresAt: now + 70,
+    });
+    expect(await sessions.delete('sid-a')).toEqual({ ...session, authTime: now + 10, expiresAt: now + 70 });
+    expect(await sessions.delete('sid-a')).toBeNull();
+  });
+});
+
+describe('interaction repository', () => {
+  const interaction = (id: string): Interaction => ({
+    id,
+    browserHash: 'browser-1',
+    request: { params: { client_id: 'c', state: 'x' }, resources: ['https://api'] },
+    loginSid: null,
+    approvedScopes: null,
+    createdAt: now,
+    expiresAt: now + 600,
+  });
+
+  it('stores the request JSON and records login and approval', async () => {
+    const interactions = createInteractionRepository(database.db);
+    await interactions.create(interaction('i-1'));
+    await interactions.recordLogin('i-1', 'sid-1');
+    await interactions.recordApproval('i-1', ['openid', 'email']);
+    expect(await interactions.findActive('i-1', now)).toEqual({
+      ...interaction('i-1'),
+      loginSid: 'sid-1',
+      approvedScopes: ['openid', 'email'],
+    });
+    expect(await interactions.findActive('i-1', now + 600)).toBeNull();
+  });
+
+  it('is consumed exactly once, only by the browser that started it, only before it expires', async () => {
+    const interactions = createInteractionRepository(database.db);
+    await interactions.create(interaction('i-2'));
+    expect(await interactions.consume('i-2', 'browser-2', now)).toBeNull();
+    expect(await interactions.consume('i-2', 'browser-1', now + 600)).toBeNull();
+    const results = await Promise.all([
+      interactions.consume('i-2', 'browser-1', now),
+      interactions.consume('i-2', 'browser-1', now),
+    ]);
+    expect(results.filter((result) => result !== null)).toHaveLength(1);
+  });
+});
+
+describe('consent repository', () => {
+  it('remembers the union of approvals per user and client', async () => {
+    const consents = createConsentRepository(database.db);
+    expect(await consents.findApprovedScopes('u-1', 'client-a')).toEqual([]);
+    await consents.remember('u-1', 'client-a', ['openid', 'profile'], now);
+    await consents.remember('u-1', 'client-a', ['openid', 'email'], now + 1);
+    expect((await consents.findApprovedScopes('u-1', 'client-a')).sort()).toEqual([
+      'email',
+      'openid',
+      'profile',
+    ]);
+    expect(await consents.findApprovedScopes('u-1', 'client-b')).toEqual([]);
+    await consents.forget('u-1', 'client-a');
+    expect(await consents.findApprovedScopes('u-1', 'client-a')).toEqual([]);
+  });
+});

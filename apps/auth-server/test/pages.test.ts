@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { renderConsentPage } from '../src/pages/consent.js';
+import { renderFormPostPage } from '../src/pages/form-post.js';
+import { escapeHtml, html } from '../src/pages/html.js';
+import { renderLoginPage } from '../src/pages/login.js';
+import { contentSecurityPolicy } from '../src/pages/respond.js';
+import { describeScope } from '../src/pages/scope-descriptions.js';
+
+describe('html template', () => {
+  it('escapes every interpolated string, including quotes that could end an attribute', () => {
+    const hostile = `"><script>alert('x')</script>&`;
+    expect(html`<input value="${hostile}">`.value).toBe(
+      '<input value="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;">',
+    );
+    expect(escapeHtml('`')).toBe('&#96;');
+  });
+
+  it('inserts nested templates unescaped and arrays element by element; null, undefined and false render nothing', () => {
+    const items = ['a<b', 'c'].map((item) => html`<li>${item}</li>`);
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe(
+      '<ul><li>a&lt;b</li><li>c</li></ul>0',
+    );
+  });
+});
+
+describe('pages', () => {
+  it('login page: one post form with username, password and the CSRF field, labelled, no inline script', () => {
+    const page = renderLoginPage({ clientName: '<Evil & Co>', csrfToken: 'tok"en', basePath: '' });
+    expect(page.match(/<form /g)).toHaveLength(1);
+    expect(page).toContain('<form method="post"');
+    expect(page).toContain('name="username"');
+    expect(page).toContain('name="password" type="password"');
+    expect(page).toContain('<label for="username">');
+    expect(page).toContain('<label for="password">');
+    expect(page).toContain('<input type="hidden" name="csrf" value="tok&quot;en">');
+    expect(page).toContain('&lt;Evil &amp; Co&gt;');
+    expect(page).not.toMatch(/<script(?![^>]*\ssrc=)/);
+    expect(page).toContain('<link rel="stylesheet" href="/assets/styles.css">');
+  });
+
+  it('consent page: approve and deny buttons named decision, the client named, every scope explained', () => {
+    const page = renderConsentPage({
+      clientName: 'Orders',
+      userDisplayName: 'Alice',
+      scopes: ['openid', 'email', 'orders.read'],
+      csrfToken: 't',
+      basePath: '/auth',
+    });
+    expect(page).toContain('name="decision" value="approve"');
+    expect(page).toContain('name="decision" value="deny"');
+    expect(page).toContain('<strong>Orders</strong>');
+    for (const scope of ['openid', 'email', 'orders.read']) expect(page).toContain(describeScope(scope));
+    expect(page).toContain('href="/auth/assets/styles.css"');
+  });
+
+  it('form_post page: the fields as hidden inputs posting to the redirect URI, submitted by an external script', () => {
+    const page = renderFormPostPage({
+      action: 'https://rp.example/cb?x=1&y=2',
+      fields: { code: 'abc', state: '"s"', iss: 'https://op.example' },
+      basePath: '',
+    });
+    expect(page).toContain('<form method="post" action="https://rp.example/cb?x=1&amp;y=2"');
+    expect(page).toContain('<input type="hidden" name="code" value="abc">');
+    expect(page).toContain('<input type="hidden" name="state" value="&quot;s&quot;">');
+    expect(page).toContain('<script src="/assets/form-post.js" defer></script>');
+    expect(page).toContain('<button type="submit"');
+  });
+
+  it('scope descriptions are plain words, never empty', () => {
+    expect(describeScope('email')).toBe('See your email address');
+    expect(describeScope('orders.write')).toBe('Create and change your orders');
+    expect(describeScope('weird')).toContain('weird');
+  });
+
+  it('the CSP allows only this origin, no framing, and the given form targets', () => {
+    const csp = contentSecurityPolicy(['https://rp.example']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self' https://rp.example");
+    expect(csp).not.toContain('unsafe-inline');
+  });
+});

@@ -1,0 +1,333 @@
+import { randomBytes } from 'node:crypto';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { parseDatabaseUrl } from './db/database-url.js';
+import { MAX_NUMERIC_12_2_CENTS, parseAmountToCents } from './money.js';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    expectation: string,
+  ) {
+    // One line that names the variable; values are never echoed because some of them are secrets.
+    super(`${variable} ${expectation}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const DIGITS = '^[0-9]+$';
+const BOOLEAN = '^(true|false|1|0)$';
+
+/**
+ * The raw environment as validated strings. Conversion to numbers, booleans and cents happens
+ * after the check so each variable has exactly one error message (see EXPECTATIONS).
+ */
+const EnvironmentSchema = Type.Object({
+  NODE_ENV: Type.Optional(Type.String()),
+  DATABASE_URL: Type.String(),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
+  PORT: Type.Optional(Type.String({ pattern: DIGITS })),
+  HOST: Type.Optional(Type.String()),
+  LOG_LEVEL: Type.Optional(Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)))),
+  API_KEY: Type.Optional(Type.String()),
+  OIDC_ISSUER: Type.Optional(Type.String()),
+  OIDC_CLIENT_ID: Type.Optional(Type.String()),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String()),
+  BASE_URL: Type.Optional(Type.String()),
+  OIDC_SCOPES: Type.Optional(Type.String()),
+  OIDC_SAVE_TOKENS: Type.Optional(Type.String({ pattern: BOOLEAN })),
+  OIDC_FETCH_USERINFO: Type.Optional(Type.String({ pattern: BOOLEAN })),
+  SESSION_SECRET: Type.Optional(Type.String()),
+  SESSION_TTL_SECONDS: Type.Optional(Type.String({ pattern: DIGITS })),
+  OIDC_ROLE_CLAIM: Type.Optional(Type.String({ pattern: '^[^\\s]+$' })),
+  OIDC_HTTP_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
+  TOKEN_REFRESH_SKEW_SECONDS: Type.Optional(Type.String({ pattern: DIGITS })),
+  RESOURCE_ID: Type.Optional(Type.String()),
+  RESOURCE_SECRET: Type.Optional(Type.String()),
+  UPSTREAM_API_URL: Type.Optional(Type.String()),
+  UPSTREAM_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
+  SHUTDOWN_PAUSE_MS: Type.Optional(Type.String({ pattern: DIGITS })),
+  SHUTDOWN_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
+  TRUST_PROXY: Type.Optional(Type.String()),
+  ORDER_UNIT_PRICE: Type.Optional(Type.String()),
+  ORDER_TX_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
+  ALLOWED_CORS_ORIGINS: Type.Optional(Type.String()),
+});
+type Environment = Static<typeof EnvironmentSchema>;
+type Variable = keyof Environment;
+
+const EXPECTATIONS: Record<Variable, string> = {
+  NODE_ENV: 'must be a string',
+  DATABASE_URL: 'is required and must be postgres://user@host:port/db, pglite://memory or pglite://<dir>',
+  DATABASE_CONNECT_TIMEOUT_MS: 'must be a positive integer (milliseconds)',
+  PORT: 'must be an integer from 0 to 65535',
+  HOST: 'must be a host name or address',
+  LOG_LEVEL: `must be one of ${LOG_LEVELS.join(', ')}`,
+  API_KEY: 'is required outside development (NODE_ENV=development generates a dev-only key)',
+  OIDC_ISSUER:
+    'must be an absolute http(s) URL; http only for a loopback address or with NODE_ENV=development or test',
+  OIDC_CLIENT_ID: 'is required when OIDC_ISSUER is set',
+  OIDC_CLIENT_SECRET: 'must be a string',
+  BASE_URL: 'must be an absolute http(s) URL',
+  OIDC_SCOPES: 'must be a space-separated list of scopes',
+  OIDC_SAVE_TOKENS: 'must be true, false, 1 or 0',
+  OIDC_FETCH_USERINFO: 'must be true, false, 1 or 0',
+  SESSION_SECRET:
+    'must be at least 32 characters; required when OIDC_ISSUER is set (NODE_ENV=development generates one)',
+  SESSION_TTL_SECONDS: 'must be a positive integer (seconds)',
+  OIDC_ROLE_CLAIM: 'must be a claim name (no spaces)',
+  OIDC_HTTP_TIMEOUT_MS: 'must be a positive integer (milliseconds)',
+  TOKEN_REFRESH_SKEW_SECONDS: 'must be a non-negative integer (seconds)',
+  RESOURCE_ID: 'must be a string',
+  RESOURCE_SECRET: 'must be a string',
+  UPSTREAM_API_URL: 'must be an absolute http(s) URL',
+  UPSTREAM_TIMEOUT_MS: 'must be a positive integer (milliseconds)',
+  SHUTDOWN_PAUSE_MS: 'must be a non-negative integer (milliseconds) below SHUTDOWN_TIMEOUT_MS',
+  SHUTDOWN_TIMEOUT_MS: 'must be a positive integer (milliseconds) above SHUTDOWN_PAUSE_MS',
+  TRUST_PROXY: 'must be true, false, a hop count, or a comma-separated list of addresses/CIDRs to trust',
+  ORDER_UNIT_PRICE: 'must be a decimal amount with at most 2 decimals, like 9.99, not above 9999999999.99',
+  ORDER_TX_TIMEOUT_MS: 'must be a positive integer (milliseconds)',
+  ALLOWED_CORS_ORIGINS:
+    'must be a comma- or space-separated list of origins (scheme://host[:port], no path), like http://localhost:5173',
+};
+
+export interface Config {
+  nodeEnv: string;
+  isDevelopment: boolean;
+  databaseUrl: string;
+  databaseConnectTimeoutMs: number;
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+  apiKey: string;
+  /** `generated-dev-only` only ever happens with NODE_ENV=development. */
+  apiKeySource: 'environment' | 'generated-dev-only';
+  baseUrl: string;
+  /** Sign-in (relying party) and bearer-token (resource server) settings. */
+  oidc: {
+    /** Undefined: no sign-in, no bearer tokens; the API-key routes still work. */
+    issuer: string | undefined;
+    /** Always set when `issuer` is. */
+    clientId: string | undefined;
+    /** Undefined: a public client (PKCE only). */
+    clientSecret: string | undefined;
+    /** Space-separated, always holding `openid` and `profile`. */
+    scopes: string;
+    saveTokens: boolean;
+    fetchUserinfo: boolean;
+    /** Claim whose value(s) are the user's roles. */
+    roleClaim: string;
+    /** http issuers are accepted only in development/test or on a loopback address. */
+    allowInsecureRequests: boolean;
+    /** Bound of each request to the authorization server (discovery, token, JWKS, introspection). */
+    httpTimeoutMs: number;
+    /** Refresh the access token when less than min(this, half its lifetime) is left. */
+    refreshSkewSeconds: number;
+  };
+  /** Set whenever `oidc.issuer` is (required outside development, generated in development). */
+  sessionSecret: string | undefined;
+  sessionSecretSource: 'environment' | 'generated-dev-only' | 'unset';
+  /** Absolute lifetime of a sign-in session (store row and cookie). */
+  sessionTtlSeconds: number;
+  resourceId: string;
+  resourceSecret: string | undefined;
+  upstreamApiUrl: string;
+  upstreamTimeoutMs: number;
+  shutdownPauseMs: number;
+  shutdownTimeoutMs: number;
+  trustProxy: boolean | number | string;
+  orderUnitPriceCents: bigint;
+  orderTxTimeoutMs: number;
+  /**
+   * Browser origins (public-client SPAs) allowed to call the bearer API (`GET /orders`,
+   * `GET /orders/:id`) cross-origin. Never the BFF, the sign-in routes or the API-key routes.
+   */
+  allowedCorsOrigins: string[];
+}
+
+export interface ParseConfigOptions {
+  /** Source of dev-only secrets; injectable so tests are deterministic. */
+  generateSecret?: () => string;
+}
+
+const MAX_PORT = 65_535;
+
+function generateRandomSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Validates and converts the environment once. Pure apart from `generateSecret`: it never reads
+ * process.env itself and throws ConfigError naming the first offending variable.
+ */
+export function parseConfig(
+  rawEnvironment: Record<string, string | undefined>,
+  { generateSecret = generateRandomSecret }: ParseConfigOptions = {},
+): Config {
+  // `VAR=` in a shell or compose file means "not set", not "set to the empty string".
+  const environment = Object.fromEntries(
+    Object.entries(rawEnvironment).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const firstError = Value.Errors(EnvironmentSchema, environment).First();
+  if (firstError) {
+    const variable = firstError.path.split('/')[1] as Variable;
+    throw new ConfigError(variable, EXPECTATIONS[variable]);
+  }
+  const env = environment as Environment;
+  const fail = (variable: Variable): never => {
+    throw new ConfigError(variable, EXPECTATIONS[variable]);
+  };
+
+  const nodeEnv = env.NODE_ENV ?? 'production';
+  const isDevelopment = nodeEnv === 'development';
+
+  if (!parseDatabaseUrl(env.DATABASE_URL)) fail('DATABASE_URL');
+
+  const port = Number(env.PORT ?? '3000');
+  if (port > MAX_PORT) fail('PORT');
+
+  let apiKey = env.API_KEY;
+  let apiKeySource: Config['apiKeySource'] = 'environment';
+  if (apiKey === undefined) {
+    if (!isDevelopment) fail('API_KEY');
+    apiKey = generateSecret();
+    apiKeySource = 'generated-dev-only';
+  }
+
+  let sessionSecret = env.SESSION_SECRET;
+  let sessionSecretSource: Config['sessionSecretSource'] = 'environment';
+  if (sessionSecret !== undefined && sessionSecret.length < 32) fail('SESSION_SECRET');
+  if (sessionSecret === undefined) {
+    sessionSecret = isDevelopment ? generateSecret() : undefined;
+    sessionSecretSource = isDevelopment ? 'generated-dev-only' : 'unset';
+  }
+
+  const baseUrl = env.BASE_URL ?? 'http://localhost:3000';
+  if (!isHttpUrl(baseUrl)) fail('BASE_URL');
+  // The issuer is compared byte for byte with `iss` (OpenID Connect Discovery §4.3), so it is kept
+  // exactly as given, trailing slash included.
+  const issuer =
+    env.OIDC_ISSUER === undefined
+      ? undefined
+      : isHttpUrl(env.OIDC_ISSUER)
+        ? env.OIDC_ISSUER
+        : fail('OIDC_ISSUER');
+  // RFC 9700 §2.6 / OIDC Core §16.17: tokens travel only over TLS. Plain http is for a developer's
+  // machine, tests and an authorization server on the same host (loopback never leaves it).
+  const allowInsecureRequests =
+    issuer !== undefined && new URL(issuer).protocol === 'http:'
+      ? isDevelopment || nodeEnv === 'test' || isLoopbackUrl(issuer) || fail('OIDC_ISSUER')
+      : false;
+  if (issuer !== undefined && env.OIDC_CLIENT_ID === undefined) fail('OIDC_CLIENT_ID');
+  // The session secret protects `state` and the stored tokens; without sign-in nothing uses it.
+  if (issuer !== undefined && sessionSecret === undefined) fail('SESSION_SECRET');
+  const saveTokens = parseBoolean(env.OIDC_SAVE_TOKENS, true);
+  // `offline_access orders.read` only serve the BFF's API calls, i.e. only when tokens are kept.
+  const configuredScopes =
+    env.OIDC_SCOPES ??
+    (saveTokens ? 'openid profile email offline_access orders.read' : 'openid profile email');
+  // OIDC Core §3.1.2.1: `openid` makes it an OpenID request; `profile` carries the `name` claim.
+  const scopes = [...new Set(['openid', 'profile', ...configuredScopes.split(' ').filter(Boolean)])].join(
+    ' ',
+  );
+  const upstreamApiUrl = env.UPSTREAM_API_URL ?? `http://127.0.0.1:${port}/orders`;
+  if (!isHttpUrl(upstreamApiUrl)) fail('UPSTREAM_API_URL');
+
+  const shutdownPauseMs = Number(env.SHUTDOWN_PAUSE_MS ?? '10000');
+  const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS ?? '25000');
+  if (shutdownTimeoutMs <= 0) fail('SHUTDOWN_TIMEOUT_MS');
+  if (shutdownPauseMs >= shutdownTimeoutMs) fail('SHUTDOWN_PAUSE_MS');
+
+  const orderUnitPriceCents = parseAmountToCents(env.ORDER_UNIT_PRICE ?? '9.99');
+  if (orderUnitPriceCents === undefined || orderUnitPriceCents > MAX_NUMERIC_12_2_CENTS) {
+    fail('ORDER_UNIT_PRICE');
+  }
+
+  const allowedCorsOrigins = parseOrigins(env.ALLOWED_CORS_ORIGINS) ?? fail('ALLOWED_CORS_ORIGINS');
+
+  return {
+    nodeEnv,
+    isDevelopment,
+    databaseUrl: env.DATABASE_URL,
+    databaseConnectTimeoutMs:
+      positiveInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5000) ?? fail('DATABASE_CONNECT_TIMEOUT_MS'),
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    logLevel: env.LOG_LEVEL ?? 'info',
+    apiKey,
+    apiKeySource,
+    // Without a trailing slash so `${baseUrl}/signin-oidc` never produces `//signin-oidc`.
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    oidc: {
+      issuer,
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      scopes,
+      saveTokens,
+      fetchUserinfo: parseBoolean(env.OIDC_FETCH_USERINFO, false),
+      roleClaim: env.OIDC_ROLE_CLAIM ?? 'role',
+      allowInsecureRequests,
+      httpTimeoutMs: positiveInteger(env.OIDC_HTTP_TIMEOUT_MS, 5000) ?? fail('OIDC_HTTP_TIMEOUT_MS'),
+      refreshSkewSeconds: Number(env.TOKEN_REFRESH_SKEW_SECONDS ?? '60'),
+    },
+    sessionSecret,
+    sessionSecretSource,
+    sessionTtlSeconds: positiveInteger(env.SESSION_TTL_SECONDS, 8 * 3600) ?? fail('SESSION_TTL_SECONDS'),
+    resourceId: env.RESOURCE_ID ?? 'orders-api',
+    resourceSecret: env.RESOURCE_SECRET,
+    upstreamApiUrl,
+    upstreamTimeoutMs: positiveInteger(env.UPSTREAM_TIMEOUT_MS, 5000) ?? fail('UPSTREAM_TIMEOUT_MS'),
+    shutdownPauseMs,
+    shutdownTimeoutMs,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    orderUnitPriceCents: orderUnitPriceCents!,
+    orderTxTimeoutMs: positiveInteger(env.ORDER_TX_TIMEOUT_MS, 5000) ?? fail('ORDER_TX_TIMEOUT_MS'),
+    allowedCorsOrigins,
+  };
+}
+
+/**
+ * Exact origins, compared byte for byte with the `Origin` header (RFC 6454 §7), so each must be
+ * written the way a browser serializes it: lower-case scheme and host, no default port, no path.
+ */
+function parseOrigins(value: string | undefined): string[] | undefined {
+  if (value === undefined) return [];
+  const origins = value.split(/[\s,]+/).filter(Boolean);
+  for (const origin of origins) {
+    if (!isHttpUrl(origin) || new URL(origin).origin !== origin) return undefined;
+  }
+  return [...new Set(origins)];
+}
+
+function positiveInteger(value: string | undefined, fallback: number): number | undefined {
+  const parsed = Number(value ?? fallback);
+  return Number.isSafeInteger(parsed) && parsed > 0 ? parsed : undefined;
+}
+
+function parseBoolean(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  return value === 'true' || value === '1';
+}
+
+function isLoopbackUrl(value: string): boolean {
+  const { hostname } = new URL(value);
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/** Same vocabulary as Fastify's `trustProxy`: boolean, hop count, or addresses/CIDRs. */
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true') return true;
+  // "1" is a hop count here (trust the one proxy in front), which is what operators usually mean.
+  if (/^[0-9]+$/.test(value)) return Number(value);
+  return value;
+}

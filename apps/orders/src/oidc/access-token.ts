@@ -1,0 +1,168 @@
+import { errors as joseErrors, jwtVerify } from 'jose';
+import * as client from 'openid-client';
+import { TokenVerificationUnavailableError } from '../errors.js';
+import type { DiscoveredProvider } from './provider.js';
+import type { VerifiedTokenCache } from './verified-token-cache.js';
+
+/** What this API learns from a valid access token, whichever its format. */
+export interface VerifiedAccessToken {
+  format: 'jwt' | 'opaque';
+  sub: string | undefined;
+  /** Lower-cased, as users are stored. */
+  email: string | undefined;
+  scopes: string[];
+  clientId: string | undefined;
+}
+
+/** The token is not acceptable here; `description` is safe to send in `error_description`. */
+export class InvalidAccessTokenError extends Error {
+  constructor(readonly description: string) {
+    super(description);
+    this.name = 'InvalidAccessTokenError';
+  }
+}
+
+/** Asymmetric algorithms only: a JWKS never legitimately carries a shared secret, and `none` is never accepted. */
+const ACCEPTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export interface AccessTokenContext {
+  provider: DiscoveredProvider;
+  /** RESOURCE_ID: the `aud` this API requires. */
+  resourceId: string;
+  /** JWT access tokens already verified (never opaque ones); see VerifiedTokenCache. */
+  cache?: VerifiedTokenCache;
+}
+
+/**
+ * Verifies an access token presented to this API. A JWS is a JWT access token (RFC 9068) checked
+ * here with the provider's cached keys; anything else is opaque and asked about at the introspection
+ * endpoint (RFC 7662), authenticated as RESOURCE_ID. No introspection cache: a revoked opaque token
+ * is refused on its very next use.
+ */
+export async function verifyAccessToken(
+  token: string,
+  context: AccessTokenContext,
+): Promise<VerifiedAccessToken> {
+  return JWS_COMPACT.test(token)
+    ? verifyJwtAccessToken(token, context)
+    : introspectAccessToken(token, context);
+}
+
+async function verifyJwtAccessToken(token: string, { provider, resourceId, cache }: AccessTokenContext) {
+  const cached = cache?.get(token, provider, Date.now());
+  if (cached !== undefined) return cached;
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, provider.jwks, {
+      issuer: provider.issuer,
+      audience: resourceId,
+      // RFC 9068 §4: the `typ` header MUST be checked, so an ID token (typ JWT) or any other JWT
+      // signed by the same keys is never taken for an access token.
+      typ: 'at+jwt',
+      algorithms: ACCEPTED_ALGORITHMS,
+      requiredClaims: ['exp', 'iat', 'sub'],
+      // RFC 9068 §4: the current time MUST be before `exp`; no tolerance is added.
+      clockTolerance: 0,
+    }));
+  } catch (error) {
+    throw classifyJoseError(error);
+  }
+  const verified: VerifiedAccessToken = {
+    format: 'jwt' as const,
+    sub: typeof payload.sub === 'string' ? payload.sub : undefined,
+    email: typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined,
+    scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+    clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+  };
+  // `exp` is a required claim, checked above.
+  if (typeof payload.exp === 'number') cache?.set(token, verified, payload.exp, provider);
+  return verified;
+}
+
+async function introspectAccessToken(token: string, { provider, resourceId }: AccessTokenContext) {
+  if (!provider.introspection) {
+    // Without RESOURCE_SECRET this API cannot authenticate at the introspection endpoint.
+    throw new InvalidAccessTokenError(
+      'Opaque access tokens are not accepted here (introspection is not configured)',
+    );
+  }
+  let response: client.IntrospectionResponse;
+  try {
+    response = await client.tokenIntrospection(provider.introspection, token, {
+      token_type_hint: 'access_token',
+    });
+  } catch (error) {
+    throw new TokenVerificationUnavailableError(
+      `introspection failed (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  // RFC 7662 §2.2: anything but `active: true` means the token is not usable, reason unspecified.
+  if (response.active !== true) throw new InvalidAccessTokenError('The access token is not active');
+  const audiences = Array.isArray(response.aud)
+    ? response.aud
+    : response.aud === undefined
+      ? []
+      : [response.aud];
+  if (!audiences.includes(resourceId))
+    throw new InvalidAccessTokenError('The access token is for another audience');
+  if (response.iss !== undefined && response.iss !== provider.issuer) {
+    throw new InvalidAccessTokenError('The access token was issued by another server');
+  }
+  if (typeof response.exp === 'number' && response.exp * 1000 <= Date.now()) {
+    throw new InvalidAccessTokenError('The access token expired');
+  }
+  // A DPoP-bound token needs a proof this API does not check (RFC 9449 §7.1); refuse rather than downgrade.
+  if (response.token_type !== undefined && response.token_type.toLowerCase() !== 'bearer') {
+    throw new InvalidAccessTokenError('The access token is not a bearer token');
+  }
+  const email = response.email;
+  return {
+    format: 'opaque' as const,
+    sub: typeof response.sub === 'string' ? response.sub : undefined,
+    email: typeof email === 'string' ? email.toLowerCase() : undefined,
+    scopes: typeof response.scope === 'string' ? response.scope.split(' ').filter(Boolean) : [],
+    clientId: typeof response.client_id === 'string' ? response.client_id : undefined,
+  };
+}
+
+/** The caller's fault → InvalidAccessTokenError (401); ours or the provider's → 503. */
+function classifyJoseError(error: unknown): Error {
+  if (!(error instanceof joseErrors.JOSEError)) {
+    // fetch() of the JWKS failed (connection refused, DNS…).
+    return new TokenVerificationUnavailableError('the signing keys could not be read');
+  }
+  switch (error.code) {
+    case 'ERR_JWT_EXPIRED':
+      return new InvalidAccessTokenError('The access token expired');
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
+      const claim = (error as joseErrors.JWTClaimValidationFailed).claim;
+      return new InvalidAccessTokenError(`The access token's "${claim}" is not valid here`);
+    }
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return new InvalidAccessTokenError('The access token signature is invalid');
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
+      return new InvalidAccessTokenError(
+        'The access token is not signed by a key of the authorization server',
+      );
+    case 'ERR_JWKS_TIMEOUT':
+    case 'ERR_JWKS_INVALID':
+    case 'ERR_JOSE_GENERIC':
+      return new TokenVerificationUnavailableError('the signing keys could not be read');
+    default:
+      return new InvalidAccessTokenError('The access token is malformed');
+  }
+}

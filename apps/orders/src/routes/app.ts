@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import helmet from '@fastify/helmet';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+
+interface StaticFile {
+  type: string;
+  body: Buffer;
+}
+
+const read = (name: string, type: string): StaticFile => ({
+  type,
+  body: readFileSync(new URL(`../../public/app/${name}`, import.meta.url)),
+});
+
+/**
+ * The orders single-page app (`public/app/`): a page and its script and stylesheet, read once at
+ * start (three small files, so no static-file plugin). The script talks to `/bff/*` only, with
+ * the session cookie and `X-CSRF: 1`; it never holds a token.
+ */
+export const APP_FILES: Readonly<Record<string, StaticFile>> = {
+  '/app': read('index.html', 'text/html; charset=utf-8'),
+  '/app/': read('index.html', 'text/html; charset=utf-8'),
+  '/app/app.js': read('app.js', 'text/javascript; charset=utf-8'),
+  '/app/app.css': read('app.css', 'text/css; charset=utf-8'),
+};
+
+/**
+ * Strict CSP: only this origin's script and style (no inline anything), `fetch` to this origin
+ * only, never framed (clickjacking on "Place order"), no `<base>` or plugins.
+ */
+export const APP_CSP_DIRECTIVES: Record<string, string[]> = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'base-uri': ["'none'"],
+  'object-src': ["'none'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/** Encapsulated, so helmet's headers apply to the app's files only, not to the JSON API. */
+const appRoutes: FastifyPluginAsync = async (app) => {
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: APP_CSP_DIRECTIVES },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
+
+  const send = (reply: FastifyReply, file: StaticFile) =>
+    // `no-cache`: revalidated on every load, so a deployment is picked up at once.
+    reply.type(file.type).header('cache-control', 'no-cache').send(file.body);
+
+  for (const [path, file] of Object.entries(APP_FILES)) {
+    app.get(path, async (_request, reply) => send(reply, file));
+  }
+};
+
+export default fp(appRoutes, {
+  name: 'app-routes',
+  dependencies: ['error-handler'],
+  encapsulate: true,
+  fastify: '5.x',
+});

@@ -1,0 +1,358 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import * as client from 'openid-client';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import { InvalidReturnUrlError, SignInUnavailableError } from '../errors.js';
+import { mergeUserInfo, userClaims } from '../oidc/claims.js';
+import { deriveKey, sha256Base64url } from '../oidc/keys.js';
+import { InvalidLogoutTokenError, verifyLogoutToken } from '../oidc/logout-token.js';
+import type { DiscoveredProvider } from '../oidc/provider.js';
+import { isLocalReturnUrl } from '../oidc/return-url.js';
+import {
+  protectState,
+  SIGN_IN_STATE_TTL_SECONDS,
+  StateUnprotectError,
+  unprotectState,
+} from '../oidc/state.js';
+import { scheduleAccessToken } from '../oidc/token-refresher.js';
+import type { SessionTokens } from '../oidc/token-sealing.js';
+import { sendErrorPage } from '../pages/error-page.js';
+import { homeSchema, loginSchema } from '../schemas/signin.js';
+
+/** One cookie per sign-in attempt, so two tabs signing in at once do not overwrite each other's. */
+const CORRELATION_COOKIE_PREFIX = '__Host-orders-correlation-';
+
+/**
+ * The relying-party routes: `GET /` (protected page), `GET /login`, the form_post callback
+ * `POST /signin-oidc`, `GET /logout` (RP-Initiated Logout) and `POST /backchannel-logout`.
+ *
+ * Sign-in is the authorization code flow with PKCE (RFC 7636, S256), `state`, `nonce` and
+ * `response_mode=form_post`. Between the redirect and the callback nothing is stored server-side:
+ * `state` is a JWE (key derived from SESSION_SECRET) carrying the return URL, the code verifier,
+ * the nonce, the redirect URI and a hash of a per-attempt correlation cookie, which binds the
+ * response to the browser that started the sign-in (RFC 9700 §4.7.1 CSRF protection).
+ */
+const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { config } = app;
+  const { oidc } = config;
+  // Only form_post callbacks and back-channel logout are forms here; JSON stays the default elsewhere.
+  await app.register(formbody);
+
+  // Without OIDC_ISSUER the API-key routes work and every sign-in route says why it cannot.
+  app.addHook('onRequest', async () => {
+    if (oidc.issuer === undefined || config.sessionSecret === undefined) {
+      throw new SignInUnavailableError('not-configured');
+    }
+  });
+  const stateKey =
+    config.sessionSecret === undefined ? undefined : deriveKey(config.sessionSecret, 'sign-in state');
+
+  /**
+   * Where the browser reaches this app. Without TRUST_PROXY, always BASE_URL (a client-supplied
+   * `X-Forwarded-*` or `Host` must not steer redirects). With it, the scheme and host the gateway
+   * forwards (https behind a TLS-terminating proxy), keeping BASE_URL's path prefix.
+   */
+  function publicBaseUrl(request: FastifyRequest): string {
+    if (config.trustProxy === false) return config.baseUrl;
+    const prefix = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
+    return `${request.protocol}://${request.host}${prefix}`;
+  }
+
+  async function startSignIn(request: FastifyRequest, reply: FastifyReply, returnUrl: string) {
+    const provider = app.oidc.require();
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const correlationId = randomBytes(9).toString('base64url');
+    const correlationValue = randomBytes(32).toString('base64url');
+    const redirectUri = `${publicBaseUrl(request)}/signin-oidc`;
+    const state = await protectState(
+      {
+        returnUrl,
+        codeVerifier,
+        nonce,
+        correlationId,
+        correlationHash: sha256Base64url(correlationValue),
+        redirectUri,
+      },
+      stateKey!,
+    );
+    const authorizationUrl = client.buildAuthorizationUrl(provider.client, {
+      redirect_uri: redirectUri,
+      scope: oidc.scopes,
+      response_type: 'code',
+      // OIDC Form Post Response Mode: the code arrives in a POST body, never in a URL that could
+      // end up in history, logs or a Referer header.
+      response_mode: 'form_post',
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    // SameSite=None: the callback is a cross-site POST from the provider's page, which would not
+    // carry a Lax cookie. Secure is required with None (and by the __Host- prefix).
+    reply.setCookie(`${CORRELATION_COOKIE_PREFIX}${correlationId}`, correlationValue, {
+      path: '/',
+      secure: true,
+      httpOnly: true,
+      sameSite: 'none',
+      maxAge: SIGN_IN_STATE_TTL_SECONDS,
+    });
+    return reply.header('cache-control', 'no-store').redirect(authorizationUrl.href, 302);
+  }
+
+  app.get('/', { schema: homeSchema }, async (request, reply) => {
+    const session = await app.sessions.load(request);
+    if (!session) return startSignIn(request, reply, '/');
+    reply.header('cache-control', 'no-store');
+    const name = session.claims.name;
+    return {
+      name: typeof name === 'string' ? name : null,
+      sub: session.sub,
+      hasAccessToken: oidc.saveTokens && session.tokens.accessToken !== undefined,
+    };
+  });
+
+  app.get('/login', { schema: loginSchema }, async (request, reply) => {
+    const returnUrl = request.query.returnUrl ?? '/';
+    if (!isLocalReturnUrl(returnUrl)) throw new InvalidReturnUrlError();
+    return startSignIn(request, reply, returnUrl);
+  });
+
+  app.post('/signin-oidc', async (request, reply) => {
+    const body = formFields(request.body);
+    const stateParameter = body?.get('state');
+    if (!body || !stateParameter) {
+      return sendErrorPage(reply, 400, {
+        title: 'Sign-in failed',
+        message: 'unable to unprotect state (no state)',
+      });
+    }
+    let state: Awaited<ReturnType<typeof unprotectState>>;
+    try {
+      state = await unprotectState(stateParameter, stateKey!);
+    } catch (error) {
+      if (!(error instanceof StateUnprotectError)) throw error;
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'state_invalid' });
+      return sendErrorPage(reply, 400, {
+        title: 'Sign-in failed',
+        message: 'unable to unprotect state (it was not issued by this application, or it expired)',
+      });
+    }
+    const correlationCookie = `${CORRELATION_COOKIE_PREFIX}${state.correlationId}`;
+    const correlationValue = request.cookies[correlationCookie];
+    if (
+      correlationValue === undefined ||
+      !sameHash(sha256Base64url(correlationValue), state.correlationHash)
+    ) {
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'correlation_failed' });
+      return sendErrorPage(reply, 400, {
+        title: 'Sign-in failed',
+        message: 'correlation failed: this sign-in was not started in this browser, or its cookie expired',
+      });
+    }
+    // Single use, whatever happens next.
+    reply.clearCookie(correlationCookie, { path: '/', secure: true, httpOnly: true, sameSite: 'none' });
+
+    const provider = app.oidc.require();
+    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    try {
+      // openid-client reads the form_post parameters from a Request; its URL is the redirect URI
+      // of the authorization request (RFC 6749 §4.1.3: the token request must repeat it).
+      const callback = new Request(state.redirectUri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: body.toString(),
+      });
+      tokens = await client.authorizationCodeGrant(provider.client, callback, {
+        pkceCodeVerifier: state.codeVerifier,
+        expectedState: stateParameter,
+        expectedNonce: state.nonce,
+        idTokenExpected: true,
+      });
+    } catch (error) {
+      return failCallback(request, reply, error);
+    }
+
+    const idTokenClaims = tokens.claims();
+    if (!idTokenClaims) return failCallback(request, reply, new Error('no ID token'));
+    let claims = userClaims(idTokenClaims);
+    if (oidc.fetchUserinfo) claims = await withUserInfo(request, provider, tokens.access_token, claims);
+
+    const saved: SessionTokens = {
+      ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
+      ...(oidc.saveTokens ? { accessToken: tokens.access_token } : {}),
+      ...(oidc.saveTokens && tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+    };
+    await app.sessions.create(request, reply, {
+      sub: idTokenClaims.sub,
+      sid: typeof idTokenClaims.sid === 'string' ? idTokenClaims.sid : null,
+      claims,
+      tokens: saved,
+      ...(oidc.saveTokens
+        ? scheduleAccessToken(tokens.expires_in, Date.now(), oidc.refreshSkewSeconds)
+        : { accessTokenExpiresAt: null, accessTokenRefreshAt: null }),
+    });
+    if (!oidc.saveTokens && tokens.refresh_token) {
+      // Not kept, so not needed: a refresh token nobody holds should not stay valid (RFC 7009).
+      void revokeQuietly(request, provider, tokens.refresh_token);
+    }
+    audit(
+      request.log,
+      AUDIT_EVENTS.signInSucceeded,
+      {
+        sub: idTokenClaims.sub,
+        ...(typeof idTokenClaims.sid === 'string' ? { sid: idTokenClaims.sid } : {}),
+      },
+      'signed in',
+    );
+    // 303: the browser follows with a GET (RFC 9110 §15.4.4), not a re-POST of the code.
+    return reply.header('cache-control', 'no-store').redirect(state.returnUrl, 303);
+  });
+
+  app.get('/logout', async (request, reply) => {
+    const session = await app.sessions.end(request, reply);
+    reply.header('cache-control', 'no-store');
+    if (app.oidc.status !== 'ready') {
+      return sendErrorPage(reply, 200, {
+        title: 'Signed out',
+        message:
+          'You are signed out of this application. The authorization server cannot be reached right now.',
+      });
+    }
+    const provider = app.oidc.require();
+    if (session?.tokens.refreshToken) await revokeQuietly(request, provider, session.tokens.refreshToken);
+    // OIDC RP-Initiated Logout 1.0 §2: the provider ends its session too, then sends the browser back.
+    const parameters: Record<string, string> = {
+      post_logout_redirect_uri: `${publicBaseUrl(request)}/`,
+    };
+    if (session?.tokens.idToken) parameters.id_token_hint = session.tokens.idToken;
+    else parameters.client_id = oidc.clientId!;
+    audit(request.log, AUDIT_EVENTS.logout, session ? { sub: session.sub } : {}, 'signed out');
+    return reply.redirect(client.buildEndSessionUrl(provider.client, parameters).href, 302);
+  });
+
+  app.post('/backchannel-logout', async (request, reply) => {
+    // OIDC Back-Channel Logout 1.0 §2.8: never cached, 200 on success, 400 when the token is bad.
+    reply.header('cache-control', 'no-store');
+    const body = formFields(request.body);
+    const logoutToken = body?.get('logout_token');
+    if (!logoutToken) {
+      return reply.code(400).send({ statusCode: 400, message: 'logout_token is required' });
+    }
+    const provider = app.oidc.require();
+    let target: Awaited<ReturnType<typeof verifyLogoutToken>>;
+    try {
+      target = await verifyLogoutToken(logoutToken, { provider, clientId: oidc.clientId! });
+    } catch (error) {
+      if (!(error instanceof InvalidLogoutTokenError)) throw error;
+      audit(request.log, AUDIT_EVENTS.backchannelLogoutRejected, { reason: error.message });
+      return reply.code(400).send({ statusCode: 400, message: `Invalid logout token: ${error.message}` });
+    }
+    const ended = await app.sessions.endForLogout(target);
+    audit(request.log, AUDIT_EVENTS.backchannelLogout, {
+      ...(target.sub ? { sub: target.sub } : {}),
+      ...(target.sid ? { sid: target.sid } : {}),
+      sessions: ended,
+    });
+    return reply.code(200).send();
+  });
+
+  function failCallback(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+    if (error instanceof client.AuthorizationResponseError) {
+      // The provider answered with an error (RFC 6749 §4.1.2.1), e.g. access_denied.
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: `authorization_error:${error.error}` });
+      return sendErrorPage(reply, 400, {
+        title: 'Sign-in failed',
+        message: `The sign-in was refused (${error.error}).`,
+      });
+    }
+    if (error instanceof client.ResponseBodyError) {
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: `code_refused:${error.error}` });
+      return sendErrorPage(reply, 400, {
+        title: 'Sign-in failed',
+        message: `The authorization server refused the code (${error.error}).`,
+      });
+    }
+    if (error instanceof client.ClientError && isNetworkFailure(error)) {
+      request.log.warn({ reason: describe(error) }, 'sign-in callback: authorization server unreachable');
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'provider_unreachable' });
+      return sendErrorPage(reply, 502, {
+        title: 'Sign-in failed',
+        message: 'The authorization server could not be reached. Please try again.',
+      });
+    }
+    // ID token or response validation (signature, iss, aud, exp, nonce, state, iss parameter…).
+    request.log.warn({ reason: describe(error) }, 'sign-in callback: response validation failed');
+    audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'response_invalid' });
+    return sendErrorPage(reply, 400, {
+      title: 'Sign-in failed',
+      message: 'The response of the authorization server could not be validated.',
+    });
+  }
+
+  async function withUserInfo(
+    request: FastifyRequest,
+    provider: DiscoveredProvider,
+    accessToken: string,
+    claims: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    try {
+      // OIDC Core §5.3.4: fetchUserInfo checks that UserInfo's `sub` is the ID token's.
+      const userInfo = await client.fetchUserInfo(provider.client, accessToken, claims.sub as string);
+      request.log.info({ claimNames: Object.keys(userInfo) }, 'UserInfo read');
+      return mergeUserInfo(claims, userInfo);
+    } catch (error) {
+      // The ID token already identifies the user; missing extra claims do not fail the sign-in.
+      request.log.warn(
+        { reason: describe(error) },
+        'UserInfo could not be read; using the ID token claims only',
+      );
+      return claims;
+    }
+  }
+
+  async function revokeQuietly(request: FastifyRequest, provider: DiscoveredProvider, refreshToken: string) {
+    try {
+      await client.tokenRevocation(provider.client, refreshToken, { token_type_hint: 'refresh_token' });
+    } catch (error) {
+      request.log.warn({ reason: describe(error) }, 'refresh token revocation failed');
+    }
+  }
+};
+
+/** A form body as URLSearchParams; a repeated field (an array from formbody) makes it invalid. */
+function formFields(body: unknown): URLSearchParams | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const fields = new URLSearchParams();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value !== 'string') return undefined;
+    fields.append(name, value);
+  }
+  return fields;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function isNetworkFailure(error: Error): boolean {
+  return error.name === 'TimeoutError' || error.name === 'AbortError' || error.cause instanceof TypeError;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+}
+
+export default fp(signInRoutes, {
+  name: 'sign-in-routes',
+  dependencies: ['config', 'oidc', 'session', 'error-handler'],
+  encapsulate: true,
+  fastify: '5.x',
+});

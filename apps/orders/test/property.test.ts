@@ -1,0 +1,302 @@
+import fc from 'fast-check';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT_BYTES } from '../src/app.js';
+import { buildTestApp, TEST_API_KEY, testConfig } from './helpers/app.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import {
+  accessTokenClaims,
+  FAKE_CLIENT_ID,
+  FAKE_CLIENT_SECRET,
+  FAKE_RESOURCE_SECRET,
+  type FakeIssuer,
+  startFakeIssuer,
+} from './helpers/fake-issuer.js';
+import { findFreePort } from './helpers/server-process.js';
+import { insertTestSession } from './helpers/sessions.js';
+
+/**
+ * Property-based tests over every route of the orders service (enumerated from the router):
+ * arbitrary path parameters, query strings, headers (API key, bearer tokens, session cookies,
+ * X-CSRF), content types and bodies — random and mutations of valid requests — never produce a 5xx
+ * or an unhandled rejection, and the service answers normally afterwards. Sign-in, BFF and bearer
+ * routes are live: a stand-in provider serves discovery and the JWKS, and the BFF's upstream is this
+ * service itself, listening. Plus the body size limit.
+ */
+
+const RUNS_PER_ROUTE = Number(process.env.PROPERTY_RUNS ?? 120);
+const SESSION_SECRET = 'property-test-session-secret-0123456789abcdef';
+
+let database: TestDatabase;
+let issuer: FakeIssuer;
+let app: FastifyInstance;
+let validBearer: string;
+let validSessionCookie: string;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  database = await createTestDatabase();
+  issuer = await startFakeIssuer();
+  const port = await findFreePort();
+  const environment = {
+    OIDC_ISSUER: issuer.issuer,
+    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
+    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    RESOURCE_SECRET: FAKE_RESOURCE_SECRET,
+    SESSION_SECRET,
+    BASE_URL: 'https://orders.example.test',
+    UPSTREAM_API_URL: `http://127.0.0.1:${port}/orders`,
+    UPSTREAM_TIMEOUT_MS: '2000',
+  };
+  app = await buildTestApp(database, { environment });
+  await app.listen({ host: '127.0.0.1', port });
+  validBearer = await issuer.sign(accessTokenClaims(issuer.issuer), { typ: 'at+jwt' });
+  const session = await insertTestSession(database, testConfig(environment), {
+    tokens: { accessToken: validBearer, idToken: 'x.y.z' },
+  });
+  validSessionCookie = session.cookie;
+});
+afterAll(async () => {
+  process.off('unhandledRejection', onUnhandled);
+  await app?.close();
+  await issuer?.close();
+  await database?.dispose();
+});
+
+/** `app.printRoutes({ commonPrefix: false })` → every (method, path) pair, HEAD left out. */
+function listRoutes(instance: FastifyInstance): Array<{ method: string; path: string }> {
+  const routes: Array<{ method: string; path: string }> = [];
+  const stack: string[] = [];
+  for (const line of instance.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^((?:[│ ] {3})*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    stack.length = (match[1] ?? '').length / 4;
+    stack.push(match[2] ?? '');
+    const path = stack.join('');
+    for (const method of (match[3] ?? '').split(',').map((item) => item.trim())) {
+      if (method !== '' && method !== 'HEAD') routes.push({ method, path });
+    }
+  }
+  return routes;
+}
+
+// ─── Arbitraries ────────────────────────────────────────────────────────────────────────────────
+
+const text = fc.oneof(
+  fc.constantFrom(
+    'alice@example.com',
+    'ALICE@Example.com',
+    '1',
+    '/orders',
+    '//evil.example',
+    'x'.repeat(300),
+    '',
+  ),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
+const jsonScalar = fc.oneof(
+  text,
+  fc.integer(),
+  fc.constantFrom(0, -1, 2147483647, 2147483648, 1e308, 1.5, Number.MAX_SAFE_INTEGER, null, true),
+);
+
+/** Valid bodies of POST /orders, POST /users and POST /bff/orders, with a key changed or dropped. */
+const mutatedValidJson = fc
+  .record({
+    base: fc.constantFrom<Record<string, unknown>>(
+      { email: 'alice@example.com', quantity: 2 },
+      { email: 'bob@example.com', orders: [{ quantity: 1 }, { quantity: 3 }] },
+      { quantity: 1 },
+    ),
+    key: fc.constantFrom('email', 'quantity', 'orders', '__proto__', 'constructor', 'extra'),
+    value: fc.oneof(jsonScalar, fc.array(fc.record({ quantity: jsonScalar }), { maxLength: 3 })),
+    change: fc.constantFrom('none', 'drop', 'set'),
+  })
+  .map(({ base, key, value, change }) => {
+    const copy: Record<string, unknown> = JSON.parse(JSON.stringify(base));
+    if (change === 'drop') delete copy[key];
+    if (change === 'set') copy[key] = value;
+    return JSON.stringify(copy);
+  });
+
+const formBody = fc
+  .dictionary(fc.constantFrom('state', 'code', 'iss', 'error', 'logout_token', 'id_token', 'x'), text, {
+    maxKeys: 4,
+  })
+  .map((values) => new URLSearchParams(values).toString());
+
+const body = fc.oneof(
+  { weight: 4, arbitrary: mutatedValidJson },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)) },
+  { weight: 1, arbitrary: formBody },
+  { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
+);
+
+const headerValue = fc.string({ maxLength: 60 }).filter((value) => !/[\r\n\0]/.test(value));
+
+function headers() {
+  return fc.record(
+    {
+      'content-type': fc.constantFrom(
+        'application/json',
+        'application/json',
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/x-www-form-urlencoded',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/octet-stream',
+        ';;',
+      ),
+      'x-api-key': fc.oneof(
+        { weight: 3, arbitrary: fc.constant(TEST_API_KEY) },
+        { weight: 1, arbitrary: headerValue },
+      ),
+      authorization: fc.oneof(
+        fc.constant(`Bearer ${validBearer}`),
+        headerValue.map((value) => `Bearer ${value}`),
+        headerValue,
+      ),
+      cookie: fc.oneof(fc.constant(validSessionCookie), headerValue),
+      'x-csrf': fc.oneof(fc.constant('1'), headerValue),
+      'x-forwarded-host': headerValue,
+      'x-forwarded-proto': headerValue,
+      accept: headerValue,
+    },
+    { requiredKeys: [] },
+  );
+}
+
+const segment = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.constantFrom('1', '0', '01', '-1', '99999999999', '..'),
+);
+
+function request(route: { method: string; path: string }) {
+  return fc
+    .record({
+      params: fc.array(segment, { minLength: 3, maxLength: 3 }),
+      query: fc.oneof(
+        fc
+          .dictionary(fc.constantFrom('returnUrl', 'id', 'x'), text, { maxKeys: 3 })
+          .map((values) => new URLSearchParams(values).toString()),
+        fc.string({ maxLength: 60 }),
+      ),
+      headers: headers(),
+      body: fc.option(body, { nil: undefined }),
+    })
+    .map((generated): InjectOptions => {
+      let index = 0;
+      const path = route.path
+        .replace(/:[A-Za-z]+/g, () => encodeURIComponent(generated.params[index++] ?? ''))
+        .replace(/\*$/, encodeURIComponent(generated.params[2] ?? ''));
+      const sendsBody = route.method !== 'GET' && route.method !== 'OPTIONS';
+      return {
+        method: route.method as InjectOptions['method'],
+        url: `${path}?${generated.query}`,
+        headers: Object.fromEntries(
+          Object.entries(generated.headers).filter(([, value]) => value !== undefined),
+        ) as Record<string, string>,
+        ...(sendsBody && generated.body !== undefined ? { payload: generated.body } : {}),
+      };
+    });
+}
+
+async function expectHealthy() {
+  expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+  const placed = await app.inject({
+    method: 'POST',
+    url: '/orders',
+    headers: { 'x-api-key': TEST_API_KEY },
+    payload: { email: 'health@example.com', quantity: 1 },
+  });
+  expect(placed.statusCode).toBe(201);
+}
+
+describe('every route, arbitrary requests', () => {
+  it('the router lists the endpoints this test is meant to cover', () => {
+    const listed = listRoutes(app).map(({ method, path }) => `${method} ${path}`);
+    for (const expected of [
+      'POST /orders',
+      'GET /orders/:id',
+      'GET /orders',
+      'POST /users',
+      'GET /login',
+      'POST /signin-oidc',
+      'GET /logout',
+      'POST /backchannel-logout',
+      'GET /bff/orders',
+      'POST /bff/orders',
+    ]) {
+      expect(listed).toContain(expected);
+    }
+  });
+
+  it('no 5xx, no unhandled rejection, and the service still answers normally', async () => {
+    const routes = listRoutes(app);
+    const statuses = new Set<number>();
+    for (const route of routes) {
+      await fc.assert(
+        fc.asyncProperty(request(route), async (options) => {
+          const response = await app.inject(options);
+          statuses.add(response.statusCode);
+          if (response.statusCode >= 500) {
+            throw new Error(
+              `${options.method} ${options.url} → ${response.statusCode}: ${response.body.slice(0, 300)}`,
+            );
+          }
+        }),
+        {
+          numRuns: RUNS_PER_ROUTE,
+          seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined,
+        },
+      );
+      await expectHealthy();
+    }
+    expect(unhandled).toEqual([]);
+    // The requests reach the handlers: successes, redirects and the refusals. (A 201 needs a valid
+    // order body with the right API key, which random input only sometimes produces; the valid
+    // order after every route is checked by expectHealthy instead.)
+    for (const status of [200, 302, 400, 401, 403, 404]) {
+      expect([...statuses], `status ${status} seen`).toContain(status);
+    }
+  }, 240_000);
+});
+
+describe('body size limit', () => {
+  it(`a body over ${BODY_LIMIT_BYTES} bytes → 413 before it is read, at every body route`, async () => {
+    const oversized = JSON.stringify({
+      email: 'alice@example.com',
+      quantity: 1,
+      pad: 'a'.repeat(BODY_LIMIT_BYTES),
+    });
+    for (const url of ['/orders', '/users', '/bff/orders', '/signin-oidc', '/backchannel-logout']) {
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          'content-type':
+            url.startsWith('/signin') || url.startsWith('/back')
+              ? 'application/x-www-form-urlencoded'
+              : 'application/json',
+          'x-api-key': TEST_API_KEY,
+          'x-csrf': '1',
+          cookie: validSessionCookie,
+        },
+        payload: oversized,
+      });
+      expect(response.statusCode, url).toBe(413);
+    }
+    const fits = await app.inject({
+      method: 'POST',
+      url: '/orders',
+      headers: { 'x-api-key': TEST_API_KEY },
+      payload: { email: 'fits@example.com', quantity: 1 },
+    });
+    expect(fits.statusCode).toBe(201);
+  });
+});

@@ -1,0 +1,48 @@
+/** The public SPA's settings, read once from the environment by server.ts. */
+export interface SpaConfig {
+  port: number;
+  host: string;
+  /** The authorization server (`iss`); its discovery document is read server-side and handed to the page. */
+  issuer: string;
+  clientId: string;
+  /** Space-separated scopes the page asks for. */
+  scope: string;
+  /** The orders API the page calls with its bearer token (`GET {apiUrl}`). */
+  apiUrl: string;
+}
+
+export class SpaConfigError extends Error {
+  constructor(variable: string, expectation: string) {
+    super(`${variable} ${expectation}`);
+    this.name = 'SpaConfigError';
+  }
+}
+
+export const DEFAULT_SCOPE = 'openid profile orders.read offline_access';
+
+function httpUrl(variable: string, value: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new SpaConfigError(variable, 'must be an absolute http(s) URL');
+  }
+  return value;
+}
+
+export function parseSpaConfig(raw: Record<string, string | undefined>): SpaConfig {
+  const env = Object.fromEntries(
+    Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const port = Number(env.PORT ?? '5173');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new SpaConfigError('PORT', 'must be an integer from 0 to 65535');
+  }
+  const issuer = httpUrl('SPA_ISSUER', env.SPA_ISSUER ?? 'http://localhost:4000');
+  if (issuer.endsWith('/')) throw new SpaConfigError('SPA_ISSUER', 'must not end with /');
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    issuer,
+    clientId: env.SPA_CLIENT_ID ?? 'orders-spa',
+    scope: env.SPA_SCOPE ?? DEFAULT_SCOPE,
+    apiUrl: httpUrl('SPA_API_URL', env.SPA_API_URL ?? 'http://localhost:3000/orders'),
+  };
+}

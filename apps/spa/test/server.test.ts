@@ -1,0 +1,127 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentSecurityPolicy, createSpaHandler, type FetchMetadata } from '../src/app.js';
+import { DEFAULT_SCOPE, parseSpaConfig, SpaConfigError } from '../src/config.js';
+
+const ISSUER = 'http://localhost:4000';
+const METADATA = { issuer: ISSUER, token_endpoint: `${ISSUER}/token` };
+
+describe('parseSpaConfig', () => {
+  it('applies the documented defaults', () => {
+    expect(parseSpaConfig({})).toEqual({
+      port: 5173,
+      host: '0.0.0.0',
+      issuer: 'http://localhost:4000',
+      clientId: 'orders-spa',
+      scope: DEFAULT_SCOPE,
+      apiUrl: 'http://localhost:3000/orders',
+    });
+    expect(DEFAULT_SCOPE).toBe('openid profile orders.read offline_access');
+  });
+
+  it.each([
+    [{ PORT: 'x' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ SPA_ISSUER: 'localhost:4000' }, 'SPA_ISSUER'],
+    [{ SPA_ISSUER: 'http://localhost:4000/' }, 'SPA_ISSUER'],
+    [{ SPA_API_URL: '/orders' }, 'SPA_API_URL'],
+  ])('refuses %j naming %s', (environment, variable) => {
+    expect(() => parseSpaConfig(environment)).toThrow(SpaConfigError);
+    expect(() => parseSpaConfig(environment)).toThrow(new RegExp(`^${variable} `));
+  });
+});
+
+describe('the SPA server', () => {
+  let server: Server;
+  let base: string;
+  let discoveryCalls = 0;
+  let discoveryUp = false;
+  const fetchMetadata: FetchMetadata = async () => {
+    discoveryCalls++;
+    if (!discoveryUp) throw new Error('connection refused');
+    return METADATA;
+  };
+  const config = parseSpaConfig({ SPA_ISSUER: ISSUER, SPA_API_URL: 'http://localhost:3000/orders' });
+
+  beforeAll(async () => {
+    const handler = createSpaHandler(config, fetchMetadata);
+    server = createServer((request, response) => void handler(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it.each(['/', '/callback', '/callback?code=x&state=y'])(
+    'serves the page at %s with a strict CSP',
+    async (path) => {
+      const response = await fetch(`${base}${path}`);
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toBe(contentSecurityPolicy(config));
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      const body = await response.text();
+      expect(body.match(/<script\b[^>]*>/g)?.every((tag) => / src="/.test(tag))).toBe(true);
+      expect(body).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=/i);
+    },
+  );
+
+  it('allows fetch to itself, the issuer and the API only, and no inline script', () => {
+    const csp = contentSecurityPolicy(config);
+    expect(csp).toContain("connect-src 'self' http://localhost:4000 http://localhost:3000");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe');
+  });
+
+  it('serves oidc-client-ts from node_modules and the app files', async () => {
+    for (const [path, type] of [
+      ['/vendor/oidc-client-ts.min.js', 'text/javascript; charset=utf-8'],
+      ['/app.js', 'text/javascript; charset=utf-8'],
+      ['/app.css', 'text/css; charset=utf-8'],
+    ] as const) {
+      const response = await fetch(`${base}${path}`);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type'), path).toBe(type);
+    }
+    const bundle = await (await fetch(`${base}/vendor/oidc-client-ts.min.js`)).text();
+    expect(bundle).toContain('var oidc=');
+  });
+
+  it('keeps the tokens in session storage and renews with the refresh token, not an iframe', async () => {
+    const script = await (await fetch(`${base}/app.js`)).text();
+
+    expect(script).toContain('automaticSilentRenew: false');
+    expect(script).toContain('new WebStorageStateStore({ store: window.sessionStorage })');
+    expect(script).not.toContain('localStorage');
+    expect(script).not.toContain('silent_redirect_uri');
+  });
+
+  it('answers 503 for /config.json until discovery succeeds, then serves the client settings', async () => {
+    const down = await fetch(`${base}/config.json`);
+    expect(down.status).toBe(503);
+
+    discoveryUp = true;
+    const up = await fetch(`${base}/config.json`);
+    expect(up.status).toBe(200);
+    expect(await up.json()).toEqual({
+      authority: ISSUER,
+      client_id: 'orders-spa',
+      scope: DEFAULT_SCOPE,
+      api_url: 'http://localhost:3000/orders',
+      metadata: METADATA,
+    });
+    const callsAfterSuccess = discoveryCalls;
+    await fetch(`${base}/config.json`);
+    expect(discoveryCalls).toBe(callsAfterSuccess);
+  });
+
+  it('answers 404 for anything else and 405 for other methods', async () => {
+    expect((await fetch(`${base}/src/server.ts`)).status).toBe(404);
+    expect((await fetch(`${base}/../package.json`)).status).toBe(404);
+    expect((await fetch(`${base}/`, { method: 'POST' })).status).toBe(405);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Peer: panva's `oidc-provider`, configured the way its documentation recommends for production
+ * with JWT access tokens: Resource Indicators (RFC 8707) resolve each resource server, with
+ * `accessTokenFormat: 'jwt'` signed ES256 from `jwks`, plus an opaque resource server for the
+ * opaque-token and introspection workloads. In-memory adapter (the library default), no proxy,
+ * no development interactions. Run as its own process by the harness:
+ * `node --import tsx src/peers/oidc-provider.ts` with `BENCH_PEER_CONFIG`.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider, { type Configuration, errors, type ResourceServer } from 'oidc-provider';
+import { exitWithParent, type ProviderPeerConfig, readPeerConfig } from './peer-config.js';
+
+const config = readPeerConfig<ProviderPeerConfig>();
+
+const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+const signingKey = { ...(await exportJWK(privateKey)), kid: 'bench-es256', alg: 'ES256', use: 'sig' };
+
+const resourceServers = new Map<string, ResourceServer>([
+  [
+    config.jwtResource.id,
+    {
+      scope: config.jwtResource.scope,
+      audience: config.jwtResource.id,
+      accessTokenTTL: config.accessTokenTtl,
+      accessTokenFormat: 'jwt',
+      jwt: { sign: { alg: 'ES256' } },
+    },
+  ],
+  [
+    config.opaqueResource.id,
+    {
+      scope: config.opaqueResource.scope,
+      audience: config.opaqueResource.id,
+      accessTokenTTL: config.accessTokenTtl,
+      accessTokenFormat: 'opaque',
+    },
+  ],
+]);
+
+const configuration: Configuration = {
+  clients: [
+    {
+      client_id: config.ccClient.id,
+      client_secret: config.ccClient.secret,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      // The documented recommendation: only resources pre-registered on the client are allowed.
+      'urn:bench:resources': [config.jwtResource.id, config.opaqueResource.id],
+    },
+    {
+      client_id: config.introspector.id,
+      client_secret: config.introspector.secret,
+      grant_types: [],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+  ],
+  extraClientMetadata: { properties: ['urn:bench:resources'] },
+  // The only key is ES256, so that is every client's ID Token algorithm too.
+  clientDefaults: { id_token_signed_response_alg: 'ES256' },
+  jwks: { keys: [signingKey] },
+  cookies: { keys: [randomUUID(), randomUUID()] },
+  enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: {
+      enabled: true,
+      // Only the registered resource server may introspect, and only tokens addressed to it.
+      allowedPolicy: (_ctx, client, token) =>
+        client.clientId === config.introspector.id &&
+        'aud' in token &&
+        token.aud === config.opaqueResource.id,
+    },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => config.jwtResource.id,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resourceIndicator, client) => {
+        const allowed = client['urn:bench:resources'];
+        const server = resourceServers.get(resourceIndicator);
+        if (!server || !Array.isArray(allowed) || !allowed.includes(resourceIndicator)) {
+          throw new errors.InvalidTarget();
+        }
+        return server;
+      },
+    },
+  },
+  // Not reached by the workloads (client credentials only), but production needs one.
+  findAccount: async (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+};
+
+const provider = new Provider(config.issuer, configuration);
+provider.on('server_error', (_ctx, error) => console.error('server_error', error));
+const callback = provider.callback();
+
+const server = createServer((request, response) => {
+  if (request.url === '/health/ready' || request.url === '/health/live') {
+    response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    return;
+  }
+  callback(request, response);
+});
+server.keepAliveTimeout = 72_000;
+server.listen(config.port, '127.0.0.1');
+
+exitWithParent(() => new Promise((resolve) => server.close(resolve)));

@@ -1,0 +1,344 @@
+/**
+ * Turns the run records into the summary: one row per workload (ours on PostgreSQL and PGlite,
+ * the peer, the ceiling, the ratios), the targets with PASS/FAIL, the RSS of every server, and the
+ * same as markdown for the README. Missing a target never changes the exit code.
+ */
+
+import type { SigningCeiling } from './peers/signing.js';
+import type { RunRecord, TargetLabel, WorkloadOutcome } from './runner.js';
+import { type BenchName, WORKLOAD_NAMES, type WorkloadName } from './workloads/types.js';
+
+export interface RssRecord {
+  server: string;
+  /** Right after /health/ready answered, before any load. */
+  readyRssMb: number;
+  /** Highest 500 ms sample over the server's whole life in the run. */
+  maxRssMb: number;
+}
+
+export interface MachineInfo {
+  cpu: string;
+  cores: number;
+  memoryGb: number;
+  os: string;
+  node: string;
+  postgres: string;
+  loadAverageAtStart: number[];
+  loadAverageAtEnd?: number[];
+}
+
+export interface BenchReport {
+  startedAt: string;
+  mode: 'full' | 'smoke';
+  settings: {
+    connections: number;
+    seconds: number;
+    warmupSeconds: number;
+    runs: number;
+    dbs: string[];
+    /** How our servers were started (`--start`); absent in results from before the option. */
+    start?: 'bundle' | 'tsx';
+  };
+  machine: MachineInfo;
+  outcomes: WorkloadOutcome[];
+  signing: SigningCeiling[];
+  rss: RssRecord[];
+  startFailures: { server: string; detail: string }[];
+}
+
+interface Aggregate {
+  okRps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+type Cell = Aggregate | { status: 'unavailable' | 'failed' | 'not run'; detail?: string };
+
+export interface SummaryRow {
+  workload: WorkloadName;
+  ours: Cell;
+  pglite: Cell;
+  /** What ratios and targets read: PostgreSQL, or PGlite when PostgreSQL was not run. */
+  primary: Cell;
+  peer: { label: string; cell: Cell } | undefined;
+  ceiling: { label: string; okRps: number } | undefined;
+  vsPeer: number | undefined;
+  vsCeiling: number | undefined;
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  result: 'PASS' | 'FAIL' | 'n/a' | 'not evaluated (smoke)';
+}
+
+const PEER: Partial<Record<WorkloadName, TargetLabel>> = {
+  'cc-jwt': 'oidc-provider',
+  'cc-opaque': 'oidc-provider',
+  introspect: 'oidc-provider',
+  discovery: 'oidc-provider',
+  jwks: 'oidc-provider',
+};
+
+export const RSS_TARGET_MB = 150;
+
+function isAggregate(cell: Cell | undefined): cell is Aggregate {
+  return cell !== undefined && 'okRps' in cell;
+}
+
+/** Mean throughput and p50 over the runs, worst p99: the fair reading of a few noisy runs. */
+function aggregate(runs: RunRecord[]): Aggregate {
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  return {
+    okRps: Math.round(mean(runs.map((run) => run.okRps))),
+    p50: round2(mean(runs.map((run) => run.p50))),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  };
+}
+
+function cellFor(outcomes: WorkloadOutcome[], target: TargetLabel, workload: BenchName): Cell {
+  const outcome = outcomes.find(
+    (candidate) => candidate.target === target && candidate.workload === workload,
+  );
+  if (!outcome) return { status: 'not run' };
+  if (outcome.status !== 'measured' || outcome.runs.length === 0) {
+    return {
+      status: outcome.status === 'measured' ? 'failed' : outcome.status,
+      ...(outcome.detail ? { detail: outcome.detail } : {}),
+    };
+  }
+  return aggregate(outcome.runs);
+}
+
+export function summarize(report: BenchReport): SummaryRow[] {
+  const httpCeiling = cellFor(report.outcomes, 'bare-fastify', 'http-ceiling');
+  const jose = report.signing.find((ceiling) => ceiling.library === 'jose');
+  return WORKLOAD_NAMES.map((workload) => {
+    const ours = cellFor(report.outcomes, 'ours-postgres', workload);
+    const pglite = cellFor(report.outcomes, 'ours-pglite', workload);
+    // Ratios and targets read PostgreSQL; PGlite stands in only when PostgreSQL was not measured.
+    const primary = isAggregate(ours) || ours.status !== 'not run' ? ours : pglite;
+    const peerLabel = PEER[workload];
+    const peer = peerLabel
+      ? { label: peerLabel, cell: cellFor(report.outcomes, peerLabel, workload) }
+      : undefined;
+
+    let ceiling: SummaryRow['ceiling'];
+    if (workload === 'orders-create' || workload === 'orders-list') {
+      const barePg = cellFor(report.outcomes, 'bare-pg', workload);
+      if (isAggregate(barePg)) ceiling = { label: 'bare-pg', okRps: barePg.okRps };
+    } else if (workload === 'cc-jwt') {
+      if (jose)
+        ceiling = { label: 'ES256 sign/s (jose, 1 core)', okRps: Math.round(jose.signaturesPerSecond) };
+    } else if (isAggregate(httpCeiling)) {
+      ceiling = { label: 'bare-fastify', okRps: httpCeiling.okRps };
+    }
+
+    return {
+      workload,
+      ours,
+      pglite,
+      primary,
+      peer,
+      ceiling,
+      vsPeer:
+        isAggregate(primary) && peer && isAggregate(peer.cell) && peer.cell.okRps > 0
+          ? primary.okRps / peer.cell.okRps
+          : undefined,
+      vsCeiling:
+        isAggregate(primary) && ceiling && ceiling.okRps > 0 ? primary.okRps / ceiling.okRps : undefined,
+    };
+  });
+}
+
+export function checkTargets(report: BenchReport, rows: SummaryRow[]): TargetCheck[] {
+  const row = (name: WorkloadName) => rows.find((candidate) => candidate.workload === name);
+  const verdict = (pass: boolean | undefined): TargetCheck['result'] => {
+    if (pass === undefined) return 'n/a';
+    if (report.mode === 'smoke') return 'not evaluated (smoke)';
+    return pass ? 'PASS' : 'FAIL';
+  };
+  const checks: TargetCheck[] = [];
+
+  const ratioTarget = (name: WorkloadName, minimum: number, against: string) => {
+    const ratio =
+      name === 'orders-create' || name === 'orders-list' ? row(name)?.vsCeiling : row(name)?.vsPeer;
+    checks.push({
+      target: `${name} ≥ ${minimum >= 1 ? `${minimum}×` : `${minimum * 100} % of`} ${against}`,
+      measured: ratio === undefined ? describeMissing(row(name)?.primary) : `${ratio.toFixed(2)}×`,
+      result: verdict(ratio === undefined ? undefined : ratio >= minimum),
+    });
+  };
+  ratioTarget('cc-jwt', 2, 'oidc-provider');
+  ratioTarget('introspect', 1, 'oidc-provider');
+
+  const refresh = row('refresh')?.primary;
+  checks.push({
+    target: 'refresh ≥ 1,000/s',
+    measured: isAggregate(refresh) ? `${refresh.okRps}/s` : describeMissing(refresh),
+    result: verdict(isAggregate(refresh) ? refresh.okRps >= 1000 : undefined),
+  });
+  const code = row('code')?.primary;
+  checks.push({
+    target: 'code ≥ 500/s with p99 < 25 ms',
+    measured: isAggregate(code) ? `${code.okRps}/s, p99 ${code.p99} ms` : describeMissing(code),
+    result: verdict(isAggregate(code) ? code.okRps >= 500 && code.p99 < 25 : undefined),
+  });
+  ratioTarget('orders-list', 0.7, 'bare-pg');
+  ratioTarget('orders-create', 0.7, 'bare-pg');
+
+  // The target is for the production configuration (PostgreSQL). PGlite embeds a WebAssembly
+  // PostgreSQL in the process, so its RSS is listed but not held to the same bound.
+  const measuredOnPostgres = report.rss.some((entry) => /^(auth-server|orders)-postgres$/.test(entry.server));
+  const rssPattern = measuredOnPostgres ? /^(auth-server|orders)-postgres$/ : /^(auth-server|orders)-/;
+  for (const server of report.rss.filter((entry) => rssPattern.test(entry.server))) {
+    checks.push({
+      target: `RSS of ${server.server} < ${RSS_TARGET_MB} MB`,
+      measured: `${server.maxRssMb} MB`,
+      result: verdict(server.maxRssMb < RSS_TARGET_MB),
+    });
+  }
+  return checks;
+}
+
+function describeMissing(cell: Cell | undefined): string {
+  if (!cell || isAggregate(cell)) return 'not measured';
+  return cell.status;
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function formatCell(cell: Cell): string {
+  if (!isAggregate(cell)) return cell.status;
+  const failures = cell.non2xx + cell.errors;
+  return `${cell.okRps.toLocaleString('en-US')} (p50 ${cell.p50} / p99 ${cell.p99} ms${failures > 0 ? `, ${failures} failed` : ''})`;
+}
+
+function ratio(value: number | undefined): string {
+  return value === undefined ? '–' : `${value.toFixed(2)}×`;
+}
+
+function tableCells(rows: SummaryRow[]): string[][] {
+  return rows.map((row) => [
+    row.workload,
+    formatCell(row.ours),
+    formatCell(row.pglite),
+    row.peer ? `${formatCell(row.peer.cell)}` : '–',
+    row.ceiling ? `${row.ceiling.okRps.toLocaleString('en-US')} (${row.ceiling.label})` : '–',
+    ratio(row.vsPeer),
+    ratio(row.vsCeiling),
+  ]);
+}
+
+const HEADER = [
+  'workload',
+  'ours, PostgreSQL: 2xx/s',
+  'ours, PGlite: 2xx/s',
+  'oidc-provider: 2xx/s',
+  'ceiling',
+  'ours ÷ peer',
+  'ours ÷ ceiling',
+];
+
+export function formatText(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
+  const body = tableCells(rows);
+  const widths = HEADER.map((title, column) =>
+    Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)),
+  );
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' │ ');
+  const out = [line(HEADER), widths.map((width) => '─'.repeat(width)).join('─┼─'), ...body.map(line), ''];
+  for (const ceiling of report.signing) {
+    out.push(
+      `signing ceiling, ES256 ${ceiling.library}: ${Math.round(ceiling.signaturesPerSecond).toLocaleString('en-US')} signatures/s (1 core)`,
+    );
+  }
+  for (const rss of report.rss)
+    out.push(`RSS ${rss.server}: max ${rss.maxRssMb} MB (${rss.readyRssMb} MB when ready)`);
+  out.push(...rssTimelines(report), '');
+  for (const check of checks) out.push(`${check.result.padEnd(5)}  ${check.target}: ${check.measured}`);
+  const problems = problemLines(report);
+  if (problems.length > 0) out.push('', ...problems);
+  return out.join('\n');
+}
+
+/** One line per server: its RSS after each workload, in run order. */
+function rssTimelines(report: BenchReport): string[] {
+  const timelines = new Map<string, string[]>();
+  for (const outcome of report.outcomes) {
+    for (const [server, mb] of Object.entries(outcome.rssAfterMb ?? {})) {
+      const steps = timelines.get(server) ?? [];
+      steps.push(`${outcome.workload} ${mb}`);
+      timelines.set(server, steps);
+    }
+  }
+  return [...timelines].map(
+    ([server, steps]) => `RSS of ${server} after each workload (MB): ${steps.join(', ')}`,
+  );
+}
+
+function problemLines(report: BenchReport): string[] {
+  const lines: string[] = [];
+  for (const failure of report.startFailures)
+    lines.push(`server failed to start: ${failure.server}: ${firstLine(failure.detail)}`);
+  for (const outcome of report.outcomes) {
+    if (outcome.status !== 'measured')
+      lines.push(
+        `${outcome.target} ${outcome.workload}: ${outcome.status}: ${firstLine(outcome.detail ?? '')}`,
+      );
+  }
+  return lines;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 240 ? `${line.slice(0, 240)}…` : line;
+}
+
+export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
+  const escapePipes = (cell: string) => cell.replace(/\|/g, '\\|');
+  const row = (cells: string[]) => `| ${cells.map(escapePipes).join(' | ')} |`;
+  const { settings, machine } = report;
+  const out = [
+    `# Benchmark results (${report.mode}, ${report.startedAt})`,
+    '',
+    `${settings.connections} connections, ${settings.seconds} s per run, ${settings.runs} run(s) after a ${settings.warmupSeconds} s warm-up; ` +
+      'throughput is 2xx responses per second (mean of the runs), latency of 2xx responses (mean p50, worst p99).' +
+      (settings.start === undefined
+        ? ''
+        : settings.start === 'bundle'
+          ? " Our servers run as `pnpm start` runs them: the esbuild bundle on plain node with the start script's node flags."
+          : ' Our servers run as `node --import tsx src/server.ts`.'),
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}, PostgreSQL ${machine.postgres}; ` +
+      `load average at start ${machine.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')}` +
+      (machine.loadAverageAtEnd
+        ? `, at end ${machine.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')}`
+        : '') +
+      '. The load generator and the server under test share these cores.',
+    '',
+    row(HEADER),
+    row(HEADER.map(() => '---')),
+    ...tableCells(rows).map(row),
+    '',
+    ...report.signing.map(
+      (ceiling) =>
+        `- Signing ceiling, ES256 with ${ceiling.library}: ${Math.round(ceiling.signaturesPerSecond).toLocaleString('en-US')} signatures/s on one core.`,
+    ),
+    ...report.rss.map(
+      (rss) => `- RSS of ${rss.server}: max ${rss.maxRssMb} MB (${rss.readyRssMb} MB when ready).`,
+    ),
+    ...rssTimelines(report).map((line) => `- ${line}.`),
+    '',
+    row(['target', 'measured', 'result']),
+    row(['---', '---', '---']),
+    ...checks.map((check) => row([check.target, check.measured, check.result])),
+  ];
+  const problems = problemLines(report);
+  if (problems.length > 0) out.push('', ...problems.map((line) => `- ${line}`));
+  return `${out.join('\n')}\n`;
+}

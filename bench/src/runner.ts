@@ -1,0 +1,219 @@
+/**
+ * Runs one workload against one target: a preflight request by hand, a warm-up, then the measured
+ * runs, each an autocannon instance in this process against a server in another process.
+ */
+import autocannon from 'autocannon';
+import type { BenchName, Workload } from './workloads/types.js';
+
+export type TargetLabel = 'ours-postgres' | 'ours-pglite' | 'oidc-provider' | 'bare-fastify' | 'bare-pg';
+
+export interface RunRecord {
+  type: 'run';
+  target: TargetLabel;
+  workload: BenchName;
+  run: number;
+  connections: number;
+  /** Wall-clock length of the run, seconds. */
+  seconds: number;
+  /** Responses of any status. */
+  responses: number;
+  /** 2xx responses per second: the throughput every table and target uses. */
+  okRps: number;
+  /** Responses of any status per second (autocannon's own req/s). */
+  rps: number;
+  /** Latency of 2xx responses, milliseconds. */
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  timeouts: number;
+  /** 2xx responses whose body was not what the workload expects (e.g. `"active":false`). */
+  mismatches: number;
+  statusCodes: Record<string, number>;
+  /**
+   * CPU time per 2xx response during the run, ms, per process of the system under test (each
+   * server; `postgres`: the database backends serving its databases). Steadier than throughput
+   * when other work shares the machine.
+   */
+  cpuMsPerOk?: Record<string, number>;
+  note?: string;
+}
+
+export type OutcomeStatus = 'measured' | 'unavailable' | 'failed';
+
+export interface WorkloadOutcome {
+  target: TargetLabel;
+  workload: BenchName;
+  status: OutcomeStatus;
+  detail?: string;
+  runs: RunRecord[];
+  /** RSS of each server of the system right after this workload, MB: shows which workload grows memory. */
+  rssAfterMb?: Record<string, number>;
+}
+
+export interface RunSettings {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  runs: number;
+  onRecord: (record: RunRecord) => void;
+  log: (line: string) => void;
+  /** Cumulative CPU ms per process (`<group>` or `<group>:<pid>`), read before and after each run. */
+  cpuProbe?: () => Promise<Map<string, number>>;
+}
+
+let active: autocannon.Instance | undefined;
+
+/** Stops the autocannon instance in flight, if any (Ctrl+C, deadline). */
+export function stopActiveLoad(): void {
+  active?.stop();
+}
+
+function runAutocannon(options: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error, result) => {
+      active = undefined;
+      if (error) reject(error);
+      else resolve(result);
+    });
+    active = instance;
+  });
+}
+
+export async function runWorkload(
+  target: TargetLabel,
+  workload: Workload,
+  settings: RunSettings,
+): Promise<WorkloadOutcome> {
+  const outcome: WorkloadOutcome = { target, workload: workload.name, status: 'measured', runs: [] };
+  const fail = (status: OutcomeStatus, detail: string) => {
+    outcome.status = status;
+    outcome.detail = detail;
+    settings.log(`${target} ${workload.name}: ${status}: ${detail}`);
+    return outcome;
+  };
+
+  try {
+    const preflight = await workload.preflight();
+    if (!preflight.ok) return fail(preflight.unavailable ? 'unavailable' : 'failed', preflight.detail);
+
+    let expectedRps: number | undefined;
+    if (settings.warmupSeconds > 0) {
+      const plan = await workload.plan({
+        phase: 'warmup',
+        seconds: settings.warmupSeconds,
+        connections: settings.connections,
+      });
+      const warm = await runAutocannon(
+        autocannonOptions(plan.options, settings, settings.warmupSeconds, plan.amount),
+      );
+      expectedRps = warm['2xx'] / Math.max(warm.duration, 0.01);
+    }
+
+    for (let run = 1; run <= settings.runs; run++) {
+      const plan = await workload.plan({
+        phase: 'measure',
+        seconds: settings.seconds,
+        connections: settings.connections,
+        ...(expectedRps === undefined ? {} : { expectedRps }),
+      });
+      const cpuBefore = await settings.cpuProbe?.();
+      const result = await runAutocannon(
+        autocannonOptions(plan.options, settings, settings.seconds, plan.amount),
+      );
+      const cpuAfter = await settings.cpuProbe?.();
+      const record = toRecord(target, workload.name, run, result, plan.note);
+      if (cpuBefore && cpuAfter && result['2xx'] > 0) {
+        record.cpuMsPerOk = cpuPerResponse(cpuBefore, cpuAfter, result['2xx']);
+      }
+      outcome.runs.push(record);
+      settings.onRecord(record);
+      // The latest measured rate sizes the next run of workloads that spend pre-issued material.
+      expectedRps = record.okRps;
+    }
+  } catch (error) {
+    return fail('failed', error instanceof Error ? error.message : String(error));
+  }
+
+  if (outcome.runs.every((run) => run.okRps === 0)) {
+    const codes = JSON.stringify(outcome.runs[0]?.statusCodes ?? {});
+    return fail(
+      'failed',
+      `no 2xx response in any run (status codes ${codes}, errors ${outcome.runs[0]?.errors ?? 0})`,
+    );
+  }
+  return outcome;
+}
+
+function autocannonOptions(
+  options: autocannon.Options,
+  settings: RunSettings,
+  seconds: number,
+  amount: number | undefined,
+): autocannon.Options {
+  return {
+    ...options,
+    connections: settings.connections,
+    pipelining: 1,
+    timeout: 10,
+    ...(amount === undefined ? { duration: seconds } : { amount }),
+  };
+}
+
+function toRecord(
+  target: TargetLabel,
+  workload: BenchName,
+  run: number,
+  result: autocannon.Result,
+  note: string | undefined,
+): RunRecord {
+  const seconds = Math.max(result.duration, 0.01);
+  const responses = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  const statusCodes: Record<string, number> = {};
+  for (const [status, stats] of Object.entries(result.statusCodeStats ?? {}))
+    statusCodes[status] = stats.count ?? 0;
+  return {
+    type: 'run',
+    target,
+    workload,
+    run,
+    connections: result.connections,
+    seconds,
+    responses,
+    okRps: round(result['2xx'] / seconds),
+    rps: round(responses / seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    statusCodes,
+    ...(note ? { note } : {}),
+  };
+}
+
+/** CPU ms per 2xx response by group (the part of a key before `:`), from two probe readings. */
+function cpuPerResponse(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  responses: number,
+): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const [key, end] of after) {
+    const group = key.split(':')[0] ?? key;
+    // A backend that connected during the run started from zero.
+    totals[group] = (totals[group] ?? 0) + Math.max(0, end - (before.get(key) ?? 0));
+  }
+  for (const group of Object.keys(totals)) {
+    totals[group] = Math.round(((totals[group] ?? 0) / responses) * 1000) / 1000;
+  }
+  return totals;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}

@@ -1,0 +1,81 @@
+/**
+ * `code`: the authorization-code exchange with PKCE (RFC 6749 §4.1.3, RFC 7636 §4.5). Codes are
+ * pre-issued through the real login path before each run (/authorize → login form → redirect with
+ * a code, plain HTTP with cookies) and each connection spends them in order from the shared pool.
+ * The run is sized in requests (`amount`), from the warm-up's throughput, so it never runs dry.
+ */
+import type autocannon from 'autocannon';
+import { basicAuthorization, exchangeCode } from '../oauth-flow.js';
+import type { AuthTarget, Workload } from './types.js';
+import { issueCodePool } from './user-flows.js';
+
+const MAX_POOL = 40_000;
+
+export function codeWorkload(target: AuthTarget): Workload {
+  const flow = target.codeFlow;
+  return {
+    name: 'code',
+    async preflight() {
+      if (!flow) return { ok: false, unavailable: true, detail: 'no browser flow for this target' };
+      const pool = await issueCodePool(flow, 1);
+      const first = pool.codes[0];
+      if (!first) return { ok: false, unavailable: false, detail: 'no code issued' };
+      try {
+        await exchangeCode(flow, first);
+      } catch (error) {
+        return {
+          ok: false,
+          unavailable: false,
+          detail: error instanceof Error ? error.message : String(error),
+        };
+      }
+      return { ok: true };
+    },
+    async plan({ phase, seconds, connections, expectedRps }) {
+      if (!flow) throw new Error('no browser flow for this target');
+      const wanted =
+        phase === 'warmup' || expectedRps === undefined
+          ? Math.max(connections * 4, Math.round(seconds * 200))
+          : // A margin over the last rate: a cold warm-up underestimates, and a short run is worse than a long one.
+            Math.round(expectedRps * seconds * 1.3);
+      const count = Math.min(MAX_POOL, Math.max(connections * 2, wanted));
+      const pool = await issueCodePool(flow, count);
+      const codes = pool.codes;
+      const amount = Math.max(connections, codes.length);
+      const authorization = basicAuthorization(flow.client);
+
+      const setupClient = (client: autocannon.Client) => {
+        client.setRequests([
+          {
+            method: 'POST',
+            headers: {
+              authorization,
+              'content-type': 'application/x-www-form-urlencoded',
+              accept: 'application/json',
+            },
+            setupRequest: (request) => {
+              const issued = codes.shift();
+              request.body = new URLSearchParams({
+                grant_type: 'authorization_code',
+                code: issued?.code ?? 'code-pool-exhausted',
+                redirect_uri: flow.redirectUri,
+                code_verifier: issued?.verifier ?? 'code-pool-exhausted-code-pool-exhausted-000000',
+              }).toString();
+              return request;
+            },
+          },
+        ]);
+      };
+      return {
+        options: {
+          url: flow.tokenEndpoint,
+          method: 'POST',
+          setupClient,
+          verifyBody: (body) => String(body).includes('"access_token"'),
+        },
+        amount,
+        note: `${pool.codes.length} codes pre-issued at ${Math.round(pool.issueRate)}/s${pool.truncated ? ' (issuing stopped at the code-lifetime budget)' : ''}`,
+      };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type autocannon from 'autocannon';
+import type { CodeFlowSettings, Credentials } from '../oauth-flow.js';
+
+export const WORKLOAD_NAMES = [
+  'cc-jwt',
+  'cc-opaque',
+  'introspect',
+  'refresh',
+  'code',
+  'discovery',
+  'jwks',
+  'orders-create',
+  'orders-list',
+] as const;
+export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
+/** Workloads plus the HTTP ceiling, which only the bare Fastify peer runs. */
+export type BenchName = WorkloadName | 'http-ceiling';
+
+/** The outcome of one request made by hand before any load. */
+export type Preflight =
+  | { ok: true }
+  /** `unavailable`: the endpoint does not exist yet (404/401); the run reports it and carries on. */
+  | { ok: false; unavailable: boolean; detail: string };
+
+export interface RunRequest {
+  phase: 'warmup' | 'measure';
+  seconds: number;
+  connections: number;
+  /** 2xx/s seen in the warm-up, for workloads that pre-issue material sized to the run. */
+  expectedRps?: number;
+}
+
+export interface RunPlan {
+  /** autocannon options, url included; the runner sets connections, duration and timeouts. */
+  options: autocannon.Options;
+  /** A fixed number of requests instead of a duration: runs that spend pre-issued material. */
+  amount?: number;
+  note?: string;
+}
+
+export interface Workload {
+  readonly name: BenchName;
+  preflight(): Promise<Preflight>;
+  /** Called before the warm-up and before each measured run (fresh codes, chains, tokens). */
+  plan(request: RunRequest): Promise<RunPlan>;
+}
+
+/** An authorization server under test (ours, or the oidc-provider peer), endpoints from discovery. */
+export interface AuthTarget {
+  issuer: string;
+  discoveryUrl: string;
+  tokenEndpoint: string;
+  introspectionEndpoint: string | undefined;
+  jwksUri: string;
+  ccClient: Credentials;
+  /** Who introspects opaque tokens: our opaque resource, or the peer's resource-server client. */
+  introspector: Credentials;
+  jwtResource: { id: string; scope: string };
+  opaqueResource: { id: string; scope: string };
+  /** Only for our server: the browser flow that mints codes and refresh tokens. */
+  codeFlow?: CodeFlowSettings;
+}
+
+export interface Discovery {
+  issuer: string;
+  token_endpoint: string;
+  authorization_endpoint: string;
+  jwks_uri: string;
+  introspection_endpoint?: string;
+}
+
+export async function loadDiscovery(issuer: string): Promise<{ url: string; document: Discovery }> {
+  const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  if (response.status !== 200) throw new Error(`discovery answered ${response.status}`);
+  return { url, document: (await response.json()) as Discovery };
+}
+
+export function describeFailure(status: number, body: string): string {
+  return `HTTP ${status}: ${body.slice(0, 300).replace(/\s+/g, ' ')}`;
+}
+
+/** 404 (no route yet) and 401 (no bearer support yet) mean "not built yet", not "broken". */
+export function isUnavailableStatus(status: number): boolean {
+  return status === 404 || status === 401;
+}

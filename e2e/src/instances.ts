@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findFreePort, type ManagedProcess, startNodeProcess, waitUntilReady } from './processes.js';
+import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
+
+/**
+ * Several instances of each service on shared databases, as production runs them behind load
+ * balancers: every auth-server instance gets the same ISSUER, KEY_ENCRYPTION_KEY and seed, every
+ * orders instance the same SESSION_SECRET, client and API key. ISSUER is a round-robin TCP proxy
+ * over the auth-server instances (so the orders instances' back-channel calls spread over them);
+ * a test can also address any instance directly by `authUrls[i]` / `ordersUrls[i]`.
+ *
+ * Processes run with NODE_ENV=production and LOG_LEVEL=info, so their logs are what an operator
+ * would collect; `secretValues()` lists every secret the stack was configured with, for the log
+ * checks.
+ */
+
+export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** The `web-test` client's redirect URI: nothing listens there, tests read the Location header. */
+export const WEB_TEST_REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+export interface InstanceOptions {
+  authDatabaseUrl: string;
+  ordersDatabaseUrl: string;
+  authCount: number;
+  ordersCount: number;
+  /** Lifetime of the orders API's JWT access tokens, seconds. */
+  accessTokenTtl?: number;
+  authEnv?: Record<string, string>;
+  ordersEnv?: Record<string, string>;
+}
+
+export interface Instances {
+  /** The ISSUER of every auth-server instance: the round-robin proxy. */
+  issuer: string;
+  authUrls: string[];
+  ordersUrls: string[];
+  /** BASE_URL of every orders instance (the redirect URI is `${ordersBaseUrl}/signin-oidc`). */
+  ordersBaseUrl: string;
+  gateway: RoundRobinProxy;
+  auth: ManagedProcess[];
+  orders: ManagedProcess[];
+  secrets: {
+    password: string;
+    ordersWebClientSecret: string;
+    webTestClientSecret: string;
+    workerClientSecret: string;
+    ordersApiSecret: string;
+    reportsApiSecret: string;
+    apiKey: string;
+    sessionSecret: string;
+    keyEncryptionKey: string;
+  };
+  user: { sub: string; username: string; password: string; name: string; email: string };
+  /** Every secret value configured, for "not in the logs" checks. */
+  secretValues(): string[];
+  /** Everything every process printed. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export async function startInstances(options: InstanceOptions): Promise<Instances> {
+  const random = (bytes = 24) => randomBytes(bytes).toString('base64url');
+  const secrets = {
+    password: `pw-${random(12)}`,
+    ordersWebClientSecret: random(),
+    webTestClientSecret: random(),
+    workerClientSecret: random(),
+    ordersApiSecret: random(),
+    reportsApiSecret: random(),
+    apiKey: random(),
+    sessionSecret: random(32),
+    keyEncryptionKey: random(32),
+  };
+  const user = {
+    sub: 'u-alice',
+    username: 'alice',
+    password: secrets.password,
+    name: 'Alice Example',
+    email: 'alice@example.com',
+  };
+  const authPorts = await Promise.all(Array.from({ length: options.authCount }, () => findFreePort()));
+  const ordersPorts = await Promise.all(Array.from({ length: options.ordersCount }, () => findFreePort()));
+  const gateway = await startRoundRobinProxy(authPorts);
+  const issuer = `http://127.0.0.1:${gateway.port}`;
+  const authUrls = authPorts.map((port) => `http://127.0.0.1:${port}`);
+  const ordersUrls = ordersPorts.map((port) => `http://127.0.0.1:${port}`);
+  const ordersBaseUrl = ordersUrls[0]!;
+
+  const seed = {
+    clients: [
+      {
+        client_id: 'orders-web',
+        client_secret: secrets.ordersWebClientSecret,
+        redirect_uris: [`${ordersBaseUrl}/signin-oidc`],
+        post_logout_redirect_uris: [`${ordersBaseUrl}/`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: 'openid profile email offline_access orders.read orders.write',
+        skip_consent: true,
+      },
+      {
+        client_id: 'web-test',
+        client_secret: secrets.webTestClientSecret,
+        redirect_uris: [WEB_TEST_REDIRECT_URI],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: 'openid profile email offline_access orders.read',
+        skip_consent: true,
+      },
+      {
+        client_id: 'cli',
+        grant_types: [DEVICE_GRANT, 'refresh_token'],
+        scope: 'openid profile offline_access orders.read',
+      },
+      {
+        client_id: 'worker',
+        client_secret: secrets.workerClientSecret,
+        grant_types: ['client_credentials'],
+        scope: 'reports.read orders.write',
+      },
+    ],
+    resources: [
+      {
+        id: 'orders-api',
+        scopes: ['orders.read', 'orders.write'],
+        access_token_format: 'jwt',
+        access_token_ttl: options.accessTokenTtl ?? 300,
+        secret: secrets.ordersApiSecret,
+        claims: ['email'],
+      },
+      {
+        id: 'reports-api',
+        scopes: ['reports.read'],
+        access_token_format: 'opaque',
+        secret: secrets.reportsApiSecret,
+      },
+    ],
+    users: [user],
+  };
+  const directory = await mkdtemp(join(tmpdir(), 'e2e-instances-'));
+  const seedFile = join(directory, 'seed.json');
+  await writeFile(seedFile, JSON.stringify(seed), { mode: 0o600 });
+
+  const auth: ManagedProcess[] = [];
+  const orders: ManagedProcess[] = [];
+  const stop = async () => {
+    await Promise.all([...orders, ...auth].map((handle) => handle.stop()));
+    await gateway.close();
+    await rm(directory, { recursive: true, force: true });
+  };
+  const logs = () =>
+    [...auth, ...orders].map((handle) => `----- ${handle.name}\n${handle.output()}`).join('\n');
+
+  try {
+    authPorts.forEach((port, index) => {
+      auth.push(
+        startNodeProcess(`auth-server-${index + 1}`, 'apps/auth-server', 'src/server.ts', {
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          ISSUER: issuer,
+          DATABASE_URL: options.authDatabaseUrl,
+          SEED_FILE: seedFile,
+          KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+          LOG_LEVEL: 'info',
+          SHUTDOWN_PAUSE_MS: '0',
+          DEVICE_CODE_POLL_INTERVAL: '1',
+          ...options.authEnv,
+        }),
+      );
+    });
+    await Promise.all(auth.map((handle, index) => waitUntilReady(handle, `${authUrls[index]}/health/ready`)));
+
+    ordersPorts.forEach((port, index) => {
+      orders.push(
+        startNodeProcess(`orders-${index + 1}`, 'apps/orders', 'src/server.ts', {
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATABASE_URL: options.ordersDatabaseUrl,
+          API_KEY: secrets.apiKey,
+          OIDC_ISSUER: issuer,
+          OIDC_CLIENT_ID: 'orders-web',
+          OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
+          SESSION_SECRET: secrets.sessionSecret,
+          RESOURCE_ID: 'orders-api',
+          RESOURCE_SECRET: secrets.ordersApiSecret,
+          BASE_URL: ordersBaseUrl,
+          LOG_LEVEL: 'info',
+          SHUTDOWN_PAUSE_MS: '0',
+          ...options.ordersEnv,
+        }),
+      );
+    });
+    await Promise.all(
+      orders.map((handle, index) =>
+        waitUntilReady(handle, `${ordersUrls[index]}/health/ready`, (body) =>
+          body.includes('"oidc":"ready"'),
+        ),
+      ),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    issuer,
+    authUrls,
+    ordersUrls,
+    ordersBaseUrl,
+    gateway,
+    auth,
+    orders,
+    secrets,
+    user,
+    secretValues: () => Object.values(secrets),
+    logs,
+    stop,
+  };
+}
+
+export function basicAuthorization(id: string, secret: string): string {
+  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
+}
+
+/** POST a form to `url` (the token, device authorization, revocation endpoints). */
+export async function postForm(
+  url: string,
+  fields: Record<string, string>,
+  authorization?: string,
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown>; text: string }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(authorization ? { authorization } : {}),
+    },
+    body: new URLSearchParams(fields).toString(),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // not JSON (an empty 200 from /revoke, for example)
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}

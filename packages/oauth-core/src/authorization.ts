@@ -1,0 +1,341 @@
+import type { ProtocolConfig } from './config.js';
+import {
+  invalidRequest,
+  invalidScope,
+  invalidTarget,
+  OAuthError,
+  unauthorizedClient,
+  unsupportedResponseType,
+} from './errors.js';
+import { generateUuid } from './ids.js';
+import { type Client, GRANT_TYPES } from './model.js';
+import { isValidCodeChallenge } from './pkce.js';
+import type { Clock, RandomSource } from './runtime.js';
+import { grantableScopes, parseScope } from './scopes.js';
+import type { ClientStore, ProtocolStores, ResourceStore } from './storage/index.js';
+import { generateOpaqueToken, hashToken } from './tokens/opaque.js';
+
+/**
+ * The /authorize query (GET) or form body (POST) as parsed: a repeated parameter arrives as an
+ * array. RFC 8707 `resource` is the one parameter that may repeat (string or array).
+ */
+export type AuthorizationParams = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export type ResponseMode = 'query' | 'form_post';
+/** OpenID Connect Core §3.1.2.1 `prompt` values this server honours. */
+export type PromptValue = 'none' | 'login' | 'consent' | 'select_account';
+
+/** A validated authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, RFC 7636, RFC 8707). */
+export interface AuthorizationRequest {
+  client: Client;
+  /** Exactly one of the client's registered redirect URIs. */
+  redirectUri: string;
+  responseType: 'code';
+  responseMode: ResponseMode;
+  /** Requested scopes, each allowed for the client (the user's restriction applies at issuance). */
+  scopes: string[];
+  state: string | null;
+  nonce: string | null;
+  /** RFC 7636 S256 challenge; `null` only for a confidential client that sent none. */
+  codeChallenge: string | null;
+  codeChallengeMethod: 'S256' | null;
+  /** Distinct values; `none` never appears with another. */
+  prompt: PromptValue[];
+  /** OIDC `max_age`, seconds; `null` when absent. */
+  maxAge: number | null;
+  /** RFC 8707 resources, each known. */
+  resources: string[];
+  loginHint: string | null;
+}
+
+export interface AuthorizationRequestDeps {
+  clients: ClientStore;
+  resources: ResourceStore;
+}
+
+/**
+ * A failed authorization request. When `redirectable` is `false` (unknown client, missing or
+ * unregistered redirect_uri) the server MUST NOT redirect (RFC 6749 §4.1.2.1) and shows an error
+ * page; otherwise it sends `error`, `error_description`, `state` and `iss` (RFC 9207) to
+ * `redirectUri` with `responseMode` (see `redirectParameters`).
+ */
+export class AuthorizationRequestError extends Error {
+  readonly error: OAuthError;
+  readonly redirectable: boolean;
+  readonly redirectUri: string | null;
+  readonly state: string | null;
+  readonly responseMode: ResponseMode;
+
+  constructor(
+    error: OAuthError,
+    target: { redirectUri: string; state: string | null; responseMode: ResponseMode } | null,
+  ) {
+    super(error.description ?? error.code, { cause: error });
+    this.name = 'AuthorizationRequestError';
+    this.error = error;
+    this.redirectable = target !== null;
+    this.redirectUri = target?.redirectUri ?? null;
+    this.state = target?.state ?? null;
+    this.responseMode = target?.responseMode ?? 'query';
+  }
+
+  /** RFC 6749 §4.1.2.1 error response parameters plus RFC 9207 `iss`. */
+  redirectParameters(issuer: string): Record<string, string> {
+    const params: Record<string, string> = { error: this.error.code };
+    if (this.error.description !== undefined) params.error_description = this.error.description;
+    if (this.state !== null) params.state = this.state;
+    params.iss = issuer;
+    return params;
+  }
+}
+
+const PROMPTS: readonly PromptValue[] = ['none', 'login', 'consent', 'select_account'];
+const MAX_AGE = /^(0|[1-9][0-9]{0,9})$/;
+
+/**
+ * Validates an authorization request, in this order:
+ * 1. `client_id` (known) and `redirect_uri` (present, exactly registered: RFC 9700 §4.1.3): errors
+ *    here are NOT redirectable (RFC 6749 §4.1.2.1). Repeating either is also unredirectable.
+ * 2. Everything else is redirectable, carrying `state` and the response mode: a repeated parameter
+ *    (RFC 6749 §3.1) → invalid_request; `request`/`request_uri` objects → invalid_request (not
+ *    supported); `response_type` must be `code` (→ unsupported_response_type); `response_mode`
+ *    query | form_post; the client must have the authorization_code grant (→ unauthorized_client);
+ *    `scope` present and each allowed to the client (→ invalid_scope, RFC 6749 §3.3); PKCE S256
+ *    only and required for public clients (RFC 9700 §2.1.1); `prompt`; `max_age`; `resource` known
+ *    (→ invalid_target, RFC 8707 §2).
+ */
+export async function validateAuthorizationRequest(
+  params: AuthorizationParams,
+  deps: AuthorizationRequestDeps,
+): Promise<AuthorizationRequest> {
+  const single = (name: string): string | undefined => {
+    const value = params[name];
+    if (typeof value !== 'string') return undefined;
+    // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted."
+    return value === '' ? undefined : value;
+  };
+  const repeated = (name: string): boolean =>
+    Array.isArray(params[name]) && (params[name] as string[]).length > 1;
+  const unredirectable = (error: OAuthError) => new AuthorizationRequestError(error, null);
+
+  // 1. Who is asking and where to answer: nothing is redirected until both are trusted.
+  if (repeated('client_id')) throw unredirectable(invalidRequest('client_id is repeated'));
+  const clientId = single('client_id');
+  if (clientId === undefined) throw unredirectable(invalidRequest('client_id is required'));
+  const client = await deps.clients.findClient(clientId);
+  if (client === null) {
+    throw unredirectable(
+      new OAuthError('invalid_request', { description: 'unknown client_id', detail: clientId.slice(0, 100) }),
+    );
+  }
+  if (repeated('redirect_uri')) throw unredirectable(invalidRequest('redirect_uri is repeated'));
+  const redirectUri = single('redirect_uri');
+  if (redirectUri === undefined) throw unredirectable(invalidRequest('redirect_uri is required'));
+  // RFC 9700 §4.1.3: exact string comparison, no pattern or prefix matching.
+  if (!client.redirectUris.includes(redirectUri)) {
+    throw unredirectable(invalidRequest('redirect_uri is not registered for this client'));
+  }
+
+  // 2. From here on, errors go back to the client.
+  const state = repeated('state') ? null : (single('state') ?? null);
+  const modeParam = single('response_mode');
+  const responseMode: ResponseMode = modeParam === 'form_post' ? 'form_post' : 'query';
+  const fail = (error: OAuthError) =>
+    new AuthorizationRequestError(error, { redirectUri, state, responseMode });
+
+  for (const [name, value] of Object.entries(params)) {
+    if (name !== 'resource' && Array.isArray(value) && value.length > 1) {
+      throw fail(invalidRequest(`${name.slice(0, 50)} is repeated`));
+    }
+  }
+  if (single('request') !== undefined) throw fail(invalidRequest('request objects are not supported'));
+  if (single('request_uri') !== undefined) throw fail(invalidRequest('request_uri is not supported'));
+
+  const responseType = single('response_type');
+  if (responseType === undefined) throw fail(invalidRequest('response_type is required'));
+  // Only the authorization code flow: implicit and hybrid are gone (RFC 9700 §2.1.2).
+  if (responseType !== 'code')
+    throw fail(unsupportedResponseType(`response_type=${responseType.slice(0, 50)}`));
+  if (modeParam !== undefined && modeParam !== 'query' && modeParam !== 'form_post') {
+    throw fail(invalidRequest('unsupported response_mode'));
+  }
+  if (!client.grantTypes.includes(GRANT_TYPES.authorizationCode)) {
+    throw fail(unauthorizedClient('client lacks the authorization_code grant'));
+  }
+
+  let scopes: string[];
+  try {
+    scopes = parseScope(single('scope'));
+  } catch (error) {
+    throw fail(error as OAuthError);
+  }
+  // RFC 6749 §3.3: without a default scope the server fails the request with invalid_scope.
+  if (scopes.length === 0) throw fail(invalidScope('scope is required'));
+  if (scopes.some((scope) => !client.scopes.includes(scope)))
+    throw fail(invalidScope('scope not allowed for the client'));
+
+  const codeChallenge = single('code_challenge') ?? null;
+  const method = single('code_challenge_method');
+  if (codeChallenge === null) {
+    if (method !== undefined) throw fail(invalidRequest('code_challenge_method without code_challenge'));
+    // RFC 9700 §2.1.1: public clients MUST use PKCE.
+    if (client.secretHash === null) throw fail(invalidRequest('code_challenge is required (PKCE)'));
+  } else {
+    // RFC 7636 §4.3: a missing method means plain, which this server refuses (RFC 9700 §2.1.1).
+    if (method !== 'S256') throw fail(invalidRequest('code_challenge_method must be S256'));
+    if (!isValidCodeChallenge(codeChallenge)) throw fail(invalidRequest('code_challenge is malformed'));
+  }
+
+  const prompt: PromptValue[] = [];
+  for (const value of (single('prompt') ?? '').split(' ')) {
+    if (value === '') continue;
+    if (!PROMPTS.includes(value as PromptValue)) throw fail(invalidRequest('unsupported prompt value'));
+    if (!prompt.includes(value as PromptValue)) prompt.push(value as PromptValue);
+  }
+  // OIDC Core §3.1.2.1: "If this parameter contains none with any other value, an error is returned."
+  if (prompt.includes('none') && prompt.length > 1)
+    throw fail(invalidRequest('prompt=none with other values'));
+
+  const maxAgeParam = single('max_age');
+  if (maxAgeParam !== undefined && !MAX_AGE.test(maxAgeParam))
+    throw fail(invalidRequest('max_age must be a non-negative integer'));
+  const maxAge = maxAgeParam === undefined ? null : Number(maxAgeParam);
+
+  const resourceParam = params.resource;
+  const requested = (typeof resourceParam === 'string' ? [resourceParam] : [...(resourceParam ?? [])]).filter(
+    (value) => value !== '',
+  );
+  const resources: string[] = [];
+  for (const id of requested) {
+    // RFC 8707 §2: an unknown or unacceptable resource → invalid_target.
+    if ((await deps.resources.findResource(id)) === null)
+      throw fail(invalidTarget(`unknown resource ${id.slice(0, 200)}`));
+    if (!resources.includes(id)) resources.push(id);
+  }
+
+  return {
+    client,
+    redirectUri,
+    responseType: 'code',
+    responseMode,
+    scopes,
+    state,
+    nonce: single('nonce') ?? null,
+    codeChallenge,
+    codeChallengeMethod: codeChallenge === null ? null : 'S256',
+    prompt,
+    maxAge,
+    resources,
+    loginHint: single('login_hint') ?? null,
+  };
+}
+
+/** Who approved the request and how they signed in. */
+export interface AuthorizationSubject {
+  sub: string;
+  /**
+   * Scopes to grant (requested ∩ client's ∩ user's, possibly narrowed by consent). Clamped to the
+   * request and the client. Omitted: computed with `grantableScopes` from the user record.
+   */
+  scopes?: readonly string[];
+  /** The SSO session (OIDC `sid`). */
+  sid: string | null;
+  /** When the user authenticated (OIDC `auth_time`). */
+  authTime: number;
+}
+
+export interface AuthorizationCodeContext {
+  stores: ProtocolStores;
+  clock: Clock;
+  random: RandomSource;
+  config: ProtocolConfig;
+}
+
+export interface IssuedAuthorizationCode {
+  /** The clear code for the redirect; only its hash is stored. */
+  code: string;
+  grantId: string;
+  expiresAt: number;
+  scopes: string[];
+}
+
+/**
+ * Creates the Grant and its AuthorizationCode in one transaction and returns the clear code
+ * (RFC 6749 §4.1.2: short-lived, `config.authorizationCodeTtl`, single-use). Throws a redirectable
+ * `AuthorizationRequestError` (`access_denied`) when no requested scope can be granted, or when the
+ * user no longer exists.
+ */
+export async function issueAuthorizationCode(
+  request: AuthorizationRequest,
+  subject: AuthorizationSubject,
+  context: AuthorizationCodeContext,
+): Promise<IssuedAuthorizationCode> {
+  const { stores, clock, random, config } = context;
+  const target = {
+    redirectUri: request.redirectUri,
+    state: request.state,
+    responseMode: request.responseMode,
+  };
+  let scopes: string[];
+  if (subject.scopes === undefined) {
+    const user = await stores.users.findUserBySub(subject.sub);
+    if (user === null) {
+      throw new AuthorizationRequestError(
+        new OAuthError('access_denied', {
+          description: 'the user cannot be authorized',
+          detail: 'unknown sub',
+        }),
+        target,
+      );
+    }
+    scopes = grantableScopes(request.scopes, request.client, user);
+  } else {
+    // Consent may narrow the request, never widen it.
+    scopes = grantableScopes(request.scopes, request.client, null).filter((scope) =>
+      subject.scopes!.includes(scope),
+    );
+  }
+  if (scopes.length === 0) {
+    throw new AuthorizationRequestError(
+      new OAuthError('access_denied', {
+        description: 'none of the requested scopes can be granted',
+        detail: 'empty grant',
+      }),
+      target,
+    );
+  }
+
+  const now = clock.nowSeconds();
+  const grantId = generateUuid(random);
+  const code = generateOpaqueToken(random);
+  const expiresAt = now + config.authorizationCodeTtl;
+  await stores.transaction(async (tx) => {
+    await tx.grants.createGrant({
+      id: grantId,
+      clientId: request.client.clientId,
+      sub: subject.sub,
+      scopes,
+      resources: request.resources,
+      sid: subject.sid,
+      authTime: subject.authTime,
+      createdAt: now,
+      revokedAt: null,
+    });
+    await tx.codes.createAuthorizationCode({
+      codeHash: hashToken(code),
+      grantId,
+      clientId: request.client.clientId,
+      sub: subject.sub,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      nonce: request.nonce,
+      scopes,
+      resources: request.resources,
+      sid: subject.sid,
+      authTime: subject.authTime,
+      expiresAt,
+      usedAt: null,
+    });
+  });
+  return { code, grantId, expiresAt, scopes };
+}

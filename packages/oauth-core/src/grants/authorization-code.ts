@@ -1,0 +1,96 @@
+import { invalidGrant, invalidRequest } from '../errors.js';
+import { GRANT_TYPES } from '../model.js';
+import { isValidCodeVerifier, verifyPkceS256 } from '../pkce.js';
+import { selectAccessTokenTarget } from '../scopes.js';
+import { hashToken } from '../tokens/opaque.js';
+import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
+import { prepareUserTokens } from './issue-tokens.js';
+import { commitCodeRedemption, findAuthorizationCodeWithGrantAndUser } from './redemption.js';
+import type { GrantHandler } from './types.js';
+
+/**
+ * RFC 6749 §4.1.3 with PKCE (RFC 7636) and the RFC 9700 rules. Everything is checked before the
+ * code is consumed, so a failed check (a wrong `code_verifier` in particular) leaves the code
+ * usable; only the single winner of the conditional consume step (`consumeAuthorizationCode`, or
+ * the store's `redeemAuthorizationCode`) issues tokens.
+ */
+export const authorizationCodeGrant = {
+  grantType: GRANT_TYPES.authorizationCode,
+  parameters: ['code', 'redirect_uri', 'code_verifier', 'resource'],
+  async handle(request, context) {
+    const { client, params } = request;
+    const { stores, clock } = context;
+    const now = clock.nowSeconds();
+    if (params.code === undefined || params.code === '') throw invalidRequest('code is required');
+    // RFC 6749 §4.1.3: required because this server always requires it at the authorization endpoint.
+    if (params.redirect_uri === undefined) throw invalidRequest('redirect_uri is required');
+    const verifier = params.code_verifier;
+    // RFC 7636 §4.1: 43–128 characters of the unreserved set.
+    if (verifier !== undefined && !isValidCodeVerifier(verifier)) {
+      throw invalidRequest('code_verifier is malformed');
+    }
+
+    const codeHash = hashToken(params.code);
+    // The code, its grant and its user in one read where the store can (see grants/redemption.ts).
+    const found = await findAuthorizationCodeWithGrantAndUser(stores, codeHash);
+    if (found === null) throw invalidGrant('unknown authorization code');
+    const { code, grant, user } = found;
+    // RFC 6749 §4.1.3: the code must have been issued to the authenticated client.
+    if (code.clientId !== client.clientId) throw invalidGrant('code issued to another client');
+    if (code.usedAt !== null) {
+      // RFC 6749 §4.1.2: "If an authorization code is used more than once, the authorization server
+      // MUST deny the request and SHOULD revoke (when possible) all tokens previously issued based on
+      // that authorization code."
+      await stores.grants.revokeGrant(code.grantId, now);
+      throw invalidGrant('authorization code reused; grant revoked');
+    }
+    if (code.expiresAt <= now) throw invalidGrant('authorization code expired');
+    // RFC 6749 §4.1.3: redirect_uri must be identical to the one of the authorization request.
+    if (params.redirect_uri !== code.redirectUri) throw invalidGrant('redirect_uri mismatch');
+    if (code.codeChallenge !== null) {
+      // RFC 7636 §4.6: the verifier is required and must match the challenge.
+      if (verifier === undefined) throw invalidGrant('code_verifier missing');
+      if (!verifyPkceS256(verifier, code.codeChallenge)) throw invalidGrant('PKCE verification failed');
+    } else {
+      // RFC 9700 §2.1.1: "ensure that if there was no code_challenge in the authorization request, a
+      // request to the token endpoint containing a code_verifier is rejected" (downgrade attack).
+      if (verifier !== undefined) throw invalidGrant('code_verifier sent for a code without PKCE');
+      // Public clients always use PKCE (checked at authorization; defence in depth).
+      if (!request.clientAuthenticated) throw invalidGrant('public client code without PKCE');
+    }
+
+    if (grant === null || grant.revokedAt !== null) throw invalidGrant('grant revoked');
+    if (user === null) throw invalidGrant('user no longer exists');
+    const target = selectAccessTokenTarget({
+      scopes: code.scopes,
+      requestedResources: request.resources,
+      boundResources: code.resources,
+      resources: await stores.resources.listResources(),
+    });
+    // RFC 9449 §5: refresh tokens of public clients are bound to the DPoP key.
+    const refreshBinding = request.clientAuthenticated ? null : request.dpopJkt;
+
+    // Mint first (no writes), then consume the code and store the tokens in one atomic unit: the
+    // race-critical step is the store's conditional update, so it holds across processes.
+    const { response, records } = await prepareUserTokens(
+      {
+        client,
+        user,
+        grant,
+        scopes: code.scopes,
+        target,
+        dpopJkt: request.dpopJkt,
+        refreshToken: shouldIssueRefreshToken(client, code.scopes)
+          ? { scopes: code.scopes, resources: code.resources, parentHash: null, dpopJkt: refreshBinding }
+          : null,
+        idToken: code.scopes.includes('openid') ? { nonce: code.nonce } : null,
+      },
+      context,
+    );
+    const won = await commitCodeRedemption(stores, codeHash, now, records);
+    // Lost the race to a concurrent redemption of the same code. The next presentation of the code
+    // sees it used and revokes the grant.
+    if (!won) throw invalidGrant('authorization code redeemed concurrently');
+    return response;
+  },
+} satisfies GrantHandler;

@@ -1,0 +1,105 @@
+import {
+  accessDenied,
+  authorizationPending,
+  expiredToken,
+  invalidGrant,
+  invalidRequest,
+  slowDown,
+} from '../errors.js';
+import { GRANT_TYPES } from '../model.js';
+import { selectAccessTokenTarget } from '../scopes.js';
+import { hashToken } from '../tokens/opaque.js';
+import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
+import { issueUserTokens } from './issue-tokens.js';
+import type { GrantHandler } from './types.js';
+
+/** RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests." */
+export const SLOW_DOWN_INCREMENT = 5;
+
+/**
+ * RFC 8628 §3.4–3.5, the device access token request. The answer depends on the code's state:
+ * - redeemed → `invalid_grant`, and the grant is revoked (a device code is single-use, like an
+ *   authorization code: RFC 6749 §4.1.2 applied to its twin);
+ * - denied → `access_denied`; past `expires_in` → `expired_token`;
+ * - pending → `slow_down` (interval +5 s) when polled sooner than the interval since the previous
+ *   poll, else `authorization_pending`;
+ * - approved → tokens, issued only by the single winner of the conditional approved → redeemed
+ *   update, in the same transaction; a concurrent loser gets `invalid_grant` without revoking.
+ * The grant was created at approval (sub, scopes, resources, sid, auth_time), so refresh tokens,
+ * reuse detection and revocation work by grant as for the authorization code grant.
+ */
+export const deviceCodeGrant = {
+  grantType: GRANT_TYPES.deviceCode,
+  parameters: ['device_code', 'resource'],
+  async handle(request, context) {
+    const { client, params } = request;
+    const { stores, clock } = context;
+    const now = clock.nowSeconds();
+    if (params.device_code === undefined || params.device_code === '') {
+      throw invalidRequest('device_code is required');
+    }
+
+    const deviceCodeHash = hashToken(params.device_code);
+    const code = await stores.deviceCodes.findDeviceCode(deviceCodeHash);
+    if (code === null) throw invalidGrant('unknown device code');
+    // RFC 8628 §3.4 / RFC 6749 §5.2: the code must have been issued to the authenticated client.
+    if (code.clientId !== client.clientId) throw invalidGrant('device code issued to another client');
+    if (code.status === 'redeemed') {
+      if (code.grantId !== null) await stores.grants.revokeGrant(code.grantId, now);
+      throw invalidGrant('device code reused; grant revoked');
+    }
+    // RFC 8628 §3.5 access_denied: "The authorization request was denied."
+    if (code.status === 'denied') throw accessDenied('the user denied the authorization request');
+    // RFC 8628 §3.5 expired_token: the device must start a new device authorization.
+    if (code.expiresAt <= now) throw expiredToken(`device code ${code.status}, expired`);
+
+    if (code.status === 'pending') {
+      const poll = await stores.deviceCodes.recordDeviceCodePoll(deviceCodeHash, now);
+      if (poll === null) throw invalidGrant('device code vanished');
+      if (poll.previousPollAt !== null && now - poll.previousPollAt < poll.interval) {
+        await stores.deviceCodes.increaseDeviceCodeInterval(deviceCodeHash, SLOW_DOWN_INCREMENT);
+        throw slowDown(poll.interval + SLOW_DOWN_INCREMENT);
+      }
+      throw authorizationPending();
+    }
+
+    // Approved: the grant and user must still be there.
+    if (code.grantId === null || code.sub === null) throw invalidGrant('approved code without a grant');
+    const grant = await stores.grants.findGrant(code.grantId);
+    if (grant === null || grant.revokedAt !== null) throw invalidGrant('grant revoked');
+    const user = await stores.users.findUserBySub(code.sub);
+    if (user === null) throw invalidGrant('user no longer exists');
+    const target = selectAccessTokenTarget({
+      scopes: grant.scopes,
+      requestedResources: request.resources,
+      boundResources: grant.resources,
+      resources: await stores.resources.listResources(),
+    });
+    // RFC 9449 §5: refresh tokens of public clients are bound to the DPoP key.
+    const refreshBinding = request.clientAuthenticated ? null : request.dpopJkt;
+
+    const response = await stores.transaction(async (tx) => {
+      // The race-critical step: approved → redeemed, one conditional update across processes.
+      if (!(await tx.deviceCodes.redeemDeviceCode(deviceCodeHash, now))) return null;
+      return issueUserTokens(
+        {
+          client,
+          user,
+          grant,
+          scopes: grant.scopes,
+          target,
+          dpopJkt: request.dpopJkt,
+          refreshToken: shouldIssueRefreshToken(client, grant.scopes)
+            ? { scopes: grant.scopes, resources: grant.resources, parentHash: null, dpopJkt: refreshBinding }
+            : null,
+          idToken: grant.scopes.includes('openid') ? { nonce: null } : null,
+        },
+        tx,
+        context,
+      );
+    });
+    // Lost the race to a concurrent poll of the same approved code; its tokens stay valid.
+    if (response === null) throw invalidGrant('device code redeemed concurrently');
+    return response;
+  },
+} satisfies GrantHandler;

@@ -1,0 +1,112 @@
+import type { Client, Grant, TokenResponse, User } from '../model.js';
+import { type AccessTokenTarget, formatScope } from '../scopes.js';
+import type { IssuedTokenRecords, TokenStores } from '../storage/index.js';
+import { issueAccessToken } from '../tokens/access-token.js';
+import { issueIdToken } from '../tokens/id-token.js';
+import { issueRefreshToken } from '../tokens/refresh-token.js';
+import type { GrantContext } from './types.js';
+
+/** What a user grant (authorization_code, refresh_token, later device_code) hands out. */
+export interface UserTokenIssuance {
+  client: Client;
+  user: User;
+  grant: Grant;
+  /** Scopes granted for this exchange (a refresh may narrow them, RFC 6749 §6). */
+  scopes: readonly string[];
+  target: AccessTokenTarget;
+  dpopJkt: string | null;
+  /** A refresh token to mint, or `null` for none. */
+  refreshToken: {
+    /** RFC 6749 §6: a rotated refresh token keeps the scope of the one it replaces. */
+    scopes: readonly string[];
+    resources: readonly string[];
+    parentHash: string | null;
+    dpopJkt: string | null;
+  } | null;
+  /** An ID token to mint (`openid` granted), or `null`. */
+  idToken: { nonce: string | null } | null;
+}
+
+/** The stores `issueUserTokens` writes to. */
+export interface UserTokenWriters {
+  accessTokens: Pick<TokenStores['accessTokens'], 'createAccessToken'>;
+  refreshTokens: Pick<TokenStores['refreshTokens'], 'createRefreshToken'>;
+}
+
+/**
+ * Mints the tokens of a user grant and writes nothing: the response, and the records to store
+ * (`IssuedTokenRecords`), which the caller stores in the same atomic unit as the conditional
+ * consume step (`commitCodeRedemption`, `commitRefreshTokenRotation`). Signing happens here, before
+ * any database write, so no transaction is held open while tokens are signed.
+ */
+export async function prepareUserTokens(
+  issuance: UserTokenIssuance,
+  context: GrantContext,
+): Promise<{ response: TokenResponse; records: IssuedTokenRecords }> {
+  const records: IssuedTokenRecords = { accessToken: null, refreshToken: null };
+  const recorder: UserTokenWriters = {
+    accessTokens: {
+      async createAccessToken(token) {
+        records.accessToken = token;
+      },
+    },
+    refreshTokens: {
+      async createRefreshToken(token) {
+        records.refreshToken = token;
+      },
+    },
+  };
+  const response = await issueUserTokens(issuance, recorder, context);
+  return { response, records };
+}
+
+/** Issues the tokens of a user grant. Call inside `stores.transaction` with its stores. */
+export async function issueUserTokens(
+  issuance: UserTokenIssuance,
+  tx: UserTokenWriters,
+  context: GrantContext,
+): Promise<TokenResponse> {
+  const { client, user, grant } = issuance;
+  const accessToken = await issueAccessToken(
+    {
+      client,
+      sub: user.sub,
+      grantId: grant.id,
+      scopes: issuance.target.scopes,
+      resource: issuance.target.resource,
+      user,
+      authTime: grant.authTime,
+      dpopJkt: issuance.dpopJkt,
+    },
+    { ...context, accessTokens: tx.accessTokens },
+  );
+  const response: TokenResponse = {
+    access_token: accessToken.token,
+    token_type: accessToken.tokenType,
+    expires_in: accessToken.expiresIn,
+    // RFC 6749 §5.1: the scope of the access token.
+    scope: formatScope(accessToken.scopes),
+  };
+  if (issuance.refreshToken !== null) {
+    const refresh = await issueRefreshToken(
+      { grant, client, ...issuance.refreshToken },
+      { refreshTokens: tx.refreshTokens, clock: context.clock, random: context.random },
+    );
+    response.refresh_token = refresh.token;
+  }
+  if (issuance.idToken !== null) {
+    response.id_token = await issueIdToken(
+      {
+        client,
+        user,
+        scopes: issuance.scopes,
+        nonce: issuance.idToken.nonce,
+        authTime: grant.authTime,
+        sid: grant.sid,
+        accessToken: accessToken.token,
+      },
+      context,
+    );
+  }
+  return response;
+}

@@ -1,0 +1,121 @@
+import type { IntrospectionCaller } from './client-authentication.js';
+import type { ProtocolConfig } from './config.js';
+import type { Clock } from './runtime.js';
+import { formatScope } from './scopes.js';
+import type { AccessTokenStore, GrantStore, RefreshTokenStore } from './storage/index.js';
+import { hashToken } from './tokens/opaque.js';
+import type { TokenVerifier } from './tokens/signer.js';
+import {
+  type ActiveAccessToken,
+  findActiveAccessToken,
+  looksLikeJwt,
+} from './tokens/validate-access-token.js';
+
+/** RFC 7662 §2.2. Inactive tokens are `{ active: false }` and nothing else. */
+export interface IntrospectionResponse {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  sub?: string;
+  aud?: string | string[];
+  exp?: number;
+  iat?: number;
+  iss?: string;
+  jti?: string;
+  /** `Bearer`, or `DPoP` for DPoP-bound access tokens; absent for refresh tokens. */
+  token_type?: 'Bearer' | 'DPoP';
+  username?: string;
+  /** RFC 9449 §6.2: the bound key's thumbprint. */
+  cnf?: { jkt: string };
+  /** Resource claims copied from the user (e.g. `email`). */
+  [claim: string]: unknown;
+}
+
+export interface IntrospectionContext {
+  stores: { accessTokens: AccessTokenStore; grants: GrantStore; refreshTokens: RefreshTokenStore };
+  verifier: TokenVerifier;
+  clock: Clock;
+  config: ProtocolConfig;
+}
+
+const INACTIVE: IntrospectionResponse = Object.freeze({ active: false });
+
+/** A token is addressed to a resource in its `aud`, and to a client that it was issued to. */
+function addressedTo(token: ActiveAccessToken, caller: IntrospectionCaller): boolean {
+  return caller.type === 'resource'
+    ? token.audience.includes(caller.resource.id)
+    : token.clientId === caller.client.clientId;
+}
+
+function accessTokenResponse(token: ActiveAccessToken, issuer: string): IntrospectionResponse {
+  return {
+    // Copied claims first: they can never overwrite a registered member.
+    ...token.claims,
+    active: true,
+    scope: formatScope(token.scopes),
+    client_id: token.clientId,
+    sub: token.sub,
+    aud: token.audience.length === 1 ? token.audience[0]! : token.audience,
+    exp: token.expiresAt,
+    iat: token.issuedAt,
+    iss: issuer,
+    ...(token.jti !== null ? { jti: token.jti } : {}),
+    token_type: token.dpopJkt === null ? 'Bearer' : 'DPoP',
+    ...(token.dpopJkt !== null ? { cnf: { jkt: token.dpopJkt } } : {}),
+  };
+}
+
+/**
+ * RFC 7662 token introspection for an authenticated caller (a resource, or a confidential client).
+ * - Access tokens (JWT or opaque, see `findActiveAccessToken`): active only when unexpired,
+ *   unrevoked (row, grant via `gid`, `jti` denylist) and addressed to the caller (`aud` holds the
+ *   calling resource's id, or `client_id` is the calling client).
+ * - Refresh tokens: active only for the client that owns them, unused, unrevoked, unexpired.
+ * - `token_type_hint` (RFC 7662 §2.1) only orders the lookups; an unknown hint is ignored.
+ * Anything else → `{ active: false }` (§2.2: no reason is given).
+ */
+export async function introspectToken(
+  token: string,
+  hint: string | null | undefined,
+  caller: IntrospectionCaller,
+  context: IntrospectionContext,
+): Promise<IntrospectionResponse> {
+  if (token === '') return INACTIVE;
+  if (looksLikeJwt(token)) {
+    const active = await findActiveAccessToken(token, context);
+    return active !== null && addressedTo(active, caller)
+      ? accessTokenResponse(active, context.config.issuer)
+      : INACTIVE;
+  }
+
+  const tokenHash = hashToken(token);
+  const asAccessToken = async (): Promise<IntrospectionResponse | null> => {
+    const active = await findActiveAccessToken(token, context);
+    if (active === null) return null;
+    return addressedTo(active, caller) ? accessTokenResponse(active, context.config.issuer) : INACTIVE;
+  };
+  const asRefreshToken = async (): Promise<IntrospectionResponse | null> => {
+    const row = await context.stores.refreshTokens.findRefreshToken(tokenHash);
+    if (row === null) return null;
+    const now = context.clock.nowSeconds();
+    const active = row.revokedAt === null && row.usedAt === null && row.expiresAt > now;
+    // Only the client the refresh token was issued to may learn about it; resources never.
+    if (!active || caller.type !== 'client' || caller.client.clientId !== row.clientId) return INACTIVE;
+    return {
+      active: true,
+      scope: formatScope(row.scopes),
+      client_id: row.clientId,
+      sub: row.sub,
+      exp: row.expiresAt,
+      iat: row.createdAt,
+      iss: context.config.issuer,
+    };
+  };
+
+  const order = hint === 'refresh_token' ? [asRefreshToken, asAccessToken] : [asAccessToken, asRefreshToken];
+  for (const lookup of order) {
+    const result = await lookup();
+    if (result !== null) return result;
+  }
+  return INACTIVE;
+}

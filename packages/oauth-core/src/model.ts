@@ -1,0 +1,212 @@
+/**
+ * The protocol's records. Times are whole seconds since the epoch (JWT NumericDate).
+ * Tokens and codes are never stored in clear: `*Hash` fields hold `hashToken(value)`.
+ */
+
+export const GRANT_TYPES = {
+  authorizationCode: 'authorization_code',
+  refreshToken: 'refresh_token',
+  clientCredentials: 'client_credentials',
+  deviceCode: 'urn:ietf:params:oauth:grant-type:device_code',
+  tokenExchange: 'urn:ietf:params:oauth:grant-type:token-exchange',
+} as const;
+export type GrantType = (typeof GRANT_TYPES)[keyof typeof GRANT_TYPES];
+
+/** Algorithms this server signs with. RS256 is mandatory for OIDC Discovery §3. */
+export type SigningAlg = 'RS256' | 'ES256';
+
+export interface Client {
+  clientId: string;
+  /** Shown on consent and device pages. Defaults to the client_id. */
+  clientName: string;
+  /** Keyed hash of the secret; `null` marks a public client (PKCE required). */
+  secretHash: string | null;
+  /** Exact strings; RFC 9700 §4.1.3 requires exact matching. */
+  redirectUris: readonly string[];
+  postLogoutRedirectUris: readonly string[];
+  grantTypes: readonly GrantType[];
+  /** Scopes the client may be granted. */
+  scopes: readonly string[];
+  skipConsent: boolean;
+  idTokenSigningAlg: SigningAlg;
+  /** Browser origins allowed to call token, userinfo and revocation (CORS). */
+  allowedCorsOrigins: readonly string[];
+  backchannelLogoutUri: string | null;
+  frontchannelLogoutUri: string | null;
+  /** Issue refresh tokens even when `offline_access` was not granted. */
+  refreshTokensWithoutOfflineAccess: boolean;
+  /** Seconds from the grant's start after which no refresh token of it is valid. */
+  refreshTokenAbsoluteTtl: number;
+  /** Seconds a refresh token stays valid after it was issued (sliding window). */
+  refreshTokenSlidingTtl: number;
+  // Optional members: absent means `false` (or `null` for the policy), so records written before
+  // they existed stay valid.
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`: token requests without a DPoP proof are refused. */
+  dpopBoundAccessTokens?: boolean;
+  /** RFC 9449 §8: this client's DPoP proofs must carry a nonce the server supplied. */
+  dpopNonceRequired?: boolean;
+  /** RFC 9126 §6: /authorize accepts this client's requests only by `request_uri` from PAR. */
+  requirePushedAuthorizationRequests?: boolean;
+  /** RFC 8693: what this client may obtain by token exchange; absent → token exchange is refused. */
+  tokenExchange?: TokenExchangePolicy | null;
+  /** Logging out of the SSO session keeps this client's grants (and refresh tokens) alive. */
+  keepOfflineAccessOnLogout?: boolean;
+}
+
+/** RFC 8693 §3 token type identifiers. */
+export const TOKEN_TYPES = {
+  accessToken: 'urn:ietf:params:oauth:token-type:access_token',
+  refreshToken: 'urn:ietf:params:oauth:token-type:refresh_token',
+  idToken: 'urn:ietf:params:oauth:token-type:id_token',
+  jwt: 'urn:ietf:params:oauth:token-type:jwt',
+} as const;
+export type TokenTypeUri = (typeof TOKEN_TYPES)[keyof typeof TOKEN_TYPES];
+
+/** Per-client RFC 8693 policy (RFC 8693 §1: the server decides what may be exchanged for what). */
+export interface TokenExchangePolicy {
+  /** Resource ids the client may obtain tokens for (`audience` / `resource`, exact match). */
+  audiences: readonly string[];
+  /** Scopes the client may obtain; the result never exceeds the subject token's scope either. */
+  scopes: readonly string[];
+  /** Accepted `subject_token_type` values: access tokens, and ID tokens issued to this client. */
+  subjectTokenTypes: readonly TokenTypeUri[];
+}
+
+/** An API: the `aud` of access tokens that carry its scopes. */
+export interface Resource {
+  id: string;
+  scopes: readonly string[];
+  accessTokenFormat: 'jwt' | 'opaque';
+  /** Seconds. */
+  accessTokenTtl: number;
+  accessTokenSigningAlg: SigningAlg;
+  /** Keyed hash of the introspection secret; `null` when the resource cannot introspect. */
+  secretHash: string | null;
+  /** User claims copied into its access tokens. */
+  claims: readonly string[];
+}
+
+export interface User {
+  sub: string;
+  username: string;
+  /** scrypt hash in the PHC-like format written by the server. */
+  passwordHash: string;
+  name: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  /** When set, the user can be granted these scopes only. */
+  allowedScopes: readonly string[] | null;
+}
+
+/**
+ * One authorization given by a user to a client (or obtained by a device code). Every code and
+ * token row carries its grant id, so reuse detection and logout revoke by grant.
+ */
+export interface Grant {
+  id: string;
+  clientId: string;
+  sub: string;
+  scopes: readonly string[];
+  /** RFC 8707 resources bound at authorization time (empty: derived from scopes). */
+  resources: readonly string[];
+  /** The SSO session the grant was obtained in (OIDC `sid`), if any. */
+  sid: string | null;
+  /** When the user authenticated (OIDC `auth_time`). */
+  authTime: number | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface AuthorizationCode {
+  codeHash: string;
+  grantId: string;
+  clientId: string;
+  sub: string;
+  redirectUri: string;
+  /** RFC 7636 S256 challenge; `null` only for confidential clients that did not use PKCE. */
+  codeChallenge: string | null;
+  nonce: string | null;
+  scopes: readonly string[];
+  resources: readonly string[];
+  sid: string | null;
+  authTime: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface RefreshToken {
+  tokenHash: string;
+  grantId: string;
+  clientId: string;
+  sub: string;
+  scopes: readonly string[];
+  resources: readonly string[];
+  /** The token this one replaced (rotation chain). */
+  parentHash: string | null;
+  createdAt: number;
+  expiresAt: number;
+  /** Set when rotated; presenting a used token again is reuse (RFC 9700 §4.14.2). */
+  usedAt: number | null;
+  revokedAt: number | null;
+  /** RFC 9449 §5: thumbprint of the DPoP key the token is bound to (public clients). */
+  dpopJkt: string | null;
+}
+
+export interface OpaqueAccessToken {
+  tokenHash: string;
+  /** `null` for client_credentials tokens, which belong to no user grant. */
+  grantId: string | null;
+  clientId: string;
+  sub: string;
+  scopes: readonly string[];
+  audience: readonly string[];
+  issuedAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+  dpopJkt: string | null;
+  /** User claims copied for the resource (`Resource.claims`), reported by introspection. */
+  claims: Readonly<Record<string, unknown>>;
+}
+
+/** What the server hands back from the token endpoint (RFC 6749 §5.1). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer' | 'DPoP';
+  expires_in: number;
+  scope?: string;
+  refresh_token?: string;
+  id_token?: string;
+  /** RFC 8693 §2.2.1 */
+  issued_token_type?: string;
+}
+
+/**
+ * RFC 8628 §3.5 states of a device authorization. Expiry is not a state of its own: every
+ * transition is conditional on `expiresAt`, so an expired code can never move on.
+ */
+export type DeviceCodeStatus = 'pending' | 'approved' | 'denied' | 'redeemed';
+
+/** A device authorization (RFC 8628 §3.1–3.2): one `device_code` and its `user_code`. */
+export interface DeviceCode {
+  deviceCodeHash: string;
+  /** `hashToken` of the normalised user code (8 letters, no dash). */
+  userCodeHash: string;
+  clientId: string;
+  /** Requested scopes, each allowed to the client (the user's restriction applies at approval). */
+  scopes: readonly string[];
+  /** RFC 8707 resources named in the device authorization request. */
+  resources: readonly string[];
+  createdAt: number;
+  expiresAt: number;
+  /** Minimum seconds between polls; grows by 5 with every `slow_down` (RFC 8628 §3.5). */
+  interval: number;
+  lastPolledAt: number | null;
+  status: DeviceCodeStatus;
+  /** The Grant created when the user approved; `null` before. */
+  grantId: string | null;
+  /** The user who approved or denied. */
+  sub: string | null;
+  /** When the user approved or denied. */
+  decidedAt: number | null;
+  redeemedAt: number | null;
+}

@@ -1,0 +1,17 @@
+/**
+ * RFC 9449 §11.1: the `jti` values of DPoP proofs already seen, so a captured proof cannot be
+ * replayed while its `iat` is still acceptable. Shared by every server instance (a database table),
+ * because a replay may arrive at any of them.
+ */
+export interface DpopReplayStore {
+  /**
+   * Records `key` (a proof's `jti`, scoped by the caller) as seen until `expiresAt`, if and only if
+   * it is not recorded yet: one atomic insert-if-absent across processes
+   * (`INSERT … ON CONFLICT DO NOTHING RETURNING`). Returns `true` for the single caller that
+   * recorded it and `false` for every later one (a replay), including when the earlier entry has
+   * expired but was not yet deleted: a proof that old is refused for its `iat` anyway.
+   */
+  markUsed(key: string, expiresAt: number): Promise<boolean>;
+  /** Housekeeping: deletes the entries with `expiresAt <= now`; returns how many went. */
+  deleteExpired(now: number): Promise<number>;
+}

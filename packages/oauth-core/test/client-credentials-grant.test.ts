@@ -1,0 +1,126 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { clientCredentialsGrant } from '../src/grants/client-credentials.js';
+import { createGrantRegistry, defaultGrantHandlers, handleTokenRequest } from '../src/grants/index.js';
+import type { GrantHandler } from '../src/grants/types.js';
+import { hashToken } from '../src/tokens/opaque.js';
+import { createEnv, type Env, expectOAuthError, jwtClaims, jwtHeader } from './harness.js';
+
+describe('client_credentials grant', () => {
+  let env: Env;
+  beforeEach(async () => {
+    env = await createEnv();
+  });
+  const request = (clientId: string, scope?: string, resources: string[] = []) =>
+    env.tokenRequest(clientId, { grant_type: 'client_credentials', scope }, { resources });
+
+  it('issues a token for the client itself: sub = client_id, no refresh token, no ID token', async () => {
+    const response = await clientCredentialsGrant.handle(await request('svc', 'orders.read'), env.context);
+    expect(response).toMatchObject({ token_type: 'Bearer', expires_in: 300, scope: 'orders.read' });
+    expect(response.refresh_token).toBeUndefined();
+    expect(response.id_token).toBeUndefined();
+    expect(jwtHeader(response.access_token).typ).toBe('at+jwt');
+    const claims = jwtClaims(response.access_token);
+    expect(claims).toMatchObject({ sub: 'svc', client_id: 'svc', aud: 'orders-api', scope: 'orders.read' });
+    expect(claims.gid).toBeUndefined();
+    expect(claims.email).toBeUndefined();
+  });
+
+  it('defaults to the client non-OIDC scopes (RFC 6749 §3.3), picking one resource deterministically', async () => {
+    const response = await clientCredentialsGrant.handle(await request('svc'), env.context);
+    expect(response.scope).toBe('billing.read');
+    const row = await env.stores.accessTokens.findAccessToken(hashToken(response.access_token));
+    expect(row).toMatchObject({ grantId: null, sub: 'svc', audience: ['billing-api'] });
+  });
+
+  it('the resource parameter picks the audience', async () => {
+    const response = await clientCredentialsGrant.handle(
+      await request('svc', undefined, ['orders-api']),
+      env.context,
+    );
+    expect(response.scope).toBe('orders.read orders.write');
+  });
+
+  it.each([
+    ['openid', 'openid orders.read', 'svc', 'invalid_scope'],
+    ['another OIDC scope', 'offline_access', 'svc', 'invalid_scope'],
+    ['a scope the client may not have', 'orders.read admin', 'svc', 'invalid_scope'],
+    ['a public client', 'orders.read', 'spa', 'unauthorized_client'],
+  ] as const)('rejects %s with %s', async (_name, scope, clientId, code) => {
+    await expectOAuthError(clientCredentialsGrant.handle(await request(clientId, scope), env.context), code);
+  });
+});
+
+describe('grant registry and handleTokenRequest', () => {
+  let env: Env;
+  beforeEach(async () => {
+    env = await createEnv();
+  });
+  const registry = createGrantRegistry();
+
+  it('registers the shipped grants', () => {
+    expect([...registry.keys()]).toEqual(
+      expect.arrayContaining([
+        'authorization_code',
+        'client_credentials',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ]),
+    );
+    expect(registry.size).toBe(defaultGrantHandlers.length);
+  });
+
+  it.each([
+    ['missing grant_type', 'svc', undefined, 'invalid_request'],
+    ['an unknown grant_type', 'svc', 'urn:example:unknown', 'unsupported_grant_type'],
+    ['password (never registered)', 'web', 'password', 'unsupported_grant_type'],
+    ['implicit', 'web', 'implicit', 'unsupported_grant_type'],
+    ['a grant the client is not allowed', 'web', 'client_credentials', 'unauthorized_client'],
+    [
+      'a grant this server does not offer',
+      'web',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'unsupported_grant_type',
+    ],
+  ] as const)('%s → %s', async (_name, clientId, grantType, code) => {
+    const tokenRequest = await env.tokenRequest(clientId, { grant_type: grantType, scope: 'orders.read' });
+    await expectOAuthError(handleTokenRequest(tokenRequest, env.context, registry), code);
+  });
+
+  it('dispatches to the handler', async () => {
+    const tokenRequest = await env.tokenRequest('svc', {
+      grant_type: 'client_credentials',
+      scope: 'orders.read',
+    });
+    const response = await handleTokenRequest(tokenRequest, env.context, registry);
+    expect(response.scope).toBe('orders.read');
+  });
+
+  it('a new grant plugs in by appending a handler', async () => {
+    const device: GrantHandler = {
+      grantType: 'urn:ietf:params:oauth:grant-type:device_code',
+      parameters: ['device_code'],
+      handle: async () => ({ access_token: 'x', token_type: 'Bearer', expires_in: 1 }),
+    };
+    // The shipped device grant is swapped for the stub, as a new grant would be appended.
+    const others = defaultGrantHandlers.filter((handler) => handler.grantType !== device.grantType);
+    const extended = createGrantRegistry([...others, device]);
+    env.stores.seed({
+      clients: [
+        { ...(await env.client('web')), grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'] },
+      ],
+    });
+    const tokenRequest = await env.tokenRequest('web', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    });
+    await expect(handleTokenRequest(tokenRequest, env.context, extended)).resolves.toMatchObject({
+      access_token: 'x',
+    });
+  });
+
+  it('refuses to register password, implicit or a duplicate', () => {
+    const fake = (grantType: string) => ({ ...clientCredentialsGrant, grantType }) as unknown as GrantHandler;
+    expect(() => createGrantRegistry([fake('password')])).toThrow();
+    expect(() => createGrantRegistry([fake('implicit')])).toThrow();
+    expect(() => createGrantRegistry([clientCredentialsGrant, clientCredentialsGrant])).toThrow();
+  });
+});
