@@ -3,6 +3,7 @@
  * runs, each an autocannon instance in this process against a server in another process.
  */
 import autocannon from 'autocannon';
+import { type PacedResult, runPaced } from './paced.js';
 import type { BenchName, Workload } from './workloads/types.js';
 
 export type TargetLabel = 'ours-postgres' | 'ours-pglite' | 'oidc-provider' | 'bare-fastify' | 'bare-pg';
@@ -38,6 +39,8 @@ export interface RunRecord {
    * when other work shares the machine.
    */
   cpuMsPerOk?: Record<string, number>;
+  /** Set on the paced run (src/paced.ts): the rate offered, requests/s; latency from each due time. */
+  pacedRate?: number;
   note?: string;
 }
 
@@ -49,6 +52,8 @@ export interface WorkloadOutcome {
   status: OutcomeStatus;
   detail?: string;
   runs: RunRecord[];
+  /** The run at `Workload.pacedRate`, after the saturating runs; not part of `runs`. */
+  paced?: RunRecord;
   /** RSS of each server of the system right after this workload, MB: shows which workload grows memory. */
   rssAfterMb?: Record<string, number>;
 }
@@ -133,6 +138,35 @@ export async function runWorkload(
       // The latest measured rate sizes the next run of workloads that spend pre-issued material.
       expectedRps = record.okRps;
     }
+
+    if (workload.paced !== undefined) {
+      const { rate } = workload.paced;
+      const plan = await workload.paced.plan({
+        seconds: settings.seconds,
+        connections: settings.connections,
+      });
+      const cpuBefore = await settings.cpuProbe?.();
+      const result = await runPaced(plan, {
+        rate,
+        seconds: settings.seconds,
+        connections: settings.connections,
+      });
+      const cpuAfter = await settings.cpuProbe?.();
+      const record = pacedRecord(
+        target,
+        workload.name,
+        settings.runs + 1,
+        rate,
+        settings.connections,
+        result,
+        plan.note,
+      );
+      if (cpuBefore && cpuAfter && result.ok > 0) {
+        record.cpuMsPerOk = cpuPerResponse(cpuBefore, cpuAfter, result.ok);
+      }
+      outcome.paced = record;
+      settings.onRecord(record);
+    }
   } catch (error) {
     return fail('failed', error instanceof Error ? error.message : String(error));
   }
@@ -192,6 +226,40 @@ function toRecord(
     timeouts: result.timeouts,
     mismatches: result.mismatches,
     statusCodes,
+    ...(note ? { note } : {}),
+  };
+}
+
+function pacedRecord(
+  target: TargetLabel,
+  workload: BenchName,
+  run: number,
+  rate: number,
+  connections: number,
+  result: PacedResult,
+  note: string | undefined,
+): RunRecord {
+  const seconds = Math.max(result.seconds, 0.01);
+  const responses = Object.values(result.statusCodes).reduce((sum, count) => sum + count, 0);
+  return {
+    type: 'run',
+    target,
+    workload,
+    run,
+    connections,
+    seconds: round(seconds),
+    responses,
+    okRps: round(result.ok / seconds),
+    rps: round(responses / seconds),
+    p50: result.p50,
+    p99: result.p99,
+    max: result.max,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: 0,
+    mismatches: result.mismatches,
+    statusCodes: result.statusCodes,
+    pacedRate: rate,
     ...(note ? { note } : {}),
   };
 }

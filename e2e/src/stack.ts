@@ -83,6 +83,9 @@ function buildSeed(
         skip_consent: true,
         backchannel_logout_uri: `${urls.orders}/backchannel-logout`,
         allowed_cors_origins: [],
+        // As the shipped seeds register it (scripts/dev.mjs); apps/orders/test/signin.e2e.test.ts
+        // covers the RS256 default with the same openid-client code.
+        id_token_signed_response_alg: 'ES256',
       },
       publicSpa('orders-spa', 'Orders SPA', urls.spa, true),
       publicSpa('orders-dashboard', 'Orders Dashboard', urls.dashboard, false),

@@ -18,6 +18,37 @@ export function refreshWorkload(target: AuthTarget): Workload {
 
   return {
     name: 'refresh',
+    paced: {
+      // The target: 1,000 rotations/s with p99 < 25 ms.
+      rate: 1000,
+      async plan({ connections }) {
+        if (!flow) throw new Error('no browser flow for this target');
+        // Chains not in flight; a request takes one and gives back its successor.
+        const idle = (await issueUserTokens(flow, connections))
+          .map((token) => token.refresh_token)
+          .filter((token): token is string => Boolean(token));
+        return {
+          url: flow.tokenEndpoint,
+          headers: {
+            authorization: basicAuthorization(flow.client),
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+          },
+          next() {
+            const token = idle.pop();
+            if (token === undefined) return undefined;
+            return {
+              body: refreshBody(token),
+              done(status, body) {
+                const successor = status === 200 ? REFRESH_TOKEN_IN_BODY.exec(body)?.[1] : undefined;
+                if (successor) idle.push(successor);
+              },
+            };
+          },
+          note: `${idle.length} chains minted through /authorize`,
+        };
+      },
+    },
     async preflight() {
       if (!flow) return { ok: false, unavailable: true, detail: 'no browser flow for this target' };
       const [first] = await issueUserTokens(flow, 1);

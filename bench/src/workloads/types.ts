@@ -1,5 +1,6 @@
 import type autocannon from 'autocannon';
 import type { CodeFlowSettings, Credentials } from '../oauth-flow.js';
+import type { PacedPlan } from '../paced.js';
 
 export const WORKLOAD_NAMES = [
   'cc-jwt',
@@ -40,6 +41,16 @@ export interface RunPlan {
 
 export interface Workload {
   readonly name: BenchName;
+  /**
+   * One more run after the saturating ones, open loop at `rate` requests/s (src/paced.ts): the
+   * latency at the rate a target names. A closed loop of 32 connections measures queueing as much
+   * as service time (Little's law: mean latency = connections ÷ throughput), so "p99 at 1,000/s"
+   * needs a run that offers 1,000/s rather than as many as the machine can take.
+   */
+  readonly paced?: {
+    rate: number;
+    plan(request: { seconds: number; connections: number }): Promise<PacedPlan>;
+  };
   preflight(): Promise<Preflight>;
   /** Called before the warm-up and before each measured run (fresh codes, chains, tokens). */
   plan(request: RunRequest): Promise<RunPlan>;
