@@ -2,7 +2,12 @@
  * Databases the harness creates for one run and drops afterwards, through the admin connection
  * (`BENCH_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test).
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+
+const REPO_DIR = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -54,20 +59,22 @@ export async function connectAdmin(adminUrl: string): Promise<DatabaseAdmin> {
   };
 }
 
-/** The table of the bare-pg ceiling: the columns an order needs, one index for the list query. */
+/**
+ * The bare-pg ceiling's schema: the orders service's own migrations (apps/orders/drizzle/*.sql, in
+ * order), so the ceiling's statements touch the same tables, constraints and indexes as ours.
+ */
 export async function createBarePgSchema(databaseUrl: string): Promise<void> {
+  const migrations = join(REPO_DIR, 'apps/orders/drizzle');
+  const files = (await readdir(migrations)).filter((file) => file.endsWith('.sql')).sort();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(`CREATE TABLE bench_orders (
-      id serial PRIMARY KEY,
-      email text NOT NULL,
-      quantity integer NOT NULL CHECK (quantity >= 1),
-      total numeric(12, 2) NOT NULL,
-      status text NOT NULL DEFAULT 'created',
-      created_at timestamptz NOT NULL DEFAULT now()
-    )`);
-    await client.query('CREATE INDEX bench_orders_email_idx ON bench_orders (email)');
+    for (const file of files) {
+      const text = await readFile(join(migrations, file), 'utf8');
+      for (const statement of text.split('--> statement-breakpoint')) {
+        if (statement.trim() !== '') await client.query(statement);
+      }
+    }
   } finally {
     await client.end();
   }

@@ -1,7 +1,9 @@
 /**
- * Ceiling for the orders workloads: a bare Fastify route that runs one SQL statement through a
- * node-postgres pool, with no validation, transaction or ORM. `POST /orders` is one INSERT,
- * `GET /orders` one indexed SELECT of a user's orders, on the table `createBarePgSchema` makes.
+ * Ceiling for the orders workloads: a bare Fastify route that runs the orders service's own single
+ * SQL statement through a node-postgres pool, with no validation, API key, ORM or deadline. The
+ * statements are the ones apps/orders/src/repositories/orders.ts prepares (`insertOrderForEmail`,
+ * `listOrdersByEmail`), as named prepared statements, on the service's own schema
+ * (`createBarePgSchema` runs its migrations): what is left between the two is the service's code.
  * Run as its own process: `node --import tsx src/peers/bare-pg.ts` with `BENCH_PEER_CONFIG`.
  */
 import Fastify from 'fastify';
@@ -11,10 +13,26 @@ import { type BarePgPeerConfig, exitWithParent, readPeerConfig } from './peer-co
 const config = readPeerConfig<BarePgPeerConfig>();
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.poolSize });
 
-const INSERT_ORDER =
-  'INSERT INTO bench_orders (email, quantity, total) VALUES ($1, $2, $3) RETURNING id, email, quantity, status';
-const LIST_ORDERS =
-  'SELECT id, email, quantity, total, status, created_at FROM bench_orders WHERE email = $1 ORDER BY id DESC LIMIT 100';
+// Finds or creates the user by e-mail and inserts the order in one statement.
+const PLACE_ORDER = `
+  with new_user as (
+    insert into "users" (email) values ($1::text)
+    on conflict (email) do nothing
+    returning id
+  ), order_user as (
+    select id from new_user
+    union all
+    select id from "users" where email = $1::text
+    limit 1
+  )
+  insert into "orders" (user_id, quantity, total)
+  select id, $2::integer, $3::numeric from order_user
+  returning id, quantity, status`;
+const LIST_ORDERS = `
+  select "orders"."id", "orders"."quantity", "orders"."total", "orders"."status", "orders"."created_at"
+  from "orders" inner join "users" on "orders"."user_id" = "users"."id"
+  where "users"."email" = $1
+  order by "orders"."id" asc`;
 
 interface PlaceOrder {
   email: string;
@@ -28,11 +46,20 @@ app.get('/health/ready', async () => {
 });
 app.post<{ Body: PlaceOrder }>('/orders', async (request, reply) => {
   const { email, quantity } = request.body;
-  const { rows } = await pool.query(INSERT_ORDER, [email, quantity, (quantity * 9.99).toFixed(2)]);
-  return reply.code(201).send(rows[0]);
+  const { rows } = await pool.query({
+    name: 'place_order',
+    text: PLACE_ORDER,
+    values: [email.toLowerCase(), quantity, (quantity * 9.99).toFixed(2)],
+  });
+  const order = rows[0];
+  return reply.code(201).send({ ...order, email });
 });
 app.get<{ Querystring: { email?: string } }>('/orders', async (request) => {
-  const { rows } = await pool.query(LIST_ORDERS, [request.query.email ?? '']);
+  const { rows } = await pool.query({
+    name: 'list_orders',
+    text: LIST_ORDERS,
+    values: [(request.query.email ?? '').toLowerCase()],
+  });
   return rows;
 });
 
