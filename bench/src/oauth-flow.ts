@@ -39,6 +39,15 @@ export function basicAuthorization(credentials: Credentials): string {
   return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
+/** Headers of a token request authenticated with HTTP Basic (RFC 6749 §2.3.1). */
+export function tokenRequestHeaders(credentials: Credentials): Record<string, string> {
+  return {
+    authorization: basicAuthorization(credentials),
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+}
+
 export function newPkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');

@@ -5,7 +5,7 @@
  * The run is sized in requests (`amount`), from the warm-up's throughput, so it never runs dry.
  */
 import type autocannon from 'autocannon';
-import { basicAuthorization, exchangeCode } from '../oauth-flow.js';
+import { exchangeCode, tokenRequestHeaders } from '../oauth-flow.js';
 import type { AuthTarget, Workload } from './types.js';
 import { issueCodePool } from './user-flows.js';
 
@@ -24,11 +24,7 @@ export function codeWorkload(target: AuthTarget): Workload {
         const codes = pool.codes;
         return {
           url: flow.tokenEndpoint,
-          headers: {
-            authorization: basicAuthorization(flow.client),
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'application/json',
-          },
+          headers: tokenRequestHeaders(flow.client),
           next() {
             const issued = codes.shift();
             if (issued === undefined) return undefined;
@@ -74,17 +70,13 @@ export function codeWorkload(target: AuthTarget): Workload {
       const pool = await issueCodePool(flow, count);
       const codes = pool.codes;
       const amount = Math.max(connections, codes.length);
-      const authorization = basicAuthorization(flow.client);
+      const headers = tokenRequestHeaders(flow.client);
 
       const setupClient = (client: autocannon.Client) => {
         client.setRequests([
           {
             method: 'POST',
-            headers: {
-              authorization,
-              'content-type': 'application/x-www-form-urlencoded',
-              accept: 'application/json',
-            },
+            headers,
             setupRequest: (request) => {
               const issued = codes.shift();
               request.body = new URLSearchParams({

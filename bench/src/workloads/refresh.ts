@@ -5,7 +5,7 @@
  * run that ends mid-request leaves the server one rotation ahead of us (and reuse revokes).
  */
 import type autocannon from 'autocannon';
-import { basicAuthorization, postForm } from '../oauth-flow.js';
+import { postForm, tokenRequestHeaders } from '../oauth-flow.js';
 import { type AuthTarget, describeFailure, type Workload } from './types.js';
 import { issueUserTokens } from './user-flows.js';
 
@@ -29,11 +29,7 @@ export function refreshWorkload(target: AuthTarget): Workload {
           .filter((token): token is string => Boolean(token));
         return {
           url: flow.tokenEndpoint,
-          headers: {
-            authorization: basicAuthorization(flow.client),
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'application/json',
-          },
+          headers: tokenRequestHeaders(flow.client),
           next() {
             const token = idle.pop();
             if (token === undefined) return undefined;
@@ -74,18 +70,14 @@ export function refreshWorkload(target: AuthTarget): Workload {
       const chains = tokens
         .map((token) => token.refresh_token)
         .filter((token): token is string => Boolean(token));
-      const authorization = basicAuthorization(flow.client);
+      const headers = tokenRequestHeaders(flow.client);
 
       const setupClient = (client: autocannon.Client) => {
         let current = chains.shift();
         client.setRequests([
           {
             method: 'POST',
-            headers: {
-              authorization,
-              'content-type': 'application/x-www-form-urlencoded',
-              accept: 'application/json',
-            },
+            headers,
             setupRequest: (request) => {
               current ??= chains.shift();
               request.body = refreshBody(current ?? 'chain-pool-exhausted');
