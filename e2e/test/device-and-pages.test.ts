@@ -151,6 +151,29 @@ describe('sign-in pages', () => {
     expect(browser.cspViolations).toEqual([]);
   });
 
+  it('asks before signing out when the request has no id_token_hint (RP-Initiated Logout §2)', async () => {
+    browser = await launchBrowser();
+    const { page } = browser;
+    // A single sign-on session at the provider: sign in to the orders app.
+    await page.goto(`${stack.ordersUrl}/login?returnUrl=/app`);
+    await signInWithPassword(page, stack.issuer, stack.user);
+    await page.waitForURL(`${stack.ordersUrl}/app`);
+
+    // A bare link to the end-session endpoint, as any site could send: a question, not a sign-out.
+    await page.goto(`${stack.issuer}/logout`);
+    expect(await page.locator('h1').textContent()).toBe('Sign out?');
+    await expectAccessiblePage(page, { stylesheets: 1 });
+    await browser.screenshot(page, 'logout-confirm');
+    const cookies = async () => (await page.context().cookies(stack.issuer)).map((cookie) => cookie.name);
+    expect(await cookies()).toContain('op_session');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${stack.issuer}/logout`);
+    expect(await page.locator('h1').textContent()).toBe('You are signed out');
+    expect(await cookies()).not.toContain('op_session');
+    expect(browser.cspViolations).toEqual([]);
+  });
+
   it('cannot be framed by another site (frame-ancestors)', async () => {
     // Another site on this machine whose page embeds the device page in an iframe.
     const framing = createServer((_request, response) => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_EVENTS } from '../src/audit.js';
-import { hiddenFields, locationOf } from './browser.js';
+import { confirmLogout, hiddenFields, locationOf } from './browser.js';
 import { basicAuthorization, FORM, form, startTestApp, TEST_KEY_ENCRYPTION_KEY } from './helpers/app.js';
 import { captureLogs, openLoginPage, submitLogin } from './helpers/security.js';
 import { TEST_SECRETS, WEB_REDIRECT_URI } from './helpers/seed.js';
@@ -127,7 +127,7 @@ describe('audit events', () => {
     );
 
     // auth.logout: RP-initiated logout ends the SSO session of this browser.
-    const logout = await browser.get(`/logout?client_id=web`);
+    const logout = await confirmLogout(browser, await browser.get(`/logout?client_id=web`));
     expect([200, 302]).toContain(logout.statusCode);
     expect(only(AUDIT_EVENTS.logout)).toContainEqual(
       expect.objectContaining({ sub: ALICE.sub, sid: expect.any(String), client_id: 'web' }),

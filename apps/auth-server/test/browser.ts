@@ -94,3 +94,20 @@ export function locationOf(response: LightMyRequestResponse): URL {
   if (typeof location !== 'string') throw new Error(`no Location header (status ${response.statusCode})`);
   return new URL(location, 'https://issuer.example.test');
 }
+
+/**
+ * OIDC RP-Initiated Logout §2: without an id_token_hint of the current session the OP asks first.
+ * Checks that `response` is that confirmation page, then answers it as the user would (the page's
+ * hidden fields plus `confirm=yes`) and returns what the server sends next.
+ */
+export async function confirmLogout(
+  browser: TestBrowser,
+  response: LightMyRequestResponse,
+): Promise<LightMyRequestResponse> {
+  if (response.statusCode !== 200 || !response.body.includes('name="confirm" value="yes"')) {
+    throw new Error(
+      `expected the logout confirmation page, got ${response.statusCode}: ${response.body.slice(0, 200)}`,
+    );
+  }
+  return browser.post('/logout', { ...hiddenFields(response.body), confirm: 'yes' });
+}

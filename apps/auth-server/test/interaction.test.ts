@@ -1,7 +1,7 @@
 import { createTestClock } from '@oidc-orders/oauth-core/testing';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hiddenFields, locationOf, TestBrowser } from './browser.js';
+import { confirmLogout, hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, TEST_ISSUER } from './helpers/app.js';
 import { TEST_SECRETS, WEB_REDIRECT_URI } from './helpers/seed.js';
 import { ALICE, authorizePath, BOB, CONSENTING, pkcePair, startSignInApp } from './sign-in-fixtures.js';
@@ -319,10 +319,13 @@ describe('logout (RP-Initiated Logout)', () => {
 
   it('a registered post_logout_redirect_uri (with client_id) → redirect there with state; session ended', async () => {
     const { browser } = await signedIn();
-    const response = await browser.get(
-      `/logout?${new URLSearchParams({ client_id: CONSENTING.clientId, post_logout_redirect_uri: CONSENTING.postLogoutRedirectUri, state: 'bye' })}`,
+    const response = await confirmLogout(
+      browser,
+      await browser.get(
+        `/logout?${new URLSearchParams({ client_id: CONSENTING.clientId, post_logout_redirect_uri: CONSENTING.postLogoutRedirectUri, state: 'bye' })}`,
+      ),
     );
-    expect(response.statusCode).toBe(302);
+    expect(response.statusCode).toBe(303);
     const location = locationOf(response);
     expect(`${location.origin}${location.pathname}`).toBe(CONSENTING.postLogoutRedirectUri);
     expect(location.searchParams.get('state')).toBe('bye');
@@ -350,8 +353,11 @@ describe('logout (RP-Initiated Logout)', () => {
 
   it('an unregistered post_logout_redirect_uri → signed-out page, no redirect; session ended', async () => {
     const { browser } = await signedIn();
-    const response = await browser.get(
-      `/logout?${new URLSearchParams({ client_id: CONSENTING.clientId, post_logout_redirect_uri: 'https://evil.example.test/', state: 'x' })}`,
+    const response = await confirmLogout(
+      browser,
+      await browser.get(
+        `/logout?${new URLSearchParams({ client_id: CONSENTING.clientId, post_logout_redirect_uri: 'https://evil.example.test/', state: 'x' })}`,
+      ),
     );
     expect(response.statusCode).toBe(200);
     expect(response.headers.location).toBeUndefined();
@@ -361,9 +367,54 @@ describe('logout (RP-Initiated Logout)', () => {
 
   it('POST /logout works too', async () => {
     const { browser } = await signedIn();
-    const response = await browser.post('/logout', {});
+    const response = await confirmLogout(browser, await browser.post('/logout', {}));
     expect(response.statusCode).toBe(200);
     await expectSessionEnded(browser);
+  });
+
+  it("without id_token_hint it asks first (§2): a link, or a post without the page's CSRF token, signs nobody out", async () => {
+    const { browser } = await signedIn();
+    const asked = await browser.get(`/logout?${new URLSearchParams({ client_id: CONSENTING.clientId })}`);
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain('asks you to sign out');
+    expect(asked.headers['cache-control']).toBe('no-store');
+    expect(browser.cookies.has(SESSION_COOKIE)).toBe(true);
+
+    const { csrf, ...fields } = hiddenFields(asked.body);
+    expect(csrf).toBeTruthy();
+    for (const forged of [
+      { ...fields, confirm: 'yes' },
+      { ...fields, confirm: 'yes', csrf: `${csrf}x` },
+      { ...fields, csrf: csrf! },
+    ]) {
+      const again = await browser.post('/logout', forged);
+      expect(again.statusCode).toBe(200);
+      expect(again.body).toContain('name="confirm" value="yes"');
+      expect(browser.cookies.has(SESSION_COOKIE)).toBe(true);
+    }
+    // The token of one browser does not work in another browser of the same user.
+    const other = await signedIn();
+    const stolen = await other.browser.post('/logout', { ...fields, confirm: 'yes', csrf: csrf! });
+    expect(stolen.body).toContain('name="confirm" value="yes"');
+    expect(other.browser.cookies.has(SESSION_COOKIE)).toBe(true);
+
+    expect((await confirmLogout(browser, asked)).body).toContain('You have been signed out');
+    await expectSessionEnded(browser);
+  });
+
+  it('an id_token_hint of another session asks too; one of this session signs out at once', async () => {
+    const first = await signedIn();
+    const idTokenOfFirst = (await redeem(first.code, first.verifier)).id_token;
+    const second = await signedIn();
+    const asked = await second.browser.get(
+      `/logout?${new URLSearchParams({ id_token_hint: idTokenOfFirst })}`,
+    );
+    expect(asked.body).toContain('name="confirm" value="yes"');
+    expect(second.browser.cookies.has(SESSION_COOKIE)).toBe(true);
+
+    const own = await first.browser.get(`/logout?${new URLSearchParams({ id_token_hint: idTokenOfFirst })}`);
+    expect(own.body).toContain('You have been signed out');
+    await expectSessionEnded(first.browser);
   });
 });
 

@@ -7,7 +7,7 @@ import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, jwtVerify } from 'jos
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
-import { hiddenFields, locationOf, TestBrowser } from './browser.js';
+import { confirmLogout, hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, form, TEST_ISSUER, type TestApp, testConfig } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { TEST_SECRETS, testSeed } from './helpers/seed.js';
@@ -321,11 +321,11 @@ describe('logout of a session with several relying parties', () => {
 });
 
 describe('RP-initiated logout variants', () => {
-  it('without any hint: the signed-out page, no frames, no redirect, no delivery', async () => {
+  it('without any hint: asks first, then the signed-out page, no frames, no redirect, no delivery', async () => {
     const received = listener.received.length;
     const browser = new TestBrowser(app);
     await signIn(browser, 'rp-quiet');
-    const response = await browser.get('/logout');
+    const response = await confirmLogout(browser, await browser.get('/logout'));
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain('signed out');
     expect(response.body).not.toContain('<iframe');

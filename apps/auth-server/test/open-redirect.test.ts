@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestBrowser } from './browser.js';
+import { confirmLogout, TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, form, startTestApp } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { TEST_SECRETS, WEB_REDIRECT_URI } from './helpers/seed.js';
@@ -150,10 +150,14 @@ describe('/logout redirects only to an exactly registered post_logout_redirect_u
     for (const method of ['GET', 'POST'] as const) {
       const browser = await signedInBrowser();
       const params = { client_id: CONSENTING.clientId, post_logout_redirect_uri: target, state: 's' };
-      const response =
+      const asked =
         method === 'GET'
           ? await browser.get(`/logout?${new URLSearchParams(params)}`)
           : await browser.post('/logout', params);
+      // The confirmation (no id_token_hint) carries only a verified redirect: none here.
+      expect(asked.body).not.toContain('evil.example');
+      expect(asked.headers['content-security-policy']).not.toContain('evil.example');
+      const response = await confirmLogout(browser, asked);
       expect(response.statusCode).toBe(200);
       expect(response.headers.location).toBeUndefined();
       expect(response.body).toContain('You have been signed out');

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestBrowser } from './browser.js';
+import { confirmLogout, TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, form, startTestApp } from './helpers/app.js';
 import { webClientTokens } from './helpers/flows.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
@@ -118,13 +118,15 @@ describe('every page', () => {
     const device = new TestBrowser(started.app);
     pages.push(['device code page', await device.get('/device')]);
     pages.push(['device code page (csrf refused)', await device.post('/device', { user_code: 'BCDF-GHJK' })]);
-    pages.push(['signed-out page', await consenting.browser.get('/logout')]);
+    const logoutConfirmation = await consenting.browser.get('/logout');
+    pages.push(['logout confirmation page', logoutConfirmation]);
+    pages.push(['signed-out page', await confirmLogout(consenting.browser, logoutConfirmation)]);
 
     for (const [name, response] of pages) {
       expect(response.statusCode, name).toBeLessThan(500);
       expectPageHeaders(name, response);
     }
-    expect(pages.map(([name]) => name)).toHaveLength(10);
+    expect(pages.map(([name]) => name)).toHaveLength(11);
   });
 });
 

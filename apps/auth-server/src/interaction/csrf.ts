@@ -1,13 +1,13 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * CSRF tokens for the login and consent forms, bound to both the interaction and the browser:
+ * CSRF tokens for the login, consent and logout-confirmation forms, bound to both the interaction and the browser:
  * the token is an HMAC keyed by the browser-binding cookie over the form's purpose and the
  * interaction id. Nothing extra is stored; a forged cross-site post cannot know the cookie, a
  * token copied from another browser's page does not match this browser's cookie, and a token of
  * one interaction or form does not work on another.
  */
-export type CsrfPurpose = 'login' | 'consent' | 'device';
+export type CsrfPurpose = 'login' | 'consent' | 'device' | 'logout';
 
 export function csrfTokenFor(browserKey: string, purpose: CsrfPurpose, interactionId: string): string {
   return createHmac('sha256', browserKey).update(`${purpose}:${interactionId}`).digest('base64url');

@@ -22,6 +22,7 @@ import type { Interaction, InteractionRepository } from '../interaction/interact
 import type { SsoSession } from '../interaction/sso-session-repository.js';
 import { renderConsentPage } from '../pages/consent.js';
 import { renderLoginPage } from '../pages/login.js';
+import { sendLogoutConfirmPage } from '../pages/logout-confirm.js';
 import { sendHtml } from '../pages/respond.js';
 import { sendSignedOutPage } from '../pages/signed-out.js';
 import { hashCookieValue } from '../plugins/session.js';
@@ -464,6 +465,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   async function logout(request: FastifyRequest, reply: FastifyReply, source: unknown, status: 302 | 303) {
     const { params } = collectAuthorizationParams(source);
     let hintAudience: string[] = [];
+    let hintSid: unknown;
     if (params.id_token_hint !== undefined) {
       try {
         // §2: "the OP MUST validate that it was the issuer of the ID Token"; an expired hint is
@@ -473,6 +475,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
           ignoreExpiration: true,
         });
         hintAudience = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+        hintSid = claims.sid;
       } catch {
         return sendErrorPage(
           reply,
@@ -511,6 +514,31 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       requestedRedirect !== undefined && client?.postLogoutRedirectUris.includes(requestedRedirect)
         ? requestedRedirect
         : null;
+
+    // §2: the OP MUST ask the user when there is no id_token_hint, or when the hint is not of the
+    // current session; the confirmation posts back here with a CSRF token bound to this browser and
+    // this session, so neither a link nor a cross-site form can sign anyone out.
+    const session = await app.ssoSessions.current(request);
+    if (session !== null && hintSid !== session.id) {
+      const browserKey = app.ssoSessions.browserKey(request);
+      const confirmed =
+        request.method === 'POST' &&
+        params.confirm === 'yes' &&
+        browserKey !== null &&
+        isValidCsrfToken(params.csrf, browserKey, 'logout', session.id);
+      if (!confirmed) {
+        return sendLogoutConfirmPage(reply, {
+          basePath: pageContext.basePath,
+          clientName: client?.clientName ?? null,
+          // The client the request named or its hint's audience; the POST carries no hint.
+          clientId: client?.clientId,
+          postLogoutRedirectUri: redirectUri ?? undefined,
+          state: params.state,
+          csrfToken: csrfTokenFor(app.ssoSessions.ensureBrowserKey(request, reply), 'logout', session.id),
+          redirectUri,
+        });
+      }
+    }
 
     const ended = await app.ssoSessions.end(request, reply);
     if (ended !== null) {
