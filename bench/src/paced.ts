@@ -29,8 +29,6 @@ export interface PacedPlan {
 }
 
 export interface PacedResult {
-  /** Requests offered (due during the run). */
-  offered: number;
   seconds: number;
   ok: number;
   statusCodes: Record<string, number>;
@@ -144,7 +142,6 @@ export async function runPaced(
       ? 0
       : round1(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? 0);
   return {
-    offered,
     seconds,
     ok,
     statusCodes,

@@ -10,17 +10,33 @@ import type { AuthTarget, Workload } from './types.js';
 import { issueCodePool } from './user-flows.js';
 
 const MAX_POOL = 40_000;
+/** The target: 500 exchanges/s with p99 < 25 ms. */
+const PACED_RATE = 500;
+
+function exchangeBody(
+  flow: { redirectUri: string },
+  issued: { code: string; verifier: string } | undefined,
+): string {
+  return new URLSearchParams({
+    grant_type: 'authorization_code',
+    code: issued?.code ?? 'code-pool-exhausted',
+    redirect_uri: flow.redirectUri,
+    code_verifier: issued?.verifier ?? 'code-pool-exhausted-code-pool-exhausted-000000',
+  }).toString();
+}
 
 export function codeWorkload(target: AuthTarget): Workload {
   const flow = target.codeFlow;
   return {
     name: 'code',
     paced: {
-      // The target: 500 exchanges/s with p99 < 25 ms.
-      rate: 500,
+      rate: PACED_RATE,
       async plan({ seconds, connections }) {
         if (!flow) throw new Error('no browser flow for this target');
-        const pool = await issueCodePool(flow, Math.min(MAX_POOL, Math.round(500 * seconds) + connections));
+        const pool = await issueCodePool(
+          flow,
+          Math.min(MAX_POOL, Math.round(PACED_RATE * seconds) + connections),
+        );
         const codes = pool.codes;
         return {
           url: flow.tokenEndpoint,
@@ -28,15 +44,7 @@ export function codeWorkload(target: AuthTarget): Workload {
           next() {
             const issued = codes.shift();
             if (issued === undefined) return undefined;
-            return {
-              body: new URLSearchParams({
-                grant_type: 'authorization_code',
-                code: issued.code,
-                redirect_uri: flow.redirectUri,
-                code_verifier: issued.verifier,
-              }).toString(),
-              done() {},
-            };
+            return { body: exchangeBody(flow, issued), done() {} };
           },
           verifyBody: (body) => body.includes('"access_token"'),
           note: `${pool.codes.length} codes pre-issued at ${Math.round(pool.issueRate)}/s`,
@@ -78,13 +86,7 @@ export function codeWorkload(target: AuthTarget): Workload {
             method: 'POST',
             headers,
             setupRequest: (request) => {
-              const issued = codes.shift();
-              request.body = new URLSearchParams({
-                grant_type: 'authorization_code',
-                code: issued?.code ?? 'code-pool-exhausted',
-                redirect_uri: flow.redirectUri,
-                code_verifier: issued?.verifier ?? 'code-pool-exhausted-code-pool-exhausted-000000',
-              }).toString();
+              request.body = exchangeBody(flow, codes.shift());
               return request;
             },
           },

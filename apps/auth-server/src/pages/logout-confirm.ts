@@ -7,13 +7,12 @@ export interface LogoutConfirmPageInput {
   basePath: string;
   /** The application that asked, when the request named a known client. */
   clientName: string | null;
-  /** The request's own parameters, carried through the confirmation unchanged. */
+  /** Carried through the confirmation: the client (named, or the hint's audience) and `state`. */
   clientId: string | undefined;
-  postLogoutRedirectUri: string | undefined;
   state: string | undefined;
-  csrfToken: string;
-  /** The verified post-logout redirect, if any: `form-action` must allow the redirect after the POST. */
+  /** The verified post-logout redirect, if any; `form-action` must also allow it (the POST redirects there). */
   redirectUri: string | null;
+  csrfToken: string;
 }
 
 /**
@@ -33,7 +32,7 @@ export function renderLogoutConfirmPage(input: LogoutConfirmPageInput): string {
 <p class="muted">Signing out ends your session here and in the applications you signed in to with it. If you did not ask to sign out, close this page.</p>
 <form method="post" action="${input.basePath}/logout" class="actions">
 ${hidden('client_id', input.clientId)}
-${hidden('post_logout_redirect_uri', input.postLogoutRedirectUri)}
+${hidden('post_logout_redirect_uri', input.redirectUri ?? undefined)}
 ${hidden('state', input.state)}
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" name="confirm" value="yes" class="primary">Sign out</button>

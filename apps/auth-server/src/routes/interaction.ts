@@ -532,10 +532,9 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
           clientName: client?.clientName ?? null,
           // The client the request named or its hint's audience; the POST carries no hint.
           clientId: client?.clientId,
-          postLogoutRedirectUri: redirectUri ?? undefined,
           state: params.state,
-          csrfToken: csrfTokenFor(app.ssoSessions.ensureBrowserKey(request, reply), 'logout', session.id),
           redirectUri,
+          csrfToken: csrfTokenFor(app.ssoSessions.ensureBrowserKey(request, reply), 'logout', session.id),
         });
       }
     }
