@@ -5,11 +5,12 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
+import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
 import { dpopPlugin } from './plugins/dpop.js';
-import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
 import { healthPlugin } from './plugins/health.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
@@ -61,6 +62,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     // Only a trusted proxy may name the request id; otherwise a client could forge log correlation.
     requestIdHeader: config.trustProxy === false ? false : 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false },
+    frameworkErrors: answerFrameworkError(issuerBasePath(config.issuer)),
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -69,6 +71,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
   await app.register(errorHandlerPlugin);
+  // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
+  await app.register(requestTextGuardPlugin);
   await app.register(databasePlugin, { database: deps.database });
   await app.register(storesPlugin, { clock, seed });
   await app.register(keysPlugin, { clock });
@@ -79,7 +83,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
   // parameters arrive as arrays, which the OAuth endpoints reject (RFC 6749 §3.1, §3.2).
-  await app.register(formbody);
+  await app.register(formbody, { parser: parseFormBody });
 
   // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
   await app.register(discoveryRoutes);
@@ -108,6 +112,12 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   });
 
   return app;
+}
+
+/** The issuer's path ('' at the root): where the pages find their assets. */
+function issuerBasePath(issuer: string): string {
+  const { pathname } = new URL(issuer);
+  return pathname === '/' ? '' : pathname;
 }
 
 function fastifyTrustProxy(

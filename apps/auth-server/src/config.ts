@@ -265,7 +265,7 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
   if (trimmed === '' || trimmed === 'false') return false;
   if (trimmed === 'true') return true;
   if (/^\d+$/.test(trimmed)) return Number(trimmed) === 0 ? false : Number(trimmed);
-  const addresses = value
+  const addresses = trimmed
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');

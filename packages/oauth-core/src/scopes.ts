@@ -127,7 +127,7 @@ export function selectAccessTokenTarget(input: AccessTokenTargetInput): AccessTo
       throw invalidTarget('resource was not part of the authorization request');
     }
     if (!bound && !ownsGrantedScope(named!, scopes)) {
-      throw invalidTarget('the grant holds none of the resource\'s scopes');
+      throw invalidTarget("the grant holds none of the resource's scopes");
     }
     target = named!;
   } else if (boundResources.length > 0) {

@@ -21,7 +21,11 @@ describe('consentedResourceClaims', () => {
   const every = ['email', 'email_verified', 'name', 'preferred_username', 'username', 'sub'];
   it.each([
     ['openid orders.read: nothing', ['openid', 'orders.read'], {}],
-    ['email scope: email and email_verified', ['openid', 'email'], { email: alice.email, email_verified: true }],
+    [
+      'email scope: email and email_verified',
+      ['openid', 'email'],
+      { email: alice.email, email_verified: true },
+    ],
     [
       'profile scope: name and the username claims',
       ['profile'],

@@ -62,7 +62,8 @@ describe('introspectToken', () => {
     ['user', { users: { findUserBySub: async () => null, findUserByUsername: async () => null } }],
   ])('a token whose %s is disabled is inactive (JWT, opaque, refresh token)', async (_kind, without) => {
     const jwt = (await obtainTokens(env)).response;
-    const opaque = (await obtainTokens(env, { scopes: ['openid', 'offline_access', 'billing.read'] })).response;
+    const opaque = (await obtainTokens(env, { scopes: ['openid', 'offline_access', 'billing.read'] }))
+      .response;
     const disabled = { ...ctx(env), stores: { ...env.stores, ...without } };
     for (const [token, caller] of [
       [jwt.access_token, await asResource(env, 'orders-api')],
@@ -87,7 +88,10 @@ describe('introspectToken', () => {
     const caller = await asResource(env, 'orders-api');
     const noUsers = {
       ...ctx(env),
-      stores: { ...env.stores, users: { findUserBySub: async () => null, findUserByUsername: async () => null } },
+      stores: {
+        ...env.stores,
+        users: { findUserBySub: async () => null, findUserByUsername: async () => null },
+      },
     };
     expect((await introspectToken(access_token, undefined, caller, noUsers)).active).toBe(true);
     const noClients = { ...ctx(env), stores: { ...env.stores, clients: { findClient: async () => null } } };

@@ -1,7 +1,7 @@
-import { formatScope } from '../src/scopes.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authorizationCodeGrant } from '../src/grants/authorization-code.js';
 import { refreshTokenGrant } from '../src/grants/refresh-token.js';
+import { formatScope } from '../src/scopes.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { createEnv, type Env, expectOAuthError, jwtClaims, VERIFIER } from './harness.js';
 

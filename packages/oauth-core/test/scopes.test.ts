@@ -151,12 +151,24 @@ describe('selectAccessTokenTarget', () => {
   // scope; an access token for an API never carries an empty scope.
   it.each([
     ['code grant: openid only, another API named', ['openid'], ['orders-api'], [], 'invalid_target'],
-    ['one API\'s scope, another API named', ['billing.read'], ['orders-api'], [], 'invalid_target'],
+    ["one API's scope, another API named", ['billing.read'], ['orders-api'], [], 'invalid_target'],
     ['OIDC scopes only, an API named', ['openid', 'profile', 'email'], ['billing-api'], [], 'invalid_target'],
     ['the API owns a granted scope', ['openid', 'orders.read'], ['orders-api'], [], undefined],
-    ['bound at authorization (consented), no API scope', ['openid'], ['orders-api'], ['orders-api'], undefined],
+    [
+      'bound at authorization (consented), no API scope',
+      ['openid'],
+      ['orders-api'],
+      ['orders-api'],
+      undefined,
+    ],
     ['bound, API scope granted', ['orders.read'], ['orders-api'], ['orders-api', 'billing-api'], undefined],
-    ['bound API without any granted scope: empty scope', ['offline_access'], [], ['orders-api'], 'invalid_target'],
+    [
+      'bound API without any granted scope: empty scope',
+      ['offline_access'],
+      [],
+      ['orders-api'],
+      'invalid_target',
+    ],
   ])('%s → %s', (_name, scopes, requestedResources, boundResources, expected) => {
     expect(
       errorCode(() => selectAccessTokenTarget({ resources, scopes, requestedResources, boundResources })),
