@@ -571,7 +571,8 @@ function createRedemptionStatements(db: AppDatabase) {
         .select({ token: refreshTokens, grant: grants, user: users })
         .from(refreshTokens)
         .leftJoin(grants, eq(grants.id, refreshTokens.grantId))
-        .leftJoin(users, eq(users.sub, refreshTokens.sub))
+        // A disabled user joins as null, as `findUserBySub` would find none.
+        .leftJoin(users, and(eq(users.sub, refreshTokens.sub), isNull(users.disabledAt)))
         .where(eq(refreshTokens.tokenHash, hash))
         .limit(1)
         .prepare('auth_refresh_token_with_grant_and_user'),
@@ -581,7 +582,7 @@ function createRedemptionStatements(db: AppDatabase) {
         .select({ code: authorizationCodes, grant: grants, user: users })
         .from(authorizationCodes)
         .leftJoin(grants, eq(grants.id, authorizationCodes.grantId))
-        .leftJoin(users, eq(users.sub, authorizationCodes.sub))
+        .leftJoin(users, and(eq(users.sub, authorizationCodes.sub), isNull(users.disabledAt)))
         .where(eq(authorizationCodes.codeHash, hash))
         .limit(1)
         .prepare('auth_code_with_grant_and_user'),
