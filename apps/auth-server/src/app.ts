@@ -4,6 +4,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { configPlugin } from './plugins/config.js';
@@ -55,7 +56,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
 
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config),
+    logger: withLogRedaction(config, deps.logger),
     trustProxy: fastifyTrustProxy(config),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
@@ -128,9 +129,37 @@ function fastifyTrustProxy(
   return typeof trustProxy === 'number' ? (_address, hop) => hop < trustProxy : trustProxy;
 }
 
-function loggerOptions(config: AppConfig): FastifyServerOptions['logger'] {
+/**
+ * The logger of the app; a caller's options (a test's stream and level) are merged into it, so the
+ * redaction below is always in place (issue 13 item 4: no token, secret or personal data in any
+ * line, at any level).
+ */
+function withLogRedaction(
+  config: AppConfig,
+  override: FastifyServerOptions['logger'] | undefined,
+): FastifyServerOptions['logger'] {
+  if (override === false) return false;
+  const base = loggerOptions(config);
+  return typeof override === 'object' && override !== null ? { ...base, ...override } : base;
+}
+
+type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
+
+function loggerOptions(config: AppConfig): LoggerOptions {
   return {
     level: config.logLevel,
+    // Request URLs with sensitive query values replaced; errors and every logged string scrubbed
+    // of sensitive `name=value` pairs and JWTs (src/http/log-redaction.ts).
+    serializers: { req: serializeRequest as never, err: serializeError as never },
+    formatters: { log: (object: Record<string, unknown>) => scrubValue(object) as Record<string, unknown> },
+    hooks: {
+      logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+        return method.apply(
+          this,
+          args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg)),
+        );
+      },
+    },
     // Fastify's request serializer logs no headers or bodies; these paths guard against anyone
     // adding them to a log line later (credentials, session cookies).
     redact: {
