@@ -180,7 +180,7 @@ function cpuCeiling(report: BenchReport, workload: WorkloadName): CpuSummary['ce
   // A token costs at least the bare route plus one signature (measured on one core, in-process).
   return {
     serverUs: round1(bare.serverUs + 1e6 / signing.signaturesPerSecond),
-    label: 'bare-fastify + 1 ES256 signature (node:crypto)',
+    label: 'bare-fastify + 1 ES256 sign (node:crypto)',
   };
 }
 

@@ -183,7 +183,7 @@ describe('the tables', () => {
       '0.0 µs',
       '–',
       '430 µs',
-      '66 µs (bare-fastify + 1 ES256 signature (node:crypto))',
+      '66 µs (bare-fastify + 1 ES256 sign (node:crypto))',
       '0.60× (0.60× with PostgreSQL)',
     ]);
   });
