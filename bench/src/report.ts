@@ -520,6 +520,11 @@ function firstLine(text: string): string {
 export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
   const escapePipes = (cell: string) => cell.replace(/\|/g, '\\|');
   const row = (cells: string[]) => `| ${cells.map(escapePipes).join(' | ')} |`;
+  const table = (header: string[], body: string[][]) => [
+    row(header),
+    row(header.map(() => '---')),
+    ...body.map(row),
+  ];
   const { settings, machine } = report;
   const out = [
     `# Benchmark results (${report.mode}, ${report.startedAt})`,
@@ -543,15 +548,11 @@ export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: 
     '',
     'CPU per 2xx response (utime + stime of each process from /proc, mean of the runs):',
     '',
-    row(CPU_HEADER),
-    row(CPU_HEADER.map(() => '---')),
-    ...cpuTableCells(rows).map(row),
+    ...table(CPU_HEADER, cpuTableCells(rows)),
     '',
     'Throughput:',
     '',
-    row(THROUGHPUT_HEADER),
-    row(THROUGHPUT_HEADER.map(() => '---')),
-    ...tableCells(rows).map(row),
+    ...table(THROUGHPUT_HEADER, tableCells(rows)),
     '',
     ...report.signing.map(
       (ceiling) =>
@@ -563,9 +564,10 @@ export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: 
     ),
     ...rssTimelines(report).map((line) => `- ${line}.`),
     '',
-    row(['target', 'measured', 'result']),
-    row(['---', '---', '---']),
-    ...checks.map((check) => row([check.target, check.measured, check.result])),
+    ...table(
+      ['target', 'measured', 'result'],
+      checks.map((check) => [check.target, check.measured, check.result]),
+    ),
   ];
   const problems = problemLines(report);
   if (problems.length > 0) out.push('', ...problems.map((line) => `- ${line}`));
