@@ -451,7 +451,7 @@ export function formatText(report: BenchReport, rows: SummaryRow[], checks: Targ
       `signing ceiling, ES256 ${ceiling.library}: ${Math.round(ceiling.signaturesPerSecond).toLocaleString('en-US')} signatures/s (1 core)`,
     );
   }
-  out.push(...pacedLines(report));
+  out.push(...pacedLines(report), ...loadGeneratorLines(report));
   for (const rss of report.rss)
     out.push(`RSS ${rss.server}: max ${rss.maxRssMb} MB (${rss.readyRssMb} MB when ready)`);
   out.push(...rssTimelines(report), '');
@@ -474,6 +474,31 @@ function pacedLines(report: BenchReport): string[] {
         cpuBreakdown(run.cpuMsPerOk),
     ];
   });
+}
+
+/** Above this share of one core the load generator, not the server, may set the throughput. */
+export const LOAD_GENERATOR_BUSY = 0.9;
+
+/**
+ * Share of one core the load generator (this harness) used during a saturating run: its CPU per
+ * 2xx × 2xx per second. Undefined for runs from before it was recorded.
+ */
+export function loadGeneratorBusy(run: RunRecord): number | undefined {
+  const msPerOk = run.cpuMsPerOk?.['load-generator'];
+  return msPerOk === undefined ? undefined : (msPerOk * run.okRps) / 1000;
+}
+
+/** One line per run in which the load generator had (almost) a core to itself and used all of it. */
+function loadGeneratorLines(report: BenchReport): string[] {
+  return report.outcomes.flatMap((outcome) =>
+    outcome.runs.flatMap((run) => {
+      const busy = loadGeneratorBusy(run);
+      if (busy === undefined || busy < LOAD_GENERATOR_BUSY) return [];
+      return [
+        `${outcome.target} ${outcome.workload} run ${run.run}: the load generator used ${Math.round(busy * 100)} % of a core, so its throughput may be the load generator's limit rather than the server's (CPU per 2xx is not affected)`,
+      ];
+    }),
+  );
 }
 
 /** `; CPU per 2xx: auth-server-postgres 380 µs, postgres 220 µs` from a run's `cpuMsPerOk`. */
@@ -559,6 +584,7 @@ export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: 
         `- Signing ceiling, ES256 with ${ceiling.library}: ${Math.round(ceiling.signaturesPerSecond).toLocaleString('en-US')} signatures/s on one core.`,
     ),
     ...pacedLines(report).map((line) => `- ${line}.`),
+    ...loadGeneratorLines(report).map((line) => `- ${line}.`),
     ...report.rss.map(
       (rss) => `- RSS of ${rss.server}: max ${rss.maxRssMb} MB (${rss.readyRssMb} MB when ready).`,
     ),

@@ -6,6 +6,7 @@ import {
   cpuPerOk,
   formatMarkdown,
   formatText,
+  loadGeneratorBusy,
   placementLine,
   ratioOf,
   servingServer,
@@ -112,6 +113,29 @@ describe('ratioOf', () => {
     expect(ratioOf(undefined, 429)).toBeUndefined();
     expect(ratioOf(263, undefined)).toBeUndefined();
     expect(ratioOf(263, 0)).toBeUndefined();
+  });
+});
+
+describe('loadGeneratorBusy', () => {
+  it('is the share of one core the harness spent: CPU per 2xx × 2xx per second', () => {
+    expect(
+      loadGeneratorBusy(run('ours-postgres', 'cc-jwt', 10_000, { 'load-generator': 0.095 })),
+    ).toBeCloseTo(0.95, 6);
+    expect(
+      loadGeneratorBusy(run('ours-postgres', 'cc-jwt', 10_000, { 'auth-server-postgres': 0.2 })),
+    ).toBeUndefined();
+  });
+
+  it('flags the runs where the load generator was the limit, and only those', () => {
+    const busy = report([
+      measured('ours-postgres', 'jwks', [run('ours-postgres', 'jwks', 20_000, { 'load-generator': 0.048 })]),
+      measured('ours-postgres', 'cc-jwt', [
+        run('ours-postgres', 'cc-jwt', 3_000, { 'load-generator': 0.09 }),
+      ]),
+    ]);
+    const text = formatText(busy, summarize(busy), []);
+    expect(text).toContain('ours-postgres jwks run 1: the load generator used 96 % of a core');
+    expect(text).not.toContain('ours-postgres cc-jwt run 1: the load generator');
   });
 });
 
