@@ -161,6 +161,43 @@ async function abort(reason: string, code: number): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * Cumulative CPU ms of every process of a system, read before and after each run: its servers, the
+ * PostgreSQL backends connected to its databases (`postgres:<pid>`), and this harness, which runs
+ * the load generator.
+ */
+async function readSystemCpu(system: System): Promise<Map<string, number>> {
+  const cpu = new Map<string, number>();
+  const own = process.cpuUsage();
+  cpu.set('load-generator', (own.user + own.system) / 1000);
+  for (const server of system.servers) cpu.set(server.name, await server.cpuMs());
+  if (admin && system.databases && system.databases.length > 0) {
+    for (const pid of await admin.backendPids(system.databases)) {
+      const ms = await readCpuMs(pid);
+      if (ms !== undefined) cpu.set(`postgres:${pid}`, ms);
+    }
+  }
+  return cpu;
+}
+
+async function pinWithLog(): Promise<PinPlan> {
+  const pin = await pinHarness();
+  log(
+    pin.pinned
+      ? `--pin: servers on CPU ${pin.serverCpu}, the load generator (this process) on CPU ${pin.loadCpu}; PostgreSQL unpinned`
+      : `--pin: ${pin.reason}`,
+  );
+  return pin;
+}
+
+/** Shows that `--pin` took: the CPUs the kernel lets each server run on. */
+async function logAffinity(system: System): Promise<void> {
+  for (const server of system.servers) {
+    const cpus = await readAllowedCpus(server.pid);
+    log(`${server.name} (pid ${server.pid}) may run on CPU ${cpus?.join(',') ?? 'unknown'}`);
+  }
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   // Everything stops by itself: a hard limit well above the expected length of the run.
@@ -190,15 +227,7 @@ async function main(): Promise<number> {
   }
   cleanups.push(async () => admin?.dropAll());
 
-  let pin: PinPlan | undefined;
-  if (options.pin) {
-    pin = await pinHarness();
-    log(
-      pin.pinned
-        ? `--pin: servers on CPU ${pin.serverCpu}, the load generator (this process) on CPU ${pin.loadCpu}; PostgreSQL unpinned`
-        : `--pin: ${pin.reason}`,
-    );
-  }
+  const pin = options.pin ? await pinWithLog() : undefined;
 
   const selected = (name: BenchName) => name === 'http-ceiling' || options.only.has(name);
   const report: BenchReport = {
@@ -281,12 +310,7 @@ async function main(): Promise<number> {
       continue;
     }
     if (system.cleanup) cleanups.push(system.cleanup);
-    if (pin?.pinned) {
-      for (const server of system.servers) {
-        const cpus = await readAllowedCpus(server.pid);
-        log(`${server.name} (pid ${server.pid}) may run on CPU ${cpus?.join(',') ?? 'unknown'}`);
-      }
-    }
+    if (pin?.pinned) await logAffinity(system);
     for (const failure of system.failures) {
       report.startFailures.push({ server: failure.server, detail: failure.detail });
       log(`${failure.server} failed to start: ${failure.detail}`);
@@ -310,19 +334,7 @@ async function main(): Promise<number> {
           warmupSeconds: options.warmupSeconds,
           runs,
           log,
-          cpuProbe: async () => {
-            const cpu = new Map<string, number>();
-            const own = process.cpuUsage();
-            cpu.set('load-generator', (own.user + own.system) / 1000);
-            for (const server of system.servers) cpu.set(server.name, await server.cpuMs());
-            if (admin && system.databases && system.databases.length > 0) {
-              for (const pid of await admin.backendPids(system.databases)) {
-                const ms = await readCpuMs(pid);
-                if (ms !== undefined) cpu.set(`postgres:${pid}`, ms);
-              }
-            }
-            return cpu;
-          },
+          cpuProbe: () => readSystemCpu(system),
           onRecord: (record) => {
             records.push(record);
             process.stdout.write(`${JSON.stringify(record)}\n`);
