@@ -20,6 +20,7 @@ import {
 import { scheduleAccessToken } from '../oidc/token-refresher.js';
 import type { SessionTokens } from '../oidc/token-sealing.js';
 import { sendErrorPage } from '../pages/error-page.js';
+import { publicBaseUrl } from '../public-url.js';
 import { homeSchema, loginSchema } from '../schemas/signin.js';
 
 /** One cookie per sign-in attempt, so two tabs signing in at once do not overwrite each other's. */
@@ -50,24 +51,13 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const stateKey =
     config.sessionSecret === undefined ? undefined : deriveKey(config.sessionSecret, 'sign-in state');
 
-  /**
-   * Where the browser reaches this app. Without TRUST_PROXY, always BASE_URL (a client-supplied
-   * `X-Forwarded-*` or `Host` must not steer redirects). With it, the scheme and host the gateway
-   * forwards (https behind a TLS-terminating proxy), keeping BASE_URL's path prefix.
-   */
-  function publicBaseUrl(request: FastifyRequest): string {
-    if (config.trustProxy === false) return config.baseUrl;
-    const prefix = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
-    return `${request.protocol}://${request.host}${prefix}`;
-  }
-
   async function startSignIn(request: FastifyRequest, reply: FastifyReply, returnUrl: string) {
     const provider = app.oidc.require();
     const codeVerifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
     const correlationId = randomBytes(9).toString('base64url');
     const correlationValue = randomBytes(32).toString('base64url');
-    const redirectUri = `${publicBaseUrl(request)}/signin-oidc`;
+    const redirectUri = `${publicBaseUrl(config, request)}/signin-oidc`;
     const state = await protectState(
       {
         returnUrl,
@@ -226,7 +216,7 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (session?.tokens.refreshToken) await revokeQuietly(request, provider, session.tokens.refreshToken);
     // OIDC RP-Initiated Logout 1.0 §2: the provider ends its session too, then sends the browser back.
     const parameters: Record<string, string> = {
-      post_logout_redirect_uri: `${publicBaseUrl(request)}/`,
+      post_logout_redirect_uri: `${publicBaseUrl(config, request)}/`,
     };
     if (session?.tokens.idToken) parameters.id_token_hint = session.tokens.idToken;
     else parameters.client_id = oidc.clientId!;
