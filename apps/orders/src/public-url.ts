@@ -7,7 +7,10 @@ import type { Config } from './config.js';
  * scheme and host the gateway forwards (https behind a TLS-terminating proxy), keeping BASE_URL's
  * path prefix.
  */
-export function publicBaseUrl(config: Pick<Config, 'baseUrl' | 'trustProxy'>, request: FastifyRequest): string {
+export function publicBaseUrl(
+  config: Pick<Config, 'baseUrl' | 'trustProxy'>,
+  request: FastifyRequest,
+): string {
   if (config.trustProxy === false) return config.baseUrl;
   const prefix = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
   return `${request.protocol}://${request.host}${prefix}`;

@@ -95,7 +95,8 @@ export default fp(
       try {
         return await verifyAccessToken(token, { provider, resourceId: app.config.resourceId, cache });
       } catch (error) {
-        if (error instanceof InvalidAccessTokenError) throw refuse('invalid_token', error.description, scheme);
+        if (error instanceof InvalidAccessTokenError)
+          throw refuse('invalid_token', error.description, scheme);
         throw error;
       }
     }
@@ -144,7 +145,11 @@ export default fp(
       } catch (error) {
         if (!isOAuthError(error)) throw error;
         // The detail names the rule the proof broke; it describes the caller's own proof only.
-        throw refuse('invalid_dpop_proof', `The DPoP proof is invalid: ${error.detail ?? error.code}`, 'DPoP');
+        throw refuse(
+          'invalid_dpop_proof',
+          `The DPoP proof is invalid: ${error.detail ?? error.code}`,
+          'DPoP',
+        );
       }
     }
 
@@ -154,7 +159,12 @@ export default fp(
         const verified = await verifyToken(credentials);
         await checkSenderConstraint(request, credentials, verified);
         if (!verified.scopes.includes(scope)) {
-          throw refuse('insufficient_scope', `The access token lacks the scope ${scope}`, credentials.scheme, scope);
+          throw refuse(
+            'insufficient_scope',
+            `The access token lacks the scope ${scope}`,
+            credentials.scheme,
+            scope,
+          );
         }
         request.accessToken = verified;
       };
@@ -167,7 +177,10 @@ export default fp(
 function sweepExpiredProofs(app: FastifyInstance, replay: DpopReplayStore): void {
   const timer = setInterval(() => {
     replay.deleteExpired(Math.floor(Date.now() / 1000)).catch((error: unknown) => {
-      app.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'DPoP jti sweep failed');
+      app.log.warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'DPoP jti sweep failed',
+      );
     });
   }, DPOP_REPLAY_SWEEP_MS);
   timer.unref();
