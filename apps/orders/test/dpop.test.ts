@@ -165,9 +165,9 @@ describe('the honest caller: openid-client with DPoP', () => {
     );
 
     expect(list.status).toBe(200);
-    expect((await list.json()).map((order: { id: number }) => order.id)).toEqual([id]);
+    expect(((await list.json()) as { id: number }[]).map((order: { id: number }) => order.id)).toEqual([id]);
     expect(one.status).toBe(200);
-    expect((await one.json()).id).toBe(id);
+    expect(((await one.json()) as { id: number }).id).toBe(id);
   });
 
   it('reads with an opaque token whose introspection carries cnf.jkt (token_type DPoP)', async () => {

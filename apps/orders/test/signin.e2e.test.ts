@@ -52,7 +52,7 @@ beforeAll(async () => {
         client_id: 'orders-web',
         client_secret: CLIENT_SECRET,
         redirect_uris: [`${baseUrl}/signin-oidc`, `${GATEWAY}/signin-oidc`],
-        post_logout_redirect_uris: [`${baseUrl}/`, `${GATEWAY}/`],
+        post_logout_redirect_uris: [`${baseUrl}/signed-out`, `${GATEWAY}/signed-out`],
         grant_types: ['authorization_code', 'refresh_token'],
         scope: 'openid profile email offline_access orders.read orders.write',
         skip_consent: true,
