@@ -496,13 +496,13 @@ describe('logout', () => {
     const endSession = new URL(logout.headers.get('location')!);
     expect(`${endSession.origin}${endSession.pathname}`).toBe(`${auth.issuer}/logout`);
     expect(endSession.searchParams.get('id_token_hint')).toBe(idToken);
-    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${baseUrl}/`);
+    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${baseUrl}/signed-out`);
     expect(browser.cookie('__Host-orders-session')).toBeUndefined();
     expect(await countRows(database, 'sessions')).toBe(0);
 
     const back = await browser.request(endSession);
     expect(back.status).toBe(302);
-    expect(back.headers.get('location')).toBe(`${baseUrl}/`);
+    expect(back.headers.get('location')).toBe(`${baseUrl}/signed-out`);
 
     // The refresh token no longer works.
     const rp = await client.discovery(new URL(auth.issuer), 'orders-web', CLIENT_SECRET, undefined, {
@@ -589,7 +589,7 @@ describe('forwarded headers', () => {
       expect(home.status).toBe(200);
       const logout = await browser.request(`${appUrl}/logout`, { headers: forwarded });
       expect(new URL(logout.headers.get('location')!).searchParams.get('post_logout_redirect_uri')).toBe(
-        `${GATEWAY}/`,
+        `${GATEWAY}/signed-out`,
       );
     } finally {
       await proxied.close();
