@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import { REDACTED, serializeError, serializeRequest } from './logging.js';
 import type { DiscoveryRetryOptions } from './oidc/provider.js';
 import apiCors from './plugins/api-cors.js';
 import apiKeyGuard from './plugins/api-key-guard.js';
@@ -37,18 +38,11 @@ export interface AppDeps {
 /** Largest request body accepted, bytes (Fastify's default is 1 MiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** Headers whose values must never reach a log line. */
-export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key'];
-
-function serializeRequest(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: request.url,
-    host: request.host,
-    remoteAddress: request.ip,
-    headers: request.headers,
-  };
-}
+/**
+ * Headers whose values must never reach a log line. The request serializer logs no header at all;
+ * this list is the second line of defence for any code that logs a `req.headers` or `res.headers`.
+ */
+export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'dpop'];
 
 /** Fastify's types take a hop count only as a function; proxy-addr numbers hops from 0. */
 function toFastifyTrustProxy(trustProxy: Config['trustProxy']) {
@@ -64,10 +58,10 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      serializers: { req: serializeRequest },
+      serializers: { req: serializeRequest, err: serializeError },
       redact: {
         paths: [...REDACTED_HEADERS.map((header) => `req.headers["${header}"]`), 'res.headers["set-cookie"]'],
-        censor: '[Redacted]',
+        censor: REDACTED,
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
