@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { REDACTED, serializeError, serializeRequest } from './logging.js';
@@ -10,7 +10,8 @@ import apiKeyGuard from './plugins/api-key-guard.js';
 import bearerAuth from './plugins/bearer-auth.js';
 import configPlugin from './plugins/config.js';
 import dbPlugin from './plugins/db.js';
-import errorHandler from './plugins/error-handler.js';
+import errorHandler, { toErrorReply } from './plugins/error-handler.js';
+import inputGuard from './plugins/input-guard.js';
 import lifecycle from './plugins/lifecycle.js';
 import oidcPlugin from './plugins/oidc.js';
 import sessionPlugin from './plugins/session.js';
@@ -66,6 +67,12 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => randomUUID(),
+    // The router's own refusals (a path that is not valid percent-encoded UTF-8: FST_ERR_BAD_URL)
+    // get the app's usual `{statusCode, message}` body too, not Fastify's default shape.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const { body } = toErrorReply(error);
+      void reply.code(body.statusCode).send(body);
+    },
     // Every body here is small (orders, form_post callbacks, logout tokens); larger ones are 413
     // before they are read into memory.
     bodyLimit: BODY_LIMIT_BYTES,
@@ -92,6 +99,7 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
   // Order matters only for the error handler, which must be on the root before the route plugins
   // so they inherit it; `dependencies` on each plugin make a wrong order fail ready().
   app.register(errorHandler);
+  app.register(inputGuard);
   app.register(configPlugin, { config });
   app.register(dbPlugin, deps.database ? { database: deps.database } : {});
   app.register(lifecycle);

@@ -223,3 +223,17 @@ export class DatabaseUnavailableError extends Error {
     this.name = 'DatabaseUnavailableError';
   }
 }
+
+/**
+ * Issue 13 item 7: a path segment, query value, form or JSON value, or header holds a control
+ * character, invalid UTF-8 or a lone surrogate. Refused before any route sees it, so no such value
+ * reaches SQL (PostgreSQL refuses NUL: a 500) or a page.
+ */
+export class InvalidCharactersError extends DomainError {
+  readonly statusCode = 400;
+  readonly code = 'REQUEST_CHARACTERS_INVALID';
+  constructor(where: 'path' | 'query' | 'header' | 'body') {
+    super(`The request ${where} holds control characters or invalid UTF-8`);
+    this.name = 'InvalidCharactersError';
+  }
+}

@@ -21,6 +21,7 @@ import {
 import { scheduleAccessToken } from '../oidc/token-refresher.js';
 import type { SessionTokens } from '../oidc/token-sealing.js';
 import { sendErrorPage, sendSignedOutPage, sendSignOutConfirmation } from '../pages/error-page.js';
+import { parseFormStrictly } from '../plugins/input-guard.js';
 import { publicBaseUrl } from '../public-url.js';
 import { homeSchema, loginSchema } from '../schemas/signin.js';
 
@@ -44,7 +45,7 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app;
   const { oidc } = config;
   // Only form_post callbacks and back-channel logout are forms here; JSON stays the default elsewhere.
-  await app.register(formbody);
+  await app.register(formbody, { parser: parseFormStrictly });
 
   // Without OIDC_ISSUER the API-key routes work and every sign-in route says why it cannot.
   app.addHook('onRequest', async () => {
