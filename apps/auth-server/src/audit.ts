@@ -24,6 +24,16 @@ export const AUDIT_EVENTS = {
   keysRotated: 'auth.keys.rotated',
   /** A rate limit refused a request (`limit`, `ip` or `client_id`, `retry_after_seconds`). */
   rateLimitExceeded: 'auth.rate_limit.exceeded',
+  /** A second factor was accepted (`sub`, `method`, `client_id`, `ip`). */
+  factorSucceeded: 'auth.mfa.succeeded',
+  /** A second factor was refused (`sub`, `method`, `reason`: `invalid` | `replayed`, `client_id`, `ip`). */
+  factorFailed: 'auth.mfa.failed',
+  /** A factor was enrolled (`sub`, `method`, `credential_id`). */
+  factorEnrolled: 'auth.mfa.enrolled',
+  /** A factor was removed by its user (`sub`, `method`, `credential_id`). */
+  factorRemoved: 'auth.mfa.removed',
+  /** A factor was renamed (`sub`, `method`, `credential_id`). */
+  factorRenamed: 'auth.mfa.renamed',
 } as const;
 
 export type AuditEvent = (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS];
@@ -42,7 +52,11 @@ export interface AuditFields {
   grant_type?: string;
   scopes?: string[];
   reason?: string;
-  limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code';
+  limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code' | 'mfa_user' | 'mfa_ip';
+  /** Sign-in method (oauth-core `AuthenticationMethod`). */
+  method?: string;
+  /** A factor's id (never its secret). */
+  credential_id?: string;
   retry_after_seconds?: number;
   token_type_hint?: string;
   added?: string[];

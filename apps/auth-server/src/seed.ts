@@ -6,6 +6,7 @@ import { inArray } from 'drizzle-orm';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
+import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
   type SeedClient,
   type SeedDocument,
@@ -211,6 +212,8 @@ export interface SeedDependencies {
   secrets: SecretHasher;
   lifetimes: LifetimeDefaults;
   now: number;
+  /** Encrypts seeded `totp_secret`s (KEY_ENCRYPTION_KEY); without it a seed with one is refused. */
+  keyEncryptionKey?: Uint8Array;
 }
 
 export interface SeedSummary {
@@ -245,6 +248,14 @@ export async function applySeed(
     },
     deps.now,
   );
+  for (const user of seedUsers) {
+    if (user.totp_secret !== undefined && deps.keyEncryptionKey === undefined) {
+      throw new SeedError(`user ${user.username}: totp_secret needs the key-encryption key`);
+    }
+    if (deps.keyEncryptionKey !== undefined) {
+      await applySeededTotpSecret(db, deps.keyEncryptionKey, user.sub, user.totp_secret, deps.now);
+    }
+  }
 
   return {
     clientIds: seedClients.map((client) => client.client_id),
@@ -324,6 +335,7 @@ function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
             subjectTokenTypes: client.token_exchange.subject_token_types ?? [TOKEN_TYPES.accessToken],
           },
     keepOfflineAccessOnLogout: client.keep_offline_access_on_logout ?? false,
+    requireMfa: client.require_mfa ?? false,
   };
 }
 
@@ -337,6 +349,7 @@ function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resourc
     secretHash:
       resource.secret_hash ?? (resource.secret === undefined ? null : deps.secrets.hash(resource.secret)),
     claims: resource.claims ?? [],
+    requireMfa: resource.require_mfa ?? false,
   };
 }
 
@@ -349,5 +362,6 @@ function userRecord(user: SeedUser, passwordHash: string): User {
     email: user.email ?? null,
     emailVerified: user.email_verified ?? false,
     allowedScopes: user.allowed_scopes ?? null,
+    mfaRequired: user.mfa_required ?? false,
   };
 }

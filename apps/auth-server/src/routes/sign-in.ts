@@ -15,6 +15,7 @@ import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { createTotpRepository } from '../mfa/totp-repository.js';
 import { renderErrorPage } from '../pages/error.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
@@ -49,6 +50,8 @@ export interface SignInRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
   deviceUserCodeAttemptsPerMinute?: number;
+  /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
+  keyEncryptionKey: Uint8Array;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -129,6 +132,13 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     return sendHtml(reply, status, page);
   });
 
+  const totp = createTotpRepository({
+    db: options.db,
+    keyEncryptionKey: options.keyEncryptionKey,
+    clock: protocol.clock,
+    random: protocol.random,
+    issuer,
+  });
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
   const flow = createAuthorizationFlow({
@@ -139,6 +149,11 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     random: protocol.random,
     protocolConfig: protocol.config,
     interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
+    enrolledFactors: async (sub) => ({
+      otp: await totp.hasConfirmed(sub),
+      passkey: false,
+      recoveryCodes: false,
+    }),
   });
 
   const deviceVerification: DeviceVerificationOptions = {
@@ -165,5 +180,6 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     nowSeconds: () => protocol.clock.nowSeconds(),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
+    totp,
   });
 };

@@ -218,6 +218,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
             subjectTokenTypes: row.tokenExchange.subjectTokenTypes as TokenTypeUri[],
           },
     keepOfflineAccessOnLogout: row.keepOfflineAccessOnLogout,
+    requireMfa: row.requireMfa,
   };
 }
 
@@ -239,6 +240,7 @@ function resourceFromRow(row: typeof resources.$inferSelect): Resource {
     accessTokenSigningAlg: row.accessTokenSigningAlg as SigningAlg,
     secretHash: row.secretHash,
     claims: row.claims,
+    requireMfa: row.requireMfa,
   };
 }
 
@@ -275,6 +277,7 @@ function userFromRow(row: typeof users.$inferSelect): User {
     email: row.email,
     emailVerified: row.emailVerified,
     allowedScopes: row.allowedScopes,
+    mfaRequired: row.mfaRequired,
   };
 }
 
@@ -301,9 +304,12 @@ function createTokenStores(db: AppDatabase, context: { inTransaction: boolean })
 
   const grantStore: GrantStore = {
     async createGrant(grant) {
-      await db
-        .insert(grants)
-        .values({ ...grant, scopes: [...grant.scopes], resources: [...grant.resources] });
+      await db.insert(grants).values({
+        ...grant,
+        scopes: [...grant.scopes],
+        resources: [...grant.resources],
+        amr: grant.amr ? [...grant.amr] : null,
+      });
     },
     async findGrant(id) {
       const [row] = await hot.findGrant().execute({ id });
@@ -810,6 +816,8 @@ function grantFromRow(row: typeof grants.$inferSelect): Grant {
     resources: row.resources,
     sid: row.sid,
     authTime: row.authTime,
+    amr: row.amr,
+    acr: row.acr,
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
   };
