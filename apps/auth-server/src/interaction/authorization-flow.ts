@@ -112,7 +112,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       userHasSecondFactor: enrolled.otp || enrolled.passkey,
       resourceRequiresMfa: await resourceRequiresMfa(request),
     });
-    const step = nextLevelStep(session.methods, required, enrolled);
+    let step = nextLevelStep(session.methods, required, enrolled);
+    // OIDC Core §5.5.1.1: a requested acr is a voluntary claim. Only a passkey reaches the
+    // phishing-resistant level, and this server cannot enrol one during sign-in, so such a request
+    // is answered at the multi-factor level (the ID token's `acr` tells the client which it got).
+    if (step.kind === 'enrol' && step.passkeyOnly)
+      step = nextLevelStep(session.methods, ACR_VALUES.mfa, enrolled);
     if (step.kind === 'satisfied') return null;
     return step.kind === 'second_factor' ? { kind: 'otp' as const, user } : { kind: 'enrol' as const, user };
   }
