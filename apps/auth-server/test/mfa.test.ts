@@ -116,7 +116,11 @@ async function pageAfter(browser: TestBrowser, response: LightMyRequestResponse)
 async function idTokenFor(
   response: LightMyRequestResponse,
   verifier: string,
-  client = { clientId: 'web', secret: TEST_SECRETS.web, redirectUri: WEB_REDIRECT_URI },
+  client: { clientId: string; secret: string; redirectUri: string } = {
+    clientId: 'web',
+    secret: TEST_SECRETS.web,
+    redirectUri: WEB_REDIRECT_URI,
+  },
 ) {
   const callback = locationOf(response);
   expect(`${callback.origin}${callback.pathname}`).toBe(client.redirectUri);

@@ -1,4 +1,5 @@
 import {
+  ACR_VALUES,
   type AuthorizationParams,
   type AuthorizationRequest,
   accessDenied,
