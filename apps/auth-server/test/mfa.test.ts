@@ -37,6 +37,11 @@ function mfaSeed(): SeedDocument {
         skip_consent: true,
         require_mfa: true,
       },
+      {
+        client_id: 'tv',
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+        scope: 'openid profile',
+      },
     ],
     users: [
       ...(seed.users ?? []),
@@ -277,6 +282,27 @@ describe('step-up and policy', () => {
       ACR_VALUES.phishingResistant,
     ]);
     expect(discovery.claims_supported).toEqual(expect.arrayContaining(['amr', 'acr']));
+  });
+});
+
+describe('device verification page', () => {
+  it('follows the same rules: after the password a user with an app gets the otp form', async () => {
+    const started = await app.inject({
+      method: 'POST',
+      url: '/device_authorization',
+      headers: FORM,
+      payload: form({ client_id: 'tv', scope: 'openid profile' }),
+    });
+    expect(started.statusCode).toBe(200);
+    const browser = new TestBrowser(app);
+    const codePage = await browser.get('/device');
+    const afterCode = await browser.post('/device', {
+      ...hiddenFields(codePage.body),
+      user_code: started.json().user_code,
+    });
+    await landOnLogin(browser, afterCode);
+    const afterPassword = await submitPassword(browser, CAROL);
+    expect(locationOf(afterPassword).pathname).toMatch(/\/otp$/);
   });
 });
 
