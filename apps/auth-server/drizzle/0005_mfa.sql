@@ -1,3 +1,11 @@
+CREATE TABLE "recovery_codes" (
+	"sub" text NOT NULL,
+	"code_hash" text NOT NULL,
+	"created_at" bigint NOT NULL,
+	"used_at" bigint,
+	CONSTRAINT "recovery_codes_sub_code_hash_pk" PRIMARY KEY("sub","code_hash")
+);
+--> statement-breakpoint
 CREATE TABLE "totp_credentials" (
 	"id" text PRIMARY KEY NOT NULL,
 	"sub" text NOT NULL,

@@ -24,7 +24,7 @@ export const AUDIT_EVENTS = {
   keysRotated: 'auth.keys.rotated',
   /** A rate limit refused a request (`limit`, `ip` or `client_id`, `retry_after_seconds`). */
   rateLimitExceeded: 'auth.rate_limit.exceeded',
-  /** A second factor was accepted (`sub`, `method`, `client_id`, `ip`). */
+  /** A second factor was accepted (`sub`, `method`, `client_id`, `ip`; `remaining` for recovery codes). */
   factorSucceeded: 'auth.mfa.succeeded',
   /** A second factor was refused (`sub`, `method`, `reason`: `invalid` | `replayed`, `client_id`, `ip`). */
   factorFailed: 'auth.mfa.failed',
@@ -32,6 +32,8 @@ export const AUDIT_EVENTS = {
   factorEnrolled: 'auth.mfa.enrolled',
   /** A factor was removed by its user (`sub`, `method`, `credential_id`). */
   factorRemoved: 'auth.mfa.removed',
+  /** A new set of recovery codes was issued (`sub`); the old set stops working. */
+  recoveryCodesIssued: 'auth.mfa.recovery_codes_issued',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
 } as const;
@@ -57,6 +59,8 @@ export interface AuditFields {
   method?: string;
   /** A factor's id (never its secret). */
   credential_id?: string;
+  /** Recovery codes left after one was used. */
+  remaining?: number;
   retry_after_seconds?: number;
   token_type_hint?: string;
   added?: string[];

@@ -5,9 +5,17 @@ import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRecoveryCodeRepository } from '../src/mfa/recovery-codes.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
-import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './helpers/app.js';
+import {
+  basicAuthorization,
+  FORM,
+  form,
+  startTestApp,
+  TEST_KEY_ENCRYPTION_KEY,
+  type TestApp,
+} from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
 import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
@@ -56,6 +64,8 @@ const codeFor = (secret: string, atSeconds = clock.nowSeconds()) =>
   TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: atSeconds * 1000 });
 
 let app: TestApp;
+/** Alice's recovery codes, from the page shown after her first enrolment. */
+let aliceRecoveryCodes: string[] = [];
 let database: TestDatabase;
 let close: () => Promise<void>;
 
@@ -254,10 +264,18 @@ describe('step-up and policy', () => {
 
     const wrong = await browser.post(browser.lastUrl, { ...hiddenFields(enrolPage.body), otp: '000000' });
     expect(wrong.statusCode).toBe(400);
-    const done = await browser.post(browser.lastUrl, {
+    const confirmed = await browser.post(browser.lastUrl, {
       ...hiddenFields(wrong.body),
       otp: codeFor(secret!),
     });
+    // The first factor: ten recovery codes, shown once, then on to the application.
+    expect(confirmed.statusCode).toBe(200);
+    aliceRecoveryCodes = [...confirmed.body.matchAll(/data-recovery-code="([A-Z0-9-]+)"/g)].map(
+      (match) => match[1]!,
+    );
+    expect(new Set(aliceRecoveryCodes).size).toBe(10);
+    const action = /<form method="post" class="stack" action="([^"]+)"/.exec(confirmed.body)?.[1];
+    const done = await browser.post(action!, hiddenFields(confirmed.body));
     const claims = await idTokenFor(done, verifier, { ...client, secret: STRICT.secret });
     expect(claims).toMatchObject({ sub: ALICE.sub, acr: ACR_VALUES.mfa });
 
@@ -266,6 +284,49 @@ describe('step-up and policy', () => {
     const next = await authorize();
     const afterNextPassword = await submitPassword(await landOnLogin(next.browser, next.response), ALICE);
     expect(locationOf(afterNextPassword).pathname).toMatch(/\/otp$/);
+  });
+
+  it('a recovery code, on the page linked from the otp form, works once', async () => {
+    const signIn = async () => {
+      const { browser, verifier, response } = await authorize();
+      await passwordToOtp(await landOnLogin(browser, response), ALICE);
+      const otpPage = await browser.get(browser.lastUrl);
+      const link = /<a href="([^"]+)" data-link="recovery-code"/.exec(otpPage.body)?.[1];
+      const page = await browser.get(link!);
+      expect(page.body).toMatch(/name="recovery_code"/);
+      return { browser, verifier, page };
+    };
+    const first = await signIn();
+    const used = await first.browser.post(first.browser.lastUrl, {
+      ...hiddenFields(first.page.body),
+      recovery_code: aliceRecoveryCodes[0]!,
+    });
+    const claims = await idTokenFor(used, first.verifier);
+    expect(claims).toMatchObject({ acr: ACR_VALUES.mfa });
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
+
+    const second = await signIn();
+    const again = await second.browser.post(second.browser.lastUrl, {
+      ...hiddenFields(second.page.body),
+      recovery_code: aliceRecoveryCodes[0]!,
+    });
+    expect(again.statusCode).toBe(401);
+    expect(again.body).toMatch(/name="recovery_code"/);
+  });
+
+  it('regenerating the recovery codes invalidates the old set', async () => {
+    const repository = createRecoveryCodeRepository({
+      db: database.handle.db,
+      keyEncryptionKey: new Uint8Array(Buffer.from(TEST_KEY_ENCRYPTION_KEY, 'base64url')),
+      clock,
+      random: app.protocol.random,
+    });
+    expect(await repository.remaining(ALICE.sub)).toBe(9);
+    const fresh = await repository.regenerate(ALICE.sub);
+    expect(await repository.use(ALICE.sub, aliceRecoveryCodes[1]!)).toBe(false);
+    expect(await repository.use(ALICE.sub, fresh[0]!.toLowerCase())).toBe(true);
+    expect(await repository.use(ALICE.sub, fresh[0]!)).toBe(false);
+    expect(await repository.remaining(ALICE.sub)).toBe(9);
   });
 
   it('a user with mfa_required is led to enrolment too', async () => {

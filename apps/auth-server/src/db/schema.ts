@@ -13,7 +13,7 @@ import type { JWK } from 'jose';
  *   3. Signing keys: private parts encrypted with KEY_ENCRYPTION_KEY.
  *   4. Interaction (SSO sessions, interactions, consents): owned by the /authorize + login work.
  *   5. Rate limiting: counters shared by every instance.
- *   6. Second factors: authenticator apps and their used time steps.
+ *   6. Second factors: authenticator apps, their used time steps, recovery codes.
  *
  * Keep this file free of relative imports: drizzle-kit loads it on its own.
  */
@@ -374,4 +374,19 @@ export const totpUsedSteps = pgTable(
     usedAt: epochSeconds('used_at').notNull(),
   },
   (table) => [primaryKey({ columns: [table.sub, table.step] })],
+);
+
+/**
+ * Recovery codes: ten single-use codes per user, shown once. Only a keyed HMAC of each is stored
+ * (key derived from KEY_ENCRYPTION_KEY), so a copied table cannot be searched offline.
+ */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    sub: text('sub').notNull(),
+    codeHash: text('code_hash').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    usedAt: epochSeconds('used_at'),
+  },
+  (table) => [primaryKey({ columns: [table.sub, table.codeHash] })],
 );

@@ -7,6 +7,8 @@ export interface OtpPageInput {
   /** Shown above the form after a wrong, replayed or rate-limited code. */
   errorMessage?: string;
   basePath: string;
+  /** The linked page that takes a recovery code instead. */
+  recoveryUrl: string;
 }
 
 /**
@@ -24,6 +26,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="otp-error">${input
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus>
 </div>
 <button type="submit" class="primary">Verify</button>
-</form>`;
+</form>
+<p><a href="${input.recoveryUrl}" data-link="recovery-code">Use a recovery code instead</a></p>`;
   return renderPage({ title: 'Two-step verification', body, basePath: input.basePath });
 }

@@ -22,12 +22,14 @@ import { type CsrfPurpose, csrfTokenFor, isValidCsrfToken } from '../interaction
 import type { Interaction, InteractionRepository } from '../interaction/interaction-repository.js';
 import type { SsoSession } from '../interaction/sso-session-repository.js';
 import { qrCodeDataUrl } from '../mfa/qr-code.js';
+import type { RecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import type { TotpRepository } from '../mfa/totp-repository.js';
 import { renderConsentPage } from '../pages/consent.js';
 import { renderEnrolTotpPage } from '../pages/enrol-totp.js';
 import { renderLoginPage } from '../pages/login.js';
 import { sendLogoutConfirmPage } from '../pages/logout-confirm.js';
 import { renderOtpPage } from '../pages/otp.js';
+import { renderRecoveryCodePage, renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
 import { sendSignedOutPage } from '../pages/signed-out.js';
 import { hashCookieValue } from '../plugins/session.js';
@@ -110,6 +112,8 @@ export interface InteractionRoutesOptions {
   resolveDevicePurpose?: DevicePurposeResolver;
   /** Authenticator apps: the otp and enrol pages. */
   totp: TotpRepository;
+  /** Recovery codes: the recovery page, and the set shown after the first enrolment. */
+  recoveryCodes: RecoveryCodeRepository;
 }
 
 /** Guards written before decisions carried a retry time answer a plain boolean. */
@@ -141,7 +145,7 @@ const stringField = (body: unknown, name: string): string | undefined => {
 };
 
 /** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
-export type InteractionPage = 'login' | 'otp' | 'enrol' | 'consent';
+export type InteractionPage = 'login' | 'otp' | 'recovery' | 'enrol' | 'continue' | 'consent';
 
 /** Same text for a wrong code and a used one: the page does not help guessing. */
 export const INVALID_CODE_MESSAGE = 'That code is not valid. Enter the current code from your app.';
@@ -462,6 +466,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
       errorMessage,
       basePath: pageContext.basePath,
+      recoveryUrl: pageUrl(loaded.interaction.id, 'recovery'),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -509,6 +514,72 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     });
     const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'otp' });
     return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+  });
+
+  function sendRecoveryPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    status: number,
+    errorMessage?: string,
+  ) {
+    const page = renderRecoveryCodePage({
+      clientName: loaded.purpose.client.clientName,
+      csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
+      errorMessage,
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/recovery', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null) return reply;
+    if ((await sessionAtStep(request, reply, loaded, 'otp')) === null) return reply;
+    return sendRecoveryPage(reply, loaded, 200);
+  });
+
+  app.post<{ Params: { id: string } }>('/interaction/:id/recovery', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null || !checkCsrf(request, reply, loaded, 'otp')) return reply;
+    const current = await sessionAtStep(request, reply, loaded, 'otp');
+    if (current === null) return reply;
+    const { session } = current;
+    const clientId = loaded.purpose.client.clientId;
+    const decision = await secondFactorAllowed(request, session.sub, clientId);
+    if (!decision.allowed) {
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return sendRecoveryPage(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds));
+    }
+    const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${session.sub}` };
+    if (!(await options.recoveryCodes.use(session.sub, stringField(request.body, 'recovery_code') ?? ''))) {
+      await options.loginAttemptGuard?.recordFailure(attempt);
+      audit(request.log, AUDIT_EVENTS.factorFailed, {
+        sub: session.sub,
+        method: 'recovery_code',
+        reason: 'invalid',
+        client_id: clientId,
+        ip: request.ip,
+      });
+      return sendRecoveryPage(reply, loaded, 401, 'That recovery code is not valid or was already used.');
+    }
+    await options.loginAttemptGuard?.recordSuccess(attempt);
+    audit(request.log, AUDIT_EVENTS.factorSucceeded, {
+      sub: session.sub,
+      method: 'recovery_code',
+      remaining: await options.recoveryCodes.remaining(session.sub),
+      client_id: clientId,
+      ip: request.ip,
+    });
+    const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'recovery_code' });
+    return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+  });
+
+  /** After the recovery codes were shown: on with the interaction. */
+  app.post<{ Params: { id: string } }>('/interaction/:id/continue', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null || !checkCsrf(request, reply, loaded, 'enrol')) return reply;
+    const session = await app.ssoSessions.current(request);
+    return proceed(reply, loaded, session, progressOf(loaded.interaction));
   });
 
   async function sendEnrolPage(
@@ -575,7 +646,19 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     });
     // The confirming code proved possession: it completes the second factor of this sign-in.
     const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'otp' });
-    return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+    if (await options.recoveryCodes.hasSet(user.sub)) {
+      return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+    }
+    // The first factor enrolled: its recovery codes, shown once, before going on.
+    const codes = await options.recoveryCodes.regenerate(user.sub);
+    audit(request.log, AUDIT_EVENTS.recoveryCodesIssued, { sub: user.sub });
+    const page = renderRecoveryCodesShownPage({
+      codes,
+      continueCsrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
+      continueAction: pageUrl(loaded.interaction.id, 'continue'),
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
   });
 
   // ─── Consent ───────────────────────────────────────────────────────────────────────────────────

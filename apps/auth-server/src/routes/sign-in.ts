@@ -15,6 +15,7 @@ import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { renderErrorPage } from '../pages/error.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
@@ -139,6 +140,12 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     random: protocol.random,
     issuer,
   });
+  const recoveryCodes = createRecoveryCodeRepository({
+    db: options.db,
+    keyEncryptionKey: options.keyEncryptionKey,
+    clock: protocol.clock,
+    random: protocol.random,
+  });
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
   const flow = createAuthorizationFlow({
@@ -152,7 +159,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     enrolledFactors: async (sub) => ({
       otp: await totp.hasConfirmed(sub),
       passkey: false,
-      recoveryCodes: false,
+      recoveryCodes: (await recoveryCodes.remaining(sub)) > 0,
     }),
   });
 
@@ -181,5 +188,6 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     totp,
+    recoveryCodes,
   });
 };
