@@ -34,6 +34,12 @@ export const AUDIT_EVENTS = {
   factorRemoved: 'auth.mfa.removed',
   /** A new set of recovery codes was issued (`sub`); the old set stops working. */
   recoveryCodesIssued: 'auth.mfa.recovery_codes_issued',
+  /** The account page changed the password (`sub`). */
+  passwordChanged: 'auth.account.password_changed',
+  /** The account page refused a password change (`sub`, `reason`). */
+  passwordChangeFailed: 'auth.account.password_change_failed',
+  /** "Sign out other sessions" on the account page (`sub`, `sid` kept, `count` ended). */
+  otherSessionsEnded: 'auth.account.other_sessions_ended',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
 } as const;
@@ -61,6 +67,8 @@ export interface AuditFields {
   credential_id?: string;
   /** Recovery codes left after one was used. */
   remaining?: number;
+  /** How many records an action touched (sessions ended, factors removed). */
+  count?: number;
   retry_after_seconds?: number;
   token_type_hint?: string;
   added?: string[];

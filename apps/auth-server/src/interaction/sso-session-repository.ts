@@ -38,6 +38,8 @@ export interface SsoSessionRepository {
   recordMethods(id: string, keyHash: string, methods: CompletedMethod[], authTime: number): Promise<void>;
   /** Deletes the session and returns what was deleted (for logout notifications), or `null`. */
   delete(id: string): Promise<SsoSession | null>;
+  /** The user's live sessions (the account page lists them), oldest first. */
+  listActive(sub: string, now: number): Promise<SsoSession[]>;
   /** Housekeeping: drops sessions that expired at or before `now`. */
   deleteExpired(now: number): Promise<void>;
 }
@@ -82,6 +84,14 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
     async delete(id) {
       const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(columns);
       return rows[0] ? withMethods(rows[0]) : null;
+    },
+    async listActive(sub, now) {
+      const rows = await db
+        .select(columns)
+        .from(ssoSessions)
+        .where(and(eq(ssoSessions.sub, sub), gt(ssoSessions.expiresAt, now)))
+        .orderBy(ssoSessions.createdAt);
+      return rows.map(withMethods);
     },
     async deleteExpired(now) {
       await db.delete(ssoSessions).where(lte(ssoSessions.expiresAt, now));

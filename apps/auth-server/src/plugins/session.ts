@@ -63,6 +63,10 @@ export interface SsoSessionManager {
   /** Ends the request's session (row and cookie) and notifies listeners. Returns what ended. */
   end(request: FastifyRequest, reply: FastifyReply): Promise<SsoSession | null>;
   onSessionEnded(listener: SessionEndedListener): void;
+  /** The user's live sessions. */
+  listActive(sub: string): Promise<SsoSession[]>;
+  /** Ends every session of `keep.sub` but `keep` (with logout notifications); returns how many. */
+  endOthers(request: FastifyRequest, keep: SsoSession): Promise<number>;
   /** The browser-binding key, creating and setting the cookie when the browser has none yet. */
   ensureBrowserKey(request: FastifyRequest, reply: FastifyReply): string;
   /** The browser-binding key sent by the browser, or `null`. */
@@ -170,6 +174,20 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
     },
     onSessionEnded(listener) {
       listeners.push(listener);
+    },
+    listActive(sub) {
+      return repository.listActive(sub, clock.nowSeconds());
+    },
+    async endOthers(request, keep) {
+      let ended = 0;
+      for (const other of await repository.listActive(keep.sub, clock.nowSeconds())) {
+        if (other.id === keep.id) continue;
+        const deleted = await repository.delete(other.id);
+        if (deleted === null) continue;
+        ended += 1;
+        await notifyEnded(deleted, request);
+      }
+      return ended;
     },
     ensureBrowserKey(request, reply) {
       const existing = request.cookies[cookieNames.browser] || mintedBrowserKeys.get(request);

@@ -9,6 +9,7 @@ import {
   verifyPassword,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ACCOUNT_CLIENT, isAccountInteraction } from '../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type {
   AuthorizationFlow,
@@ -204,6 +205,9 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       }
       return { interaction, browserKey, purpose };
     }
+    if (isAccountInteraction(interaction.request.params)) {
+      return { interaction, browserKey, purpose: accountPurpose(interaction) };
+    }
     try {
       // Re-validated at every step: the client may have been changed or removed meanwhile.
       const authorizationRequest = await flow.revalidate(interaction.request);
@@ -212,6 +216,27 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       await respondToValidationError(reply, error, pageContext, 303);
       return null;
     }
+  }
+
+  /** The account page's sign-in: it ends back on /account (max_age=0 when re-authenticating). */
+  function accountPurpose(interaction: Interaction): InteractionPurpose {
+    const backToAccount = (reply: FastifyReply) =>
+      reply.header('cache-control', 'no-store').redirect(`${pageContext.basePath}/account`, 303);
+    const maxAge = interaction.request.params.max_age;
+    return {
+      client: ACCOUNT_CLIENT,
+      requirements: {
+        client: ACCOUNT_CLIENT,
+        scopes: ['openid'],
+        prompt: [],
+        maxAge: maxAge === undefined ? null : Number(maxAge),
+      },
+      loginHint: undefined,
+      formActionSources: [],
+      complete: async (reply) => backToAccount(reply),
+      deny: async (reply) => backToAccount(reply),
+      fail: async (reply) => backToAccount(reply),
+    };
   }
 
   /** The /authorize ending: the code, or the error, goes to the client's redirect URI. */

@@ -20,6 +20,7 @@ import { createTotpRepository } from '../mfa/totp-repository.js';
 import { renderErrorPage } from '../pages/error.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import { accountRoutes } from './account.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -189,5 +190,14 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     totp,
     recoveryCodes,
+  });
+  await app.register(accountRoutes, {
+    flow,
+    stores: protocol.stores,
+    db: options.db,
+    totp,
+    recoveryCodes,
+    clock: protocol.clock,
+    pageContext,
   });
 };
