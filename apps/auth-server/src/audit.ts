@@ -40,6 +40,16 @@ export const AUDIT_EVENTS = {
   passwordChangeFailed: 'auth.account.password_change_failed',
   /** "Sign out other sessions" on the account page (`sub`, `sid` kept, `count` ended). */
   otherSessionsEnded: 'auth.account.other_sessions_ended',
+  /** `users add` created a user (`sub`). */
+  adminUserAdded: 'auth.admin.user_added',
+  /** `users disable` (`sub`): sign-in refused, sessions and tokens ended. */
+  adminUserDisabled: 'auth.admin.user_disabled',
+  /** `users enable` (`sub`). */
+  adminUserEnabled: 'auth.admin.user_enabled',
+  /** `users reset-password` (`sub`): new password, sessions and tokens ended. */
+  adminPasswordReset: 'auth.admin.password_reset',
+  /** `users reset-mfa` (`sub`, `count` apps removed): factors and recovery codes removed. */
+  adminMfaReset: 'auth.admin.mfa_reset',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
 } as const;
