@@ -38,6 +38,8 @@ export const AUDIT_EVENTS = {
   passwordChanged: 'auth.account.password_changed',
   /** The account page refused a password change (`sub`, `reason`). */
   passwordChangeFailed: 'auth.account.password_change_failed',
+  /** "Remove access" on the account page (`sub`, `client_id`, `count` grants revoked). */
+  appAccessRevoked: 'auth.account.app_access_revoked',
   /** "Sign out other sessions" on the account page (`sub`, `sid` kept, `count` ended). */
   otherSessionsEnded: 'auth.account.other_sessions_ended',
   /** `users add` created a user (`sub`). */

@@ -4,6 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { refreshWithWebClient, webClientTokens } from './helpers/flows.js';
 import { ALICE, signInSeed } from './sign-in-fixtures.js';
 
 const clock = createTestClock(Math.floor(Date.now() / 1000));
@@ -146,6 +147,18 @@ describe('account page', () => {
     const regenerated = await main.post('/account/recovery-codes', { csrf: csrfOf(fresh) });
     expect(regenerated.statusCode).toBe(200);
     expect([...regenerated.body.matchAll(/data-recovery-code=/g)]).toHaveLength(10);
+  });
+
+  it('lists the apps with access and removes one: its refresh token then fails', async () => {
+    const tokens = await webClientTokens(app, 'openid offline_access orders.read');
+    const account = await main.get('/account');
+    expect(account.body).toContain('data-app="web"');
+    const revoked = await main.post('/account/apps/web/revoke', { csrf: csrfOf(account) });
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.body).not.toContain('data-app="web"');
+    const refresh = await refreshWithWebClient(app, tokens.refresh_token as string);
+    expect(refresh.statusCode).toBe(400);
+    expect(refresh.json().error).toBe('invalid_grant');
   });
 
   it('removes the app', async () => {

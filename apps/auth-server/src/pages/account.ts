@@ -14,6 +14,7 @@ export interface AccountPageInput {
   }>;
   recoveryCodesRemaining: number;
   sessions: ReadonlyArray<{ id: string; createdAt: number; authTime: number; current: boolean }>;
+  apps: ReadonlyArray<{ clientId: string; clientName: string; scopes: readonly string[]; offline: boolean }>;
   /** A short confirmation or error after a change. */
   notice?: { kind: 'ok' | 'error'; text: string };
   basePath: string;
@@ -45,6 +46,14 @@ export function renderAccountPage(input: AccountPageInput): string {
     (session) =>
       html`<li>Signed in ${when(session.createdAt)}, last verified ${when(session.authTime)}${session.current ? html` <strong>(this browser)</strong>` : null}</li>`,
   );
+  const accessItems = input.apps.map(
+    (
+      app,
+    ) => html`<li data-app="${app.clientId}"><strong>${app.clientName}</strong>: ${app.scopes.join(', ')}${app.offline ? ' (also while you are away)' : null}
+<form method="post" action="${base}/apps/${encodeURIComponent(app.clientId)}/revoke" class="inline">${csrf}
+<button type="submit" class="secondary" aria-label="Remove access of ${app.clientName}">Remove access</button>
+</form></li>`,
+  );
   const body = html`<p class="lead">${input.name ?? input.username}${input.email ? html` · ${input.email}` : null}</p>
 ${input.notice ? html`<p class="${input.notice.kind === 'ok' ? 'notice' : 'alert'}" role="status" id="account-notice">${input.notice.text}</p>` : null}
 <section aria-labelledby="factors-title">
@@ -70,6 +79,10 @@ ${input.authenticatorApps.length === 0 ? html`<p>None yet.</p>` : html`<ul class
 <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required></div>
 <button type="submit" class="secondary">Change password</button>
 </form>
+</section>
+<section aria-labelledby="apps-title">
+<h2 id="apps-title">Apps with access</h2>
+${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${accessItems}</ul>`}
 </section>
 <section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Active sessions</h2>

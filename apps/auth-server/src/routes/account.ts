@@ -12,6 +12,7 @@ import {
   ACCOUNT_INTERACTION_PARAMS,
   RECENT_AUTHENTICATION_SECONDS,
 } from '../account/account-interaction.js';
+import type { AppAccessRepository } from '../account/app-access.js';
 import { passwordProblem } from '../account/common-passwords.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
@@ -31,6 +32,7 @@ import { sendErrorPage } from './authorization-reply.js';
 import { INVALID_CODE_MESSAGE } from './interaction.js';
 
 export interface AccountRoutesOptions {
+  appAccess: AppAccessRepository;
   flow: AuthorizationFlow;
   stores: ProtocolStores;
   db: AppDatabase;
@@ -144,6 +146,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       authenticatorApps: await totp.list(user.sub),
       recoveryCodesRemaining: await recoveryCodes.remaining(user.sub),
       sessions: sessions.map((other) => ({ ...other, current: other.id === session.id })),
+      apps: await options.appAccess.list(user.sub),
       notice,
       basePath: pageContext.basePath,
     });
@@ -285,6 +288,18 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     audit(request.log, AUDIT_EVENTS.passwordChanged, { sub: user.sub });
     const refreshed = { ...current, user: (await options.stores.users.findUserBySub(user.sub)) ?? user };
     return sendAccountPage(reply, refreshed, 200, { kind: 'ok', text: 'Password changed.' });
+  });
+
+  app.post<{ Params: { clientId: string } }>('/account/apps/:clientId/revoke', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    const revoked = await options.appAccess.revoke(current.user.sub, request.params.clientId);
+    audit(request.log, AUDIT_EVENTS.appAccessRevoked, {
+      sub: current.user.sub,
+      client_id: request.params.clientId,
+      count: revoked,
+    });
+    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
   });
 
   app.post('/account/sessions/sign-out-others', async (request, reply) => {

@@ -9,6 +9,7 @@ import type {
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
 import { isDatabaseUnavailableError } from '../db/errors.js';
 import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
@@ -192,6 +193,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     recoveryCodes,
   });
   await app.register(accountRoutes, {
+    appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
     flow,
     stores: protocol.stores,
     db: options.db,
