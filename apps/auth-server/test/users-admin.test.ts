@@ -76,6 +76,23 @@ describe('users admin', () => {
     expect(await introspect(tokens.access_token as string)).toEqual({ active: false });
   });
 
+  it('disable stops a live refresh token and an opaque access token at once; enable lets the user in again', async () => {
+    await admin.resetPassword('alice', TEST_SECRETS.alicePassword);
+    const tokens = await webClientTokens(app, 'openid offline_access reports.read');
+    expect((await introspect(tokens.access_token as string)).active).toBe(true);
+
+    expect(await admin.disable('alice')).toMatchObject({ changed: true });
+    const refresh = await refreshWithWebClient(app, tokens.refresh_token as string);
+    expect(refresh.statusCode).toBe(400);
+    expect(refresh.json().error).toBe('invalid_grant');
+    expect(await introspect(tokens.access_token as string)).toEqual({ active: false });
+    expect(await app.protocol.stores.users.findUserByUsername('alice')).toBeNull();
+    expect((await admin.show('alice')).disabled).toBe(true);
+
+    expect(await admin.enable('alice')).toMatchObject({ changed: true });
+    expect(await app.protocol.stores.users.findUserByUsername('alice')).toMatchObject({ sub: 'u-alice' });
+  });
+
   it('reset-mfa removes the authenticator apps and recovery codes', async () => {
     const totp = createTotpRepository({
       db: database.handle.db,

@@ -41,9 +41,11 @@ export function createAppAccess(deps: { db: AppDatabase; stores: ProtocolStores;
     async list(sub: string): Promise<AppAccess[]> {
       const byClient = new Map<string, { scopes: Set<string>; offline: boolean }>();
       const entry = (clientId: string) => {
-        let found = byClient.get(clientId);
-        if (!found) byClient.set(clientId, (found = { scopes: new Set(), offline: false }));
-        return found;
+        const existing = byClient.get(clientId);
+        if (existing) return existing;
+        const created = { scopes: new Set<string>(), offline: false };
+        byClient.set(clientId, created);
+        return created;
       };
       for (const row of await db.select().from(consents).where(eq(consents.sub, sub))) {
         for (const scope of row.scopes) entry(row.clientId).scopes.add(scope);

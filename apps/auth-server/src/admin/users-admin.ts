@@ -5,6 +5,7 @@ import { grants, ssoSessions, users } from '../db/schema.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { createDrizzleStores } from '../storage/drizzle-stores.js';
+import { setEntryDisabled } from '../storage/registry-status.js';
 
 /**
  * User administration on a running deployment's database (`pnpm --filter auth-server users …`).
@@ -25,6 +26,8 @@ export interface UserOverview {
   name: string | null;
   email: string | null;
   mfaRequired: boolean;
+  /** Disabled by `users disable` or by the seed file no longer naming the user. */
+  disabled: boolean;
   authenticatorApps: number;
   recoveryCodesRemaining: number;
   activeSessions: number;
@@ -64,6 +67,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       name: row.name,
       email: row.email,
       mfaRequired: row.mfaRequired,
+      disabled: row.disabledAt !== null,
       authenticatorApps: (await totp.list(row.sub)).length,
       recoveryCodesRemaining: await recoveryCodes.remaining(row.sub),
       activeSessions: sessions?.value ?? 0,
@@ -107,6 +111,22 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
         updatedAt: clock.nowSeconds(),
       });
       return overview(await find(input.username));
+    },
+
+    /**
+     * The user cannot sign in (every lookup skips a disabled user, src/storage/registry-status.ts),
+     * and their sessions end and grants are revoked now: refresh and opaque access tokens stop at
+     * once on every instance. Returns whether the user was enabled before.
+     */
+    async disable(username: string) {
+      const row = await find(username);
+      const changed = await setEntryDisabled(db, 'users', row.sub, clock.nowSeconds());
+      return { sub: row.sub, changed, ...(await endEverything(row.sub)) };
+    },
+
+    async enable(username: string) {
+      const row = await find(username);
+      return { sub: row.sub, changed: await setEntryDisabled(db, 'users', row.sub, null) };
     },
 
     /** A new password; the user's sessions and grants end (whoever knew the old one is out). */

@@ -43,6 +43,7 @@ function describe(user: UserOverview): string {
     `apps=${user.authenticatorApps}`,
     `recovery_codes=${user.recoveryCodesRemaining}`,
     `mfa_required=${user.mfaRequired}`,
+    `disabled=${user.disabled}`,
     `sessions=${user.activeSessions}`,
     `grants=${user.activeGrants}`,
   ].join('\t');
@@ -106,6 +107,20 @@ async function run(
       });
       event(AUDIT_EVENTS.adminUserAdded, user.sub);
       out(`added ${describe(user)}`);
+      return;
+    }
+    case 'disable': {
+      const result = await admin.disable(username);
+      event(AUDIT_EVENTS.adminUserDisabled, result.sub);
+      out(
+        `${result.changed ? 'disabled' : 'already disabled:'} ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
+      );
+      return;
+    }
+    case 'enable': {
+      const result = await admin.enable(username);
+      event(AUDIT_EVENTS.adminUserEnabled, result.sub);
+      out(`${result.changed ? 'enabled' : 'already enabled:'} ${username}`);
       return;
     }
     case 'reset-password': {

@@ -60,6 +60,12 @@ export const clients = pgTable('clients', {
   keepOfflineAccessOnLogout: boolean('keep_offline_access_on_logout').notNull().default(false),
   /** Every user signs in with a second factor for this client (seed `require_mfa`). */
   requireMfa: boolean('require_mfa').notNull().default(false),
+  /**
+   * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
+   * of the registry skips the row, so sign-in, client authentication and its tokens stop working,
+   * while grants and history keep their references. Null: enabled.
+   */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
@@ -74,6 +80,8 @@ export const resources = pgTable('resources', {
   claims: stringList('claims'),
   /** Access tokens only from grants that met the multi-factor level (seed `require_mfa`). */
   requireMfa: boolean('require_mfa').notNull().default(false),
+  /** See `clients.disabledAt`. */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
@@ -88,6 +96,8 @@ export const users = pgTable('users', {
   allowedScopes: text('allowed_scopes').array(),
   /** The user always signs in with a second factor (seed `mfa_required`). */
   mfaRequired: boolean('mfa_required').notNull().default(false),
+  /** See `clients.disabledAt`. */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
