@@ -100,6 +100,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     db: app.database.db,
     protocol: app.protocol,
     deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
+    keyEncryptionKey: app.config.keyEncryptionKey,
     // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
     loginAttemptGuard: createLoginAttemptLimiter(
       app.database.db,

@@ -6,6 +6,7 @@ import { inArray } from 'drizzle-orm';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
+import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
   type SeedClient,
   type SeedDocument,
@@ -213,6 +214,8 @@ export interface SeedDependencies {
   secrets: SecretHasher;
   lifetimes: LifetimeDefaults;
   now: number;
+  /** Encrypts seeded `totp_secret`s (KEY_ENCRYPTION_KEY); without it a seed with one is refused. */
+  keyEncryptionKey?: Uint8Array;
 }
 
 export interface SeedSummary {
@@ -249,6 +252,14 @@ export async function applySeed(
     },
     deps.now,
   );
+  for (const user of seedUsers) {
+    if (user.totp_secret !== undefined && deps.keyEncryptionKey === undefined) {
+      throw new SeedError(`user ${user.username}: totp_secret needs the key-encryption key`);
+    }
+    if (deps.keyEncryptionKey !== undefined) {
+      await applySeededTotpSecret(db, deps.keyEncryptionKey, user.sub, user.totp_secret, deps.now);
+    }
+  }
   // A member left out of the file names nothing: every entry of that kind is disabled.
   const disabled = await disableEntriesNotIn(
     db,
@@ -339,6 +350,7 @@ function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
             subjectTokenTypes: client.token_exchange.subject_token_types ?? [TOKEN_TYPES.accessToken],
           },
     keepOfflineAccessOnLogout: client.keep_offline_access_on_logout ?? false,
+    requireMfa: client.require_mfa ?? false,
   };
 }
 
@@ -352,6 +364,7 @@ function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resourc
     secretHash:
       resource.secret_hash ?? (resource.secret === undefined ? null : deps.secrets.hash(resource.secret)),
     claims: resource.claims ?? [],
+    requireMfa: resource.require_mfa ?? false,
   };
 }
 
@@ -364,5 +377,6 @@ function userRecord(user: SeedUser, passwordHash: string): User {
     email: user.email ?? null,
     emailVerified: user.email_verified ?? false,
     allowedScopes: user.allowed_scopes ?? null,
+    mfaRequired: user.mfa_required ?? false,
   };
 }

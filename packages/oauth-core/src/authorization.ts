@@ -46,6 +46,8 @@ export interface AuthorizationRequest {
   /** RFC 8707 resources, each known. */
   resources: string[];
   loginHint: string | null;
+  /** OIDC Core §3.1.2.1 `acr_values`, space-separated, in order of preference (may be empty). */
+  acrValues: string[];
 }
 
 export interface AuthorizationRequestDeps {
@@ -227,6 +229,7 @@ export async function validateAuthorizationRequest(
     maxAge,
     resources,
     loginHint: single('login_hint') ?? null,
+    acrValues: (single('acr_values') ?? '').split(' ').filter((value) => value !== ''),
   };
 }
 
@@ -242,6 +245,9 @@ export interface AuthorizationSubject {
   sid: string | null;
   /** When the user authenticated (OIDC `auth_time`). */
   authTime: number;
+  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
+  amr?: readonly string[];
+  acr?: string | null;
 }
 
 export interface AuthorizationCodeContext {
@@ -318,6 +324,8 @@ export async function issueAuthorizationCode(
       resources: request.resources,
       sid: subject.sid,
       authTime: subject.authTime,
+      amr: subject.amr ?? null,
+      acr: subject.acr ?? null,
       createdAt: now,
       revokedAt: null,
     });

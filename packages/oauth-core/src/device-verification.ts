@@ -65,6 +65,9 @@ export interface DeviceApprovalSubject {
   scopes?: readonly string[];
   sid: string | null;
   authTime: number;
+  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
+  amr?: readonly string[];
+  acr?: string | null;
 }
 
 export interface DeviceApprovalContext extends DeviceVerificationContext {
@@ -119,6 +122,8 @@ export async function approveDeviceAuthorization(
       resources: [...deviceCode.resources],
       sid: subject.sid,
       authTime: subject.authTime,
+      amr: subject.amr ?? null,
+      acr: subject.acr ?? null,
       createdAt: now,
       revokedAt: null,
     });

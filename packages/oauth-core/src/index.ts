@@ -1,3 +1,4 @@
+export * from './authentication-level.js';
 export * from './authorization.js';
 export * from './claims.js';
 export * from './client-authentication.js';

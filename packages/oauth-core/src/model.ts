@@ -51,6 +51,8 @@ export interface Client {
   tokenExchange?: TokenExchangePolicy | null;
   /** Logging out of the SSO session keeps this client's grants (and refresh tokens) alive. */
   keepOfflineAccessOnLogout?: boolean;
+  /** Every user signs in with a second factor for this client (seed `require_mfa`). */
+  requireMfa?: boolean;
 }
 
 /** RFC 8693 §3 token type identifiers. */
@@ -84,6 +86,8 @@ export interface Resource {
   secretHash: string | null;
   /** User claims copied into its access tokens. */
   claims: readonly string[];
+  /** Access tokens for it come only from grants that met the multi-factor level (seed `require_mfa`). */
+  requireMfa?: boolean;
 }
 
 export interface User {
@@ -96,6 +100,8 @@ export interface User {
   emailVerified: boolean;
   /** When set, the user can be granted these scopes only. */
   allowedScopes: readonly string[] | null;
+  /** The user always signs in with a second factor (seed `mfa_required`). */
+  mfaRequired?: boolean;
 }
 
 /**
@@ -113,6 +119,10 @@ export interface Grant {
   sid: string | null;
   /** When the user authenticated (OIDC `auth_time`). */
   authTime: number | null;
+  /** RFC 8176 `amr` of the sign-in the grant came from; absent for grants without a user sign-in. */
+  amr?: readonly string[] | null;
+  /** OIDC `acr` the sign-in reached (`ACR_VALUES`); a refresh keeps it, never raises it. */
+  acr?: string | null;
   createdAt: number;
   revokedAt: number | null;
 }

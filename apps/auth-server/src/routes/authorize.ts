@@ -68,6 +68,8 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         return respondToClient(reply, target, { code }, pageContext, status);
       }
       case 'login':
+      case 'otp':
+      case 'enrol':
       case 'consent': {
         const browserKey = app.ssoSessions.ensureBrowserKey(request, reply);
         // Validation passed, so no name repeats (but `resource`): single values are the whole request.

@@ -1,4 +1,4 @@
-import { DPOP_SIGNING_ALGS } from '@oidc-orders/oauth-core';
+import { ACR_VALUES_SUPPORTED, DPOP_SIGNING_ALGS } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.js';
@@ -59,6 +59,8 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
       'nonce',
       'at_hash',
       'sid',
+      'amr',
+      'acr',
       'name',
       'email',
       'email_verified',
@@ -72,6 +74,8 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     // RFC 9207: the authorization response carries `iss`, against mix-up attacks.
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ['none', 'login', 'consent'],
+    // OIDC Discovery §3: the authentication levels `acr_values` may ask for (README "Authentication levels").
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

@@ -9,15 +9,19 @@ import type {
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
 import { isDatabaseUnavailableError } from '../db/errors.js';
 import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
+import { createTotpRepository } from '../mfa/totp-repository.js';
 import { renderErrorPage } from '../pages/error.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import { accountRoutes } from './account.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -49,6 +53,8 @@ export interface SignInRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
   deviceUserCodeAttemptsPerMinute?: number;
+  /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
+  keyEncryptionKey: Uint8Array;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -129,6 +135,19 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     return sendHtml(reply, status, page);
   });
 
+  const totp = createTotpRepository({
+    db: options.db,
+    keyEncryptionKey: options.keyEncryptionKey,
+    clock: protocol.clock,
+    random: protocol.random,
+    issuer,
+  });
+  const recoveryCodes = createRecoveryCodeRepository({
+    db: options.db,
+    keyEncryptionKey: options.keyEncryptionKey,
+    clock: protocol.clock,
+    random: protocol.random,
+  });
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
   const flow = createAuthorizationFlow({
@@ -139,6 +158,11 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     random: protocol.random,
     protocolConfig: protocol.config,
     interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
+    enrolledFactors: async (sub) => ({
+      otp: await totp.hasConfirmed(sub),
+      passkey: false,
+      recoveryCodes: (await recoveryCodes.remaining(sub)) > 0,
+    }),
   });
 
   const deviceVerification: DeviceVerificationOptions = {
@@ -165,5 +189,17 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     nowSeconds: () => protocol.clock.nowSeconds(),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
+    totp,
+    recoveryCodes,
+  });
+  await app.register(accountRoutes, {
+    appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
+    flow,
+    stores: protocol.stores,
+    db: options.db,
+    totp,
+    recoveryCodes,
+    clock: protocol.clock,
+    pageContext,
   });
 };

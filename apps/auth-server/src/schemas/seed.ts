@@ -65,6 +65,7 @@ export const SeedClientSchema = Type.Object(
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
     token_exchange: Type.Optional(SeedTokenExchangePolicySchema),
     keep_offline_access_on_logout: Type.Optional(Type.Boolean()),
+    require_mfa: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -79,6 +80,7 @@ export const SeedResourceSchema = Type.Object(
     secret: Type.Optional(NonEmptyString),
     secret_hash: Type.Optional(Type.String({ pattern: '^hmac-sha256\\$[A-Za-z0-9_-]{43}$' })),
     claims: Type.Optional(Type.Array(NonEmptyString)),
+    require_mfa: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -93,6 +95,9 @@ export const SeedUserSchema = Type.Object(
     email: Type.Optional(Type.String({ minLength: 3 })),
     email_verified: Type.Optional(Type.Boolean()),
     allowed_scopes: Type.Optional(Type.Array(NonEmptyString)),
+    /** RFC 4648 base32 (spaces allowed): pre-enrols an authenticator app; stored encrypted. */
+    totp_secret: Type.Optional(Type.String({ pattern: '^[A-Za-z2-7 ]{16,128}=*$' })),
+    mfa_required: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -228,6 +228,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
             subjectTokenTypes: row.tokenExchange.subjectTokenTypes as TokenTypeUri[],
           },
     keepOfflineAccessOnLogout: row.keepOfflineAccessOnLogout,
+    requireMfa: row.requireMfa,
   };
 }
 
@@ -249,6 +250,7 @@ function resourceFromRow(row: typeof resources.$inferSelect): Resource {
     accessTokenSigningAlg: row.accessTokenSigningAlg as SigningAlg,
     secretHash: row.secretHash,
     claims: row.claims,
+    requireMfa: row.requireMfa,
   };
 }
 
@@ -290,6 +292,7 @@ function userFromRow(row: typeof users.$inferSelect): User {
     email: row.email,
     emailVerified: row.emailVerified,
     allowedScopes: row.allowedScopes,
+    mfaRequired: row.mfaRequired,
   };
 }
 
@@ -316,9 +319,12 @@ function createTokenStores(db: AppDatabase, context: { inTransaction: boolean })
 
   const grantStore: GrantStore = {
     async createGrant(grant) {
-      await db
-        .insert(grants)
-        .values({ ...grant, scopes: [...grant.scopes], resources: [...grant.resources] });
+      await db.insert(grants).values({
+        ...grant,
+        scopes: [...grant.scopes],
+        resources: [...grant.resources],
+        amr: grant.amr ? [...grant.amr] : null,
+      });
     },
     async findGrant(id) {
       const [row] = await hot.findGrant().execute({ id });
@@ -826,6 +832,8 @@ function grantFromRow(row: typeof grants.$inferSelect): Grant {
     resources: row.resources,
     sid: row.sid,
     authTime: row.authTime,
+    amr: row.amr,
+    acr: row.acr,
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
   };
