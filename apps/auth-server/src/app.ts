@@ -6,6 +6,7 @@ import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { configPlugin } from './plugins/config.js';
+import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
 import { dpopPlugin } from './plugins/dpop.js';
@@ -38,6 +39,8 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
   /** Back-channel logout delivery settings (tests shorten the retry delays). */
   backchannelLogout?: LogoutPluginOptions['backchannel'];
+  /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
+  clientKeys?: ClientKeyOptions;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -74,6 +77,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
+  await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   await app.register(healthPlugin);
   await app.register(corsPlugin);

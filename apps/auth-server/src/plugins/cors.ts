@@ -1,6 +1,7 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isPublicClient } from '@oidc-orders/oauth-core';
 
 /**
  * CORS for the endpoints a browser-based (public) client calls directly: token, userinfo and
@@ -19,7 +20,7 @@ export const corsPlugin = fp(
     const allowedOrigins = async (): Promise<ReadonlySet<string>> => {
       const clients = await app.stores.listClients();
       return new Set(
-        clients.filter((client) => client.secretHash === null).flatMap((client) => client.allowedCorsOrigins),
+        clients.filter((client) => isPublicClient(client)).flatMap((client) => client.allowedCorsOrigins),
       );
     };
 

@@ -3,6 +3,7 @@ import type {
   AuthorizationCode,
   AuthorizationCodeStore,
   Client,
+  ClientAuthenticationMethod,
   ClientStore,
   DeviceCode,
   DeviceCodeStatus,
@@ -125,6 +126,11 @@ export async function writeRegistryRecords(
         scopes: [...client.scopes],
         allowedCorsOrigins: [...client.allowedCorsOrigins],
         tokenExchange: tokenExchangeRow(client.tokenExchange),
+        authMethods: [...(client.authMethods ?? [])],
+        jwks: client.jwks == null ? null : { keys: [...client.jwks.keys] },
+        jwksUri: client.jwksUri ?? null,
+        requireSignedRequestObject: client.requireSignedRequestObject ?? false,
+        profile: client.profile ?? null,
         updatedAt: now,
       };
       await tx.insert(clients).values(row).onConflictDoUpdate({ target: clients.clientId, set: row });
@@ -218,6 +224,12 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
             subjectTokenTypes: row.tokenExchange.subjectTokenTypes as TokenTypeUri[],
           },
     keepOfflineAccessOnLogout: row.keepOfflineAccessOnLogout,
+    // The seed loader only writes ClientAuthenticationMethod values and the `fapi2` profile.
+    authMethods: row.authMethods as ClientAuthenticationMethod[],
+    jwks: row.jwks,
+    jwksUri: row.jwksUri,
+    requireSignedRequestObject: row.requireSignedRequestObject,
+    profile: row.profile === 'fapi2' ? 'fapi2' : null,
   };
 }
 
@@ -830,6 +842,7 @@ function codeFromRow(row: typeof authorizationCodes.$inferSelect): Authorization
     authTime: row.authTime,
     expiresAt: row.expiresAt,
     usedAt: row.usedAt,
+    dpopJkt: row.dpopJkt,
   };
 }
 
