@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { CLIENT_ASSERTION_TYPE } from '@oidc-orders/oauth-core';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import type { SeedClient } from '../../src/schemas/seed.js';
@@ -10,6 +10,25 @@ export interface ClientKey {
   kid: string;
   privateKey: CryptoKey;
   publicJwk: JWK;
+}
+
+/**
+ * An RSA key as a node:crypto KeyObject, which signs with RS256 and PS256 alike (a WebCrypto key
+ * is bound to one of them): to show that the algorithm, not the key, is what a profile refuses.
+ */
+export function rsaClientKey(kid = `k-${randomUUID()}`) {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const publicJwk: JWK = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' };
+  return {
+    kid,
+    publicJwk,
+    withAlg: (alg: 'RS256' | 'PS256') => ({
+      alg,
+      kid,
+      publicJwk,
+      privateKey: privateKey as unknown as CryptoKey,
+    }),
+  };
 }
 
 export async function clientKey(alg = 'ES256', kid = `k-${randomUUID()}`): Promise<ClientKey> {
