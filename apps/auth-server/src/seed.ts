@@ -12,9 +12,9 @@ import {
   TOKEN_TYPES,
   verifyPassword,
 } from '@oidc-orders/oauth-core';
-import type { JWK } from 'jose';
 import { Value } from '@sinclair/typebox/value';
 import { inArray } from 'drizzle-orm';
+import type { JWK } from 'jose';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';

@@ -92,7 +92,7 @@ async function pushBankRequest(options: { dpop?: DpopKey; params?: Record<string
     },
     { now: now() },
   );
-  const headers = options.dpop
+  const headers: Record<string, string> = options.dpop
     ? { dpop: await dpopProof(options.dpop, { htu: `${TEST_ISSUER}/par`, iat: now() }) }
     : {};
   const response = await post(
@@ -126,7 +126,9 @@ async function bankCode(options: { dpop?: DpopKey; params?: Record<string, strin
 }
 
 async function redeem(code: string, verifier: string, dpop: DpopKey | null) {
-  const headers = dpop ? { dpop: await dpopProof(dpop, { htu: `${TEST_ISSUER}/token`, iat: now() }) } : {};
+  const headers: Record<string, string> = dpop
+    ? { dpop: await dpopProof(dpop, { htu: `${TEST_ISSUER}/token`, iat: now() }) }
+    : {};
   return post(
     '/token',
     {

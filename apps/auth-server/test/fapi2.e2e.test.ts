@@ -1,7 +1,7 @@
 import { calculateJwkThumbprint, decodeProtectedHeader, exportJWK } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestBrowser, hiddenFields, locationOf } from './browser.js';
+import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
 import { type ClientKey, clientKey } from './helpers/client-keys.js';
 import { TEST_SECRETS, testSeed } from './helpers/seed.js';

@@ -1,3 +1,4 @@
+import { isPublicClient } from './client-auth-methods.js';
 import type { ProtocolConfig } from './config.js';
 import {
   invalidRequest,
@@ -7,10 +8,9 @@ import {
   unauthorizedClient,
   unsupportedResponseType,
 } from './errors.js';
+import { authorizationCodeTtlFor } from './fapi2.js';
 import { generateUuid } from './ids.js';
 import { type Client, GRANT_TYPES } from './model.js';
-import { isPublicClient } from './client-auth-methods.js';
-import { authorizationCodeTtlFor } from './fapi2.js';
 import { isValidCodeChallenge } from './pkce.js';
 import type { Clock, RandomSource } from './runtime.js';
 import { grantableScopes, parseScope } from './scopes.js';

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
 import type { ClientKeySource } from './client-assertion.js';
 import { clientJwtSigningAlgs } from './client-auth-methods.js';
-import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';

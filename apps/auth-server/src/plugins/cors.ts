@@ -1,7 +1,7 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import { isPublicClient } from '@oidc-orders/oauth-core';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isPublicClient } from '@oidc-orders/oauth-core';
 
 /**
  * CORS for the endpoints a browser-based (public) client calls directly: token, userinfo and

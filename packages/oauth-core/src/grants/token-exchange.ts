@@ -1,5 +1,5 @@
-import { isPublicClient } from '../client-auth-methods.js';
 import type { JWTPayload } from 'jose';
+import { isPublicClient } from '../client-auth-methods.js';
 import {
   invalidRequest,
   invalidScope,
