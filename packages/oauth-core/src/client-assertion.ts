@@ -1,5 +1,5 @@
-import { decodeProtectedHeader, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import { clientJwtSigningAlgs } from './client-auth-methods.js';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { verifyClientSignedJwt } from './client-signed-jwt.js';
 import { invalidClient } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
@@ -98,29 +98,11 @@ export async function verifyClientAssertion(
   endpointUrl: string,
   deps: ClientAssertionDeps,
 ): Promise<void> {
-  if (assertion.length > MAX_ASSERTION_LENGTH) throw invalidClient('assertion too large');
-  const algorithms = [...clientJwtSigningAlgs(client)];
-  let alg: string | undefined;
-  try {
-    alg = decodeProtectedHeader(assertion).alg;
-  } catch {
-    throw invalidClient('assertion is not a JWS');
-  }
-  if (alg === undefined || !algorithms.includes(alg)) {
-    throw invalidClient(`assertion alg ${String(alg).slice(0, 20)} not allowed`);
-  }
-  const now = deps.clock.nowSeconds();
-  let payload: JWTPayload;
-  try {
-    // jose checks the signature (and exp/nbf); the RFC 7523 claims are checked below.
-    ({ payload } = await jwtVerify(assertion, deps.keys.keysFor(client), {
-      algorithms,
-      currentDate: new Date(now * 1000),
-      clockTolerance: CLIENT_ASSERTION_CLOCK_SKEW_SECONDS,
-    }));
-  } catch (error) {
-    throw invalidClient(`assertion rejected: ${(error as { code?: string }).code ?? 'invalid'}`);
-  }
+  const { payload, now } = await verifyClientSignedJwt(assertion, client, deps, {
+    maxLength: MAX_ASSERTION_LENGTH,
+    clockSkewSeconds: CLIENT_ASSERTION_CLOCK_SKEW_SECONDS,
+    fail: (detail) => invalidClient(`assertion: ${detail}`),
+  });
   const { jti, exp } = checkClientAssertionClaims(payload, {
     clientId: client.clientId,
     issuer: deps.issuer,

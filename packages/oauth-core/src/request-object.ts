@@ -1,7 +1,7 @@
-import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
 import type { ClientKeySource } from './client-assertion.js';
-import { clientJwtSigningAlgs } from './client-auth-methods.js';
+import { verifyClientSignedJwt } from './client-signed-jwt.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
@@ -95,26 +95,11 @@ export async function verifyRequestObject(
   client: Client,
   deps: RequestObjectDeps,
 ): Promise<RequestObjectParams> {
-  if (requestObject.length > MAX_REQUEST_OBJECT_LENGTH) throw invalidRequestObject('too large');
-  const algorithms = [...clientJwtSigningAlgs(client)];
-  let alg: string | undefined;
-  try {
-    alg = decodeProtectedHeader(requestObject).alg;
-  } catch {
-    throw invalidRequestObject('not a JWS (encrypted request objects are not supported)');
-  }
-  if (alg === undefined || !algorithms.includes(alg)) throw invalidRequestObject('alg not allowed');
-  const now = deps.clock.nowSeconds();
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(requestObject, deps.keys.keysFor(client), {
-      algorithms,
-      currentDate: new Date(now * 1000),
-      clockTolerance: CLOCK_SKEW_SECONDS,
-    }));
-  } catch (error) {
-    throw invalidRequestObject(`signature: ${(error as { code?: string }).code ?? 'invalid'}`);
-  }
+  const { payload, now } = await verifyClientSignedJwt(requestObject, client, deps, {
+    maxLength: MAX_REQUEST_OBJECT_LENGTH,
+    clockSkewSeconds: CLOCK_SKEW_SECONDS,
+    fail: invalidRequestObject,
+  });
   const { params, jti, exp } = checkRequestObjectClaims(payload, {
     clientId: client.clientId,
     issuer: deps.issuer,
