@@ -22,6 +22,7 @@ import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/
 
 const BANK_REDIRECT_URI = 'https://bank.example.test/callback';
 const JAR_REDIRECT_URI = 'https://jar.example.test/callback';
+const JAR_SECRET = 'jar-secret-for-tests-0123456789abcdef';
 
 let app: TestApp;
 let close: () => Promise<void>;
@@ -54,7 +55,7 @@ beforeAll(async () => {
     bankClient('bank-rsa', rsaKey.withAlg('PS256')),
     {
       client_id: 'jar',
-      client_secret: 'jar-secret-for-tests-0123456789abcdef',
+      client_secret: JAR_SECRET,
       jwks: { keys: [jarKey.publicJwk] },
       require_signed_request_object: true,
       redirect_uris: [JAR_REDIRECT_URI],
@@ -291,6 +292,50 @@ describe('codes bound to a DPoP key (RFC 9449 §10)', () => {
     const { code, verifier } = await bankCode({ params: { dpop_jkt: dpop.jkt } });
     expect((await redeem(code, verifier, await createDpopKey())).json().error).toBe('invalid_grant');
     expect((await redeem(code, verifier, dpop)).statusCode).toBe(200);
+  });
+
+  it('binds the code to dpop_jkt sent to /authorize directly (here inside a request object by value)', async () => {
+    const dpop = await createDpopKey();
+    const { verifier, challenge } = pkcePair();
+    const request = await signRequestObject(
+      'jar',
+      jarKey,
+      {
+        response_type: 'code',
+        redirect_uri: JAR_REDIRECT_URI,
+        scope: 'openid',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        dpop_jkt: dpop.jkt,
+      },
+      { now: now() },
+    );
+    const browser = new TestBrowser(app);
+    const loginPage = await browser.follow(await browser.get(`/authorize?client_id=jar&request=${request}`));
+    const callback = locationOf(
+      await browser.follow(
+        await browser.post(browser.lastUrl, {
+          ...hiddenFields(loginPage.body),
+          username: 'alice',
+          password: TEST_SECRETS.alicePassword,
+        }),
+      ),
+    );
+    const code = callback.searchParams.get('code') as string;
+    const redeemWith = async (key: DpopKey | null) =>
+      post(
+        '/token',
+        { grant_type: 'authorization_code', code, redirect_uri: JAR_REDIRECT_URI, code_verifier: verifier },
+        {
+          authorization: basicAuthorization('jar', JAR_SECRET),
+          ...(key ? { dpop: await dpopProof(key, { htu: `${TEST_ISSUER}/token`, iat: now() }) } : {}),
+        },
+      );
+    expect((await redeemWith(null)).json().error).toBe('invalid_grant');
+    expect((await redeemWith(await createDpopKey())).json().error).toBe('invalid_grant');
+    const bound = await redeemWith(dpop);
+    expect(bound.statusCode).toBe(200);
+    expect(bound.json().token_type).toBe('DPoP');
   });
 
   it('refuses a dpop_jkt that differs from the DPoP proof sent to PAR', async () => {
