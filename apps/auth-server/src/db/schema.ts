@@ -67,6 +67,12 @@ export const clients = pgTable('clients', {
   requireSignedRequestObject: boolean('require_signed_request_object').notNull().default(false),
   /** `fapi2`: the FAPI 2.0 Security Profile applies (oauth-core fapi2.ts). */
   profile: text('profile'),
+  /**
+   * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
+   * of the registry skips the row, so sign-in, client authentication and its tokens stop working,
+   * while grants and history keep their references. Null: enabled.
+   */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
@@ -79,6 +85,8 @@ export const resources = pgTable('resources', {
   /** Keyed HMAC of the introspection secret; null when the resource cannot introspect. */
   secretHash: text('secret_hash'),
   claims: stringList('claims'),
+  /** See `clients.disabledAt`. */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
@@ -91,6 +99,8 @@ export const users = pgTable('users', {
   email: text('email'),
   emailVerified: boolean('email_verified').notNull().default(false),
   allowedScopes: text('allowed_scopes').array(),
+  /** See `clients.disabledAt`. */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
