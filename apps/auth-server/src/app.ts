@@ -7,6 +7,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
+import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
@@ -40,6 +41,8 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
   /** Back-channel logout delivery settings (tests shorten the retry delays). */
   backchannelLogout?: LogoutPluginOptions['backchannel'];
+  /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
+  clientKeys?: ClientKeyOptions;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -79,6 +82,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
+  await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   await app.register(healthPlugin);
   await app.register(corsPlugin);

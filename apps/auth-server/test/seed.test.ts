@@ -102,7 +102,7 @@ describe('seed validation', () => {
     [{ clients: [{ client_id: 'c', grant_types: ['authorization_code'] }] }, /redirect_uris is required/],
     [
       { clients: [{ client_id: 'c', grant_types: ['client_credentials'] }] },
-      /client_credentials requires a client_secret/,
+      /client_credentials requires a client that authenticates/,
     ],
     [
       { clients: [{ client_id: 'c', redirect_uris: ['https://x/cb#frag'] }] },

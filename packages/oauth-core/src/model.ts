@@ -3,6 +3,9 @@
  * Tokens and codes are never stored in clear: `*Hash` fields hold `hashToken(value)`.
  */
 
+import type { JWK } from 'jose';
+import type { ClientAuthenticationMethod } from './client-auth-methods.js';
+
 export const GRANT_TYPES = {
   authorizationCode: 'authorization_code',
   refreshToken: 'refresh_token',
@@ -53,6 +56,19 @@ export interface Client {
   keepOfflineAccessOnLogout?: boolean;
   /** Every user signs in with a second factor for this client (seed `require_mfa`). */
   requireMfa?: boolean;
+  /**
+   * Client authentication methods this client may use (RFC 7591 §2 `token_endpoint_auth_method`;
+   * see `clientAuthMethods` for records without it).
+   */
+  authMethods?: readonly ClientAuthenticationMethod[];
+  /** RFC 7591 §2 `jwks`: the client's public keys, for `private_key_jwt` and request objects. */
+  jwks?: { keys: readonly JWK[] } | null;
+  /** RFC 7591 §2 `jwks_uri`: where the client publishes its public keys. */
+  jwksUri?: string | null;
+  /** RFC 9101 §10.5 `require_signed_request_object`: authorization requests only as signed JWTs. */
+  requireSignedRequestObject?: boolean;
+  /** `fapi2`: the FAPI 2.0 Security Profile applies to this client (README "FAPI 2.0"). */
+  profile?: 'fapi2' | null;
 }
 
 /** RFC 8693 §3 token type identifiers. */
@@ -142,6 +158,8 @@ export interface AuthorizationCode {
   authTime: number;
   expiresAt: number;
   usedAt: number | null;
+  /** RFC 9449 §10: thumbprint of the DPoP key the code is bound to (`dpop_jkt`); the token request must prove it. */
+  dpopJkt?: string | null;
 }
 
 export interface RefreshToken {

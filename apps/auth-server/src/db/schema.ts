@@ -60,6 +60,16 @@ export const clients = pgTable('clients', {
   keepOfflineAccessOnLogout: boolean('keep_offline_access_on_logout').notNull().default(false),
   /** Every user signs in with a second factor for this client (seed `require_mfa`). */
   requireMfa: boolean('require_mfa').notNull().default(false),
+  /** RFC 7591 `token_endpoint_auth_method`: the methods this client may use (empty: by `secret_hash`). */
+  authMethods: stringList('auth_methods'),
+  /** RFC 7591 `jwks`: the client's public keys (private_key_jwt, request objects). */
+  jwks: jsonb('jwks').$type<{ keys: JWK[] }>(),
+  /** RFC 7591 `jwks_uri`: fetched with a timeout and cached by the server (src/plugins/client-authentication.ts). */
+  jwksUri: text('jwks_uri'),
+  /** RFC 9101 §10.5 `require_signed_request_object`. */
+  requireSignedRequestObject: boolean('require_signed_request_object').notNull().default(false),
+  /** `fapi2`: the FAPI 2.0 Security Profile applies (oauth-core fapi2.ts). */
+  profile: text('profile'),
   /**
    * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
    * of the registry skips the row, so sign-in, client authentication and its tokens stop working,
@@ -141,6 +151,8 @@ export const authorizationCodes = pgTable(
     authTime: epochSeconds('auth_time').notNull(),
     expiresAt: epochSeconds('expires_at').notNull(),
     usedAt: epochSeconds('used_at'),
+    /** RFC 9449 §10 `dpop_jkt`: the token request must prove this key. */
+    dpopJkt: text('dpop_jkt'),
   },
   (table) => [index('authorization_codes_grant_id_idx').on(table.grantId)],
 );
@@ -194,8 +206,10 @@ export const revokedJwtAccessTokens = pgTable(
 );
 
 /**
- * RFC 9449 §11.1: DPoP proofs already seen, by `hashToken(jkt + "." + jti)`, kept until the proof
- * would be refused for its age anyway; expired rows are deleted periodically.
+ * Single-use JWT ids already seen (oauth-core `JtiReplayStore`): DPoP proofs (RFC 9449 §11.1, by
+ * `hashToken(jkt + "." + jti)`), client assertions (RFC 7523 §3, `client_assertion:<client>:<jti>`)
+ * and request objects (RFC 9101, `request_object:<client>:<jti>`), each kept until the JWT would be
+ * refused for its age anyway; expired rows are deleted periodically. The name is historical.
  */
 export const dpopJtis = pgTable(
   'dpop_jtis',

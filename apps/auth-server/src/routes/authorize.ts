@@ -2,6 +2,8 @@ import {
   type AuthorizationParams,
   type AuthorizationRequest,
   checkPushedAuthorizationRequired,
+  checkSignedRequestRequired,
+  resolveAuthorizationRequestObject,
   resolvePushedAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -29,6 +31,13 @@ export interface AuthorizeRoutesOptions {
 export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async (app, options) => {
   const { flow, pageContext } = options;
   const pushedRequests = createPushedAuthorizationRequestStore(app.database.db);
+  const requestObjects = {
+    keys: app.clientAuthentication.keys,
+    replay: app.clientAuthentication.replay,
+    issuer: app.config.issuer,
+    clock: app.protocol.clock,
+    clients: app.protocol.stores.clients,
+  };
 
   async function handle(
     request: FastifyRequest,
@@ -44,9 +53,12 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         store: pushedRequests,
         clock: app.protocol.clock,
       });
-      if (pushed !== null) params = pushed;
+      // RFC 9101 §5: a request object by value stands for the parameters it carries.
+      const signed = pushed === null ? await resolveAuthorizationRequestObject(params, requestObjects) : null;
+      params = pushed ?? signed ?? params;
       authorizationRequest = await flow.validate(params);
       checkPushedAuthorizationRequired(authorizationRequest, pushed !== null);
+      checkSignedRequestRequired(authorizationRequest, pushed !== null || signed !== null);
     } catch (error) {
       return respondToValidationError(reply, error, pageContext, status);
     }

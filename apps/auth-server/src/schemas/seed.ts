@@ -1,3 +1,4 @@
+import type { ClientAuthenticationMethod } from '@oidc-orders/oauth-core';
 import { type Static, Type } from '@sinclair/typebox';
 
 /**
@@ -17,6 +18,14 @@ export const SEEDABLE_GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:device_code',
   'urn:ietf:params:oauth:grant-type:token-exchange',
 ] as const;
+
+/** RFC 7591 §2 `token_endpoint_auth_method` values (oauth-core CLIENT_AUTHENTICATION_METHODS). */
+export const SEEDABLE_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+] as const satisfies readonly ClientAuthenticationMethod[];
 
 const ScopeToken = Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
 
@@ -66,6 +75,18 @@ export const SeedClientSchema = Type.Object(
     token_exchange: Type.Optional(SeedTokenExchangePolicySchema),
     keep_offline_access_on_logout: Type.Optional(Type.Boolean()),
     require_mfa: Type.Optional(Type.Boolean()),
+    token_endpoint_auth_method: Type.Optional(
+      Type.Union(SEEDABLE_AUTH_METHODS.map((method) => Type.Literal(method))),
+    ),
+    jwks: Type.Optional(
+      Type.Object(
+        { keys: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: 20 }) },
+        { additionalProperties: false },
+      ),
+    ),
+    jwks_uri: Type.Optional(NonEmptyString),
+    require_signed_request_object: Type.Optional(Type.Boolean()),
+    profile: Type.Optional(Type.Literal('fapi2')),
   },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@ import type {
   AuthorizationCode,
   AuthorizationCodeStore,
   Client,
+  ClientAuthenticationMethod,
   ClientStore,
   DeviceCode,
   DeviceCodeStatus,
@@ -125,6 +126,11 @@ export async function writeRegistryRecords(
         scopes: [...client.scopes],
         allowedCorsOrigins: [...client.allowedCorsOrigins],
         tokenExchange: tokenExchangeRow(client.tokenExchange),
+        authMethods: [...(client.authMethods ?? [])],
+        jwks: client.jwks == null ? null : { keys: [...client.jwks.keys] },
+        jwksUri: client.jwksUri ?? null,
+        requireSignedRequestObject: client.requireSignedRequestObject ?? false,
+        profile: client.profile ?? null,
         // Writing an entry (the seed names it again) enables it.
         disabledAt: null,
         updatedAt: now,
@@ -229,6 +235,12 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
           },
     keepOfflineAccessOnLogout: row.keepOfflineAccessOnLogout,
     requireMfa: row.requireMfa,
+    // The seed loader only writes ClientAuthenticationMethod values and the `fapi2` profile.
+    authMethods: row.authMethods as ClientAuthenticationMethod[],
+    jwks: row.jwks,
+    jwksUri: row.jwksUri,
+    requireSignedRequestObject: row.requireSignedRequestObject,
+    profile: row.profile === 'fapi2' ? 'fapi2' : null,
   };
 }
 
@@ -854,6 +866,7 @@ function codeFromRow(row: typeof authorizationCodes.$inferSelect): Authorization
     authTime: row.authTime,
     expiresAt: row.expiresAt,
     usedAt: row.usedAt,
+    dpopJkt: row.dpopJkt,
   };
 }
 
