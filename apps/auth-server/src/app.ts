@@ -5,6 +5,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
+import type { DevelopmentSeedSummary } from './pages/home.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
@@ -95,6 +96,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     db: app.database.db,
     protocol: app.protocol,
     deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
+    ...(config.nodeEnv === 'development' && seed
+      ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
+      : {}),
     // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
     loginAttemptGuard: createLoginAttemptLimiter(
       app.database.db,
@@ -108,6 +112,22 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   });
 
   return app;
+}
+
+/** Names only, never secrets: what the development landing page lists. */
+function summariseSeedForDevelopment(
+  seed: SeedDocument,
+  seedFile: string | undefined,
+): DevelopmentSeedSummary {
+  return {
+    clients: (seed.clients ?? []).map((client) => ({
+      clientId: client.client_id,
+      name: client.client_name,
+      redirectUris: client.redirect_uris ?? [],
+    })),
+    usernames: (seed.users ?? []).map((user) => user.username),
+    seedFile,
+  };
 }
 
 function fastifyTrustProxy(

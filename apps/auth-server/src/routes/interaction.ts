@@ -35,6 +35,7 @@ import {
   sendErrorPage,
   targetOf,
 } from './authorization-reply.js';
+import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './interaction-url.js';
 
 /** One login attempt, as a rate limiter sees it. */
 export interface LoginAttempt {
@@ -136,8 +137,8 @@ const stringField = (body: unknown, name: string): string | undefined => {
 /** Login, consent and logout pages (README "Pages"). */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
   const { flow, stores, interactions, consents, pageContext } = options;
-  const pageUrl = (id: string, page: 'login' | 'consent') =>
-    `${pageContext.basePath}/interaction/${id}/${page}`;
+  const pageUrl = (interaction: Interaction, page: 'login' | 'consent') =>
+    interactionPageUrl(pageContext, interaction.id, page, interaction.request.params.client_id);
 
   /**
    * The interaction named in the URL, if it is live and was started by this browser; otherwise an
@@ -149,13 +150,19 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   ): Promise<LoadedInteraction | null> {
     const interaction = await interactions.findActive(request.params.id, options.nowSeconds());
     if (interaction === null) {
+      // Typically Back after signing in: the interaction is consumed. Offer the way on, the
+      // client's own start page, which begins a fresh sign-in (or finds the user signed in).
+      const next = await clientHomeLink(stores, clientIdFromQuery(request.query));
       sendErrorPage(
         reply,
         400,
         {
           title: 'This sign-in request has expired',
-          message: 'The sign-in took too long or was already completed.',
+          message: next
+            ? 'The sign-in took too long or was already completed. Start again from the application.'
+            : 'The sign-in took too long or was already completed.',
           code: 'interaction_expired',
+          ...(next ? { next } : {}),
         },
         pageContext,
       );
@@ -319,7 +326,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       case 'consent':
         return reply
           .header('cache-control', 'no-store')
-          .redirect(pageUrl(loaded.interaction.id, step.kind), 303);
+          .redirect(pageUrl(loaded.interaction, step.kind), 303);
       case 'complete':
         return complete(reply, loaded, step);
       case 'error': {
@@ -401,7 +408,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     const session = await app.ssoSessions.current(request);
     const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
     if (step.kind === 'login' || step.kind === 'error') {
-      return reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction.id, 'login'), 303);
+      return reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, 'login'), 303);
     }
     const page = renderConsentPage({
       clientName: loaded.purpose.client.clientName,
@@ -445,7 +452,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
     if (step.kind === 'login' || step.kind === 'error') {
       // The session ended (or changed) while the consent page was open: sign in first.
-      return reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction.id, 'login'), 303);
+      return reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, 'login'), 303);
     }
     await consents.remember(step.user.sub, loaded.purpose.client.clientId, step.scopes, options.nowSeconds());
     await interactions.recordApproval(loaded.interaction.id, step.scopes);

@@ -16,6 +16,7 @@ import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
 import { renderErrorPage } from '../pages/error.js';
+import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
 import { assetRoutes } from './assets.js';
@@ -26,6 +27,7 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { homeRoutes } from './home.js';
 import { interactionRoutes, type LoginAttemptGuard } from './interaction.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
@@ -49,6 +51,8 @@ export interface SignInRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
   deviceUserCodeAttemptsPerMinute?: number;
+  /** Development only: the seeded clients and users the landing page lists. */
+  developmentSeed?: DevelopmentSeedSummary;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -153,6 +157,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   };
 
   await app.register(assetRoutes);
+  await app.register(homeRoutes, { pageContext, development: options.developmentSeed });
   await app.register(authorizeRoutes, { flow, pageContext });
   await app.register(deviceVerificationRoutes, deviceVerification);
   await app.register(interactionRoutes, {
