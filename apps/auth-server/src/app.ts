@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
@@ -66,6 +66,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  for (const warning of config.warnings) app.log.warn(warning);
+  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
 
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
@@ -112,6 +114,21 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   });
 
   return app;
+}
+
+/** A server nobody can sign in to is almost always a forgotten SEED_FILE: say so at start. */
+function warnWhenNoClientIsRegistered(
+  log: FastifyBaseLogger,
+  seed: SeedDocument | undefined,
+  seedFile: string | undefined,
+): void {
+  if (seed === undefined) {
+    log.warn(
+      'SEED_FILE is not set: no client is registered from a seed, so no application can sign in yet (README "Seed file")',
+    );
+  } else if ((seed.clients ?? []).length === 0) {
+    log.warn(`the seed${seedFile ? ` ${seedFile}` : ''} registers no client: no application can sign in`);
+  }
 }
 
 /** Names only, never secrets: what the development landing page lists. */
