@@ -11,11 +11,16 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dataDir = join(root, '.data');
+// DEV_DATA_DIR: where secrets, databases and logs live (tests point it at a temporary folder).
+const dataDir = process.env.DEV_DATA_DIR
+  ? resolve(process.env.INIT_CWD ?? process.cwd(), process.env.DEV_DATA_DIR)
+  : join(root, '.data');
 const secretsFile = join(dataDir, 'dev-secrets.json');
 const seedFile = join(dataDir, 'dev-seed.json');
 
 const logDir = join(dataDir, 'logs');
+/** How messages name the data folder: `.data` normally, the full path when DEV_DATA_DIR moved it. */
+const dataLabel = dataDir === join(root, '.data') ? '.data' : dataDir;
 
 /** One line, no stack trace, then exit: what went wrong and what to do about it. */
 function fail(message) {
@@ -279,17 +284,17 @@ await loadPrettifier();
 const firstStart = !existsSync(secretsFile);
 say(
   firstStart
-    ? 'Generating dev-only secrets in .data/dev-secrets.json'
-    : 'Using the dev-only secrets in .data/dev-secrets.json',
+    ? `Generating dev-only secrets in ${dataLabel}/dev-secrets.json`
+    : `Using the dev-only secrets in ${dataLabel}/dev-secrets.json`,
 );
 const secrets = loadOrCreateSecrets();
 mkdirSync(logDir, { recursive: true });
 say(
-  'Writing the development seed (.data/dev-seed.json): clients orders-web, orders-cli, orders-spa; user alice',
+  `Writing the development seed (${dataLabel}/dev-seed.json): clients orders-web, orders-cli, orders-spa; user alice`,
 );
 writeSeed(secrets);
 
-say(`Starting the authorization server on ${ISSUER} (logs: .data/logs/auth-server.log)`);
+say(`Starting the authorization server on ${ISSUER} (logs: ${dataLabel}/logs/auth-server.log)`);
 start(
   'auth-server',
   'apps/auth-server',
@@ -315,7 +320,7 @@ try {
 }
 
 if (!shuttingDown) {
-  say(`Starting the orders service on ${ORDERS_URL} and the SPA on ${SPA_URL} (logs: .data/logs/)`);
+  say(`Starting the orders service on ${ORDERS_URL} and the SPA on ${SPA_URL} (logs: ${dataLabel}/logs/)`);
   start(
     'orders',
     'apps/orders',
@@ -350,13 +355,13 @@ if (!shuttingDown) {
 if (!shuttingDown) {
   showLogs = true;
   console.log(`
-[dev] Everything is running (development mode, embedded PGlite databases in .data/).
+[dev] Everything is running (development mode, embedded PGlite databases in ${dataLabel}/).
 [dev]   authorization server  ${ISSUER}/   (discovery: ${ISSUER}/.well-known/openid-configuration)
 [dev]   orders app            ${ORDERS_URL}/app
 [dev]   public-client SPA     ${SPA_URL}/
 [dev]   demo user             alice (DEV-ONLY password generated at first start; show it with
-[dev]                         node -p "require('./.data/dev-secrets.json').alicePassword")
-[dev]   orders API key        node -p "require('./.data/dev-secrets.json').ordersApiKey"
+[dev]                         node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').alicePassword")
+[dev]   orders API key        node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').ordersApiKey"
 [dev] Listening on ${HOST} only${HOST === '127.0.0.1' ? ' (set HOST=0.0.0.0 to accept other machines)' : ''}. Logs follow; Ctrl+C stops.
 `);
 }
