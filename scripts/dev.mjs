@@ -346,6 +346,7 @@ if (!shuttingDown) {
     SPA_ISSUER: ISSUER,
     SPA_CLIENT_ID: 'orders-spa',
     SPA_API_URL: `${ORDERS_URL}/orders`,
+    SPA_BASE_URL: SPA_URL,
   });
   await Promise.all([
     waitForReady('orders', `${ORDERS_URL}/health/ready`),

@@ -7,6 +7,7 @@ import type { DiscoveryRetryOptions } from './oidc/provider.js';
 import apiCors from './plugins/api-cors.js';
 import apiKeyGuard from './plugins/api-key-guard.js';
 import bearerAuth from './plugins/bearer-auth.js';
+import canonicalHost from './plugins/canonical-host.js';
 import configPlugin from './plugins/config.js';
 import dbPlugin from './plugins/db.js';
 import errorHandler from './plugins/error-handler.js';
@@ -99,6 +100,7 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
   // so they inherit it; `dependencies` on each plugin make a wrong order fail ready().
   app.register(errorHandler);
   app.register(configPlugin, { config });
+  app.register(canonicalHost);
   app.register(dbPlugin, deps.database ? { database: deps.database } : {});
   app.register(lifecycle);
   app.register(apiKeyGuard);

@@ -114,3 +114,45 @@ describe('favicon and HSTS (issue 15 item 5)', () => {
     }
   });
 });
+
+describe('one host name for pages and sign-in (issue 15 item 3)', () => {
+  const environment = { BASE_URL: 'http://localhost:3000', API_KEY: 'test-only-api-key-0123456789' };
+
+  it('in development a page on another host name redirects to BASE_URL before anything else', async () => {
+    const dev = await buildTestApp(database, { environment: { ...environment, NODE_ENV: 'development' } });
+    try {
+      for (const url of ['/app', '/login?returnUrl=/app', '/']) {
+        const response = await dev.inject({
+          url,
+          headers: { host: '127.0.0.1:3000', accept: BROWSER_ACCEPT },
+        });
+        expect(response.statusCode).toBe(307);
+        expect(response.headers.location).toBe(`http://localhost:3000${url}`);
+      }
+      const same = await dev.inject({ url: '/app', headers: { host: 'localhost:3000' } });
+      expect(same.statusCode).toBe(200);
+      // Health probes and the API are addressed by instance address: never redirected.
+      const health = await dev.inject({ url: '/health/live', headers: { host: '10.0.0.7:3000' } });
+      expect(health.statusCode).toBe(200);
+    } finally {
+      await dev.close();
+    }
+  });
+
+  it('in production it is refused with a page naming the right address (421)', async () => {
+    const production = await buildTestApp(database, {
+      environment: { ...environment, NODE_ENV: 'production' },
+    });
+    try {
+      const response = await production.inject({
+        url: '/app',
+        headers: { host: '127.0.0.1:3000', accept: BROWSER_ACCEPT },
+      });
+      expect(response.statusCode).toBe(421);
+      expectOrdersPage(response);
+      expect(response.body).toContain('href="http://localhost:3000/app"');
+    } finally {
+      await production.close();
+    }
+  });
+});
