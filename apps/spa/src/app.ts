@@ -79,6 +79,9 @@ export function createSpaHandler(config: SpaConfig, fetchMetadata: FetchMetadata
     '/callback': index,
     '/app.js': publicFile('app.js', 'text/javascript; charset=utf-8'),
     '/app.css': publicFile('app.css', 'text/css; charset=utf-8'),
+    '/favicon.svg': publicFile('favicon.svg', 'image/svg+xml'),
+    // Browsers ask for /favicon.ico whatever the page links.
+    '/favicon.ico': publicFile('favicon.svg', 'image/svg+xml'),
     '/vendor/oidc-client-ts.min.js': oidcClientBundle(),
   };
   const csp = contentSecurityPolicy(config);
