@@ -37,6 +37,8 @@ export interface AppDependencies {
   seed?: SeedDocument;
   /** Fastify/pino logger options (e.g. `false`, or a `stream` to capture logs in tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Readable log lines (pino-pretty) for a person at a terminal; server.ts decides (TTY, development, not CI). */
+  prettyLogs?: boolean;
   /** Back-channel logout delivery settings (tests shorten the retry delays). */
   backchannelLogout?: LogoutPluginOptions['backchannel'];
 }
@@ -55,7 +57,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
 
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config),
+    logger: deps.logger ?? loggerOptions(config, deps.prettyLogs === true),
     trustProxy: fastifyTrustProxy(config),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
@@ -147,6 +149,14 @@ function summariseSeedForDevelopment(
   };
 }
 
+/** pino-pretty in a worker thread: one readable line per event, the service named on each. */
+export function prettyTransport(service: string) {
+  return {
+    target: 'pino-pretty',
+    options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', messageFormat: `${service} | {msg}` },
+  };
+}
+
 function fastifyTrustProxy(
   config: AppConfig,
 ): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -155,9 +165,10 @@ function fastifyTrustProxy(
   return typeof trustProxy === 'number' ? (_address, hop) => hop < trustProxy : trustProxy;
 }
 
-function loggerOptions(config: AppConfig): FastifyServerOptions['logger'] {
+function loggerOptions(config: AppConfig, pretty: boolean): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    ...(pretty ? { transport: prettyTransport('auth-server') } : {}),
     // Fastify's request serializer logs no headers or bodies; these paths guard against anyone
     // adding them to a log line later (credentials, session cookies).
     redact: {

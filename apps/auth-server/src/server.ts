@@ -33,7 +33,9 @@ async function main(): Promise<void> {
     failStart(error);
   }
 
-  const app = await buildApp(config).catch(failStart);
+  // JSON lines in production, under CI and into pipes (log collectors); readable at a terminal.
+  const prettyLogs = config.nodeEnv === 'development' && process.stdout.isTTY === true && !process.env.CI;
+  const app = await buildApp(config, { prettyLogs }).catch(failStart);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -26,6 +26,8 @@ export interface AppDeps {
   database?: DatabaseHandle;
   /** Where the JSON log lines go (default stdout); tests read them to check redaction. */
   logStream?: { write(line: string): void };
+  /** Readable log lines (pino-pretty) for a person at a terminal; server.ts decides (TTY, development, not CI). */
+  prettyLogs?: boolean;
   /** Test seams inside request handling; never set by server.ts. */
   orderRoutes?: OrderRoutesOptions;
   bffRoutes?: BffRoutesOptions;
@@ -71,6 +73,18 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
         censor: '[Redacted]',
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
+      ...(deps.prettyLogs && !deps.logStream
+        ? {
+            transport: {
+              target: 'pino-pretty',
+              options: {
+                ignore: 'pid,hostname',
+                translateTime: 'SYS:HH:MM:ss',
+                messageFormat: 'orders | {msg}',
+              },
+            },
+          }
+        : {}),
     },
     genReqId: () => randomUUID(),
     // Every body here is small (orders, form_post callbacks, logout tokens); larger ones are 413
