@@ -18,7 +18,7 @@ describe('parseSpaConfig', () => {
       apiUrl: 'http://localhost:3000/orders',
       baseUrl: undefined,
     });
-    expect(DEFAULT_SCOPE).toBe('openid profile orders.read offline_access');
+    expect(DEFAULT_SCOPE).toBe('openid profile email orders.read offline_access');
   });
 
   it.each([

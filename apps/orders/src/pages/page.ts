@@ -11,6 +11,8 @@ export interface Page {
   message: string;
   /** The technical reason (error codes, the failed check): folded away, and also in the log. */
   detail?: string;
+  /** Extra markup after the message (a form), already escaped by the caller with `escapeHtml`. */
+  html?: string;
   /** Where to go next; the first is the primary button. Defaults to the orders app. */
   actions?: readonly PageAction[];
 }
@@ -35,8 +37,9 @@ export function escapeHtml(value: string): string {
 export const BACK_TO_APP: PageAction = { href: '/app', label: 'Go to your orders' };
 
 /** Only this origin's stylesheet and icon; no script, no framing, forms post here only. */
-export const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export function pageCsp(formActionSources: readonly string[] = []): string {
+  return `default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action ${["'self'", ...formActionSources].join(' ')}`;
+}
 
 export function renderPage(page: Page): string {
   const actions = (page.actions ?? [BACK_TO_APP]).map(
@@ -60,8 +63,7 @@ export function renderPage(page: Page): string {
 <header class="topbar"><a class="brand" href="/app">Orders</a></header>
 <main id="main" class="card" aria-labelledby="page-title">
 <h1 id="page-title">${escapeHtml(page.title)}</h1>
-<p>${escapeHtml(page.message)}</p>
-${detail}<p class="actions">${actions.join(' ')}</p>
+${page.message ? `<p>${escapeHtml(page.message)}</p>\n` : ''}${page.html ? `${page.html}\n` : ''}${detail}<p class="actions">${actions.join(' ')}</p>
 </main>
 </body>
 </html>
@@ -69,12 +71,17 @@ ${detail}<p class="actions">${actions.join(' ')}</p>
 }
 
 /** Sends a page: never cached (it may describe this browser's sign-in), never framed. */
-export function sendPage(reply: FastifyReply, statusCode: number, page: Page): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  statusCode: number,
+  page: Page,
+  options: { formActionSources?: readonly string[] } = {},
+): FastifyReply {
   return reply
     .code(statusCode)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-security-policy', PAGE_CSP)
+    .header('content-security-policy', pageCsp(options.formActionSources))
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
