@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
+import type { DevelopmentSeedSummary } from './pages/home.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
@@ -39,6 +40,8 @@ export interface AppDependencies {
   seed?: SeedDocument;
   /** Fastify/pino logger options (e.g. `false`, or a `stream` to capture logs in tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Readable log lines (pino-pretty) for a person at a terminal; server.ts decides (TTY, development, not CI). */
+  prettyLogs?: boolean;
   /** Back-channel logout delivery settings (tests shorten the retry delays). */
   backchannelLogout?: LogoutPluginOptions['backchannel'];
   /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
@@ -59,7 +62,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
 
   const app = Fastify({
-    logger: withLogRedaction(config, deps.logger),
+    logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
     trustProxy: fastifyTrustProxy(config),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
@@ -71,6 +74,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  for (const warning of config.warnings) app.log.warn(warning);
+  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
 
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
@@ -105,6 +110,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     protocol: app.protocol,
     deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
     keyEncryptionKey: app.config.keyEncryptionKey,
+    ...(config.nodeEnv === 'development' && seed
+      ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
+      : {}),
     // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
     loginAttemptGuard: createLoginAttemptLimiter(
       app.database.db,
@@ -118,6 +126,45 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   });
 
   return app;
+}
+
+/** A server nobody can sign in to is almost always a forgotten SEED_FILE: say so at start. */
+function warnWhenNoClientIsRegistered(
+  log: FastifyBaseLogger,
+  seed: SeedDocument | undefined,
+  seedFile: string | undefined,
+): void {
+  if (seed === undefined) {
+    log.warn(
+      'SEED_FILE is not set: no client is registered from a seed, so no application can sign in yet (README "Seed file")',
+    );
+  } else if ((seed.clients ?? []).length === 0) {
+    log.warn(`the seed${seedFile ? ` ${seedFile}` : ''} registers no client: no application can sign in`);
+  }
+}
+
+/** Names only, never secrets: what the development landing page lists. */
+function summariseSeedForDevelopment(
+  seed: SeedDocument,
+  seedFile: string | undefined,
+): DevelopmentSeedSummary {
+  return {
+    clients: (seed.clients ?? []).map((client) => ({
+      clientId: client.client_id,
+      name: client.client_name,
+      redirectUris: client.redirect_uris ?? [],
+    })),
+    usernames: (seed.users ?? []).map((user) => user.username),
+    seedFile,
+  };
+}
+
+/** pino-pretty in a worker thread: one readable line per event, the service named on each. */
+export function prettyTransport(service: string) {
+  return {
+    target: 'pino-pretty',
+    options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', messageFormat: `${service} | {msg}` },
+  };
 }
 
 /** The issuer's path ('' at the root): where the pages find their assets. */
@@ -142,17 +189,19 @@ function fastifyTrustProxy(
 function withLogRedaction(
   config: AppConfig,
   override: FastifyServerOptions['logger'] | undefined,
+  pretty = false,
 ): FastifyServerOptions['logger'] {
   if (override === false) return false;
-  const base = loggerOptions(config);
+  const base = loggerOptions(config, pretty && override === undefined);
   return typeof override === 'object' && override !== null ? { ...base, ...override } : base;
 }
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
-function loggerOptions(config: AppConfig): LoggerOptions {
+function loggerOptions(config: AppConfig, pretty = false): LoggerOptions {
   return {
     level: config.logLevel,
+    ...(pretty ? { transport: prettyTransport('auth-server') } : {}),
     // Request URLs with sensitive query values replaced; errors and every logged string scrubbed
     // of sensitive `name=value` pairs and JWTs (src/http/log-redaction.ts).
     serializers: { req: serializeRequest as never, err: serializeError as never },

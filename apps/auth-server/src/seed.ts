@@ -63,7 +63,9 @@ export async function readSeedFile(path: string): Promise<SeedDocument> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SeedError(`SEED_FILE ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new SeedError(
+      `SEED_FILE ${path}${jsonErrorLocation(text, error as Error)} is not valid JSON: ${(error as Error).message}`,
+    );
   }
   try {
     return parseSeedDocument(json);
@@ -71,6 +73,24 @@ export async function readSeedFile(path: string): Promise<SeedDocument> {
     if (error instanceof SeedError) throw new SeedError(`SEED_FILE ${path}: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * `:line:column` of a JSON.parse error, the way editors jump to it. V8 reports either
+ * "(line L column C)" or "at position P" depending on the version; both are turned into one form.
+ */
+export function jsonErrorLocation(text: string, error: Error): string {
+  const lineColumn = /line (\d+) column (\d+)/.exec(error.message);
+  if (lineColumn) return `:${lineColumn[1]}:${lineColumn[2]}`;
+  const position = /position (\d+)/.exec(error.message);
+  const offset = position
+    ? Number(position[1])
+    : /end of JSON input/.test(error.message)
+      ? text.length
+      : undefined;
+  if (offset === undefined) return '';
+  const before = text.slice(0, offset).split('\n');
+  return `:${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 /** Validates a parsed seed document; throws `SeedError` naming the first problem. */

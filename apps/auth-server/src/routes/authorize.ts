@@ -18,6 +18,7 @@ import {
   respondWithOAuthError,
   targetOf,
 } from './authorization-reply.js';
+import { interactionPageUrl } from './interaction-url.js';
 
 export interface AuthorizeRoutesOptions {
   flow: AuthorizationFlow;
@@ -89,7 +90,7 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         const interaction = await flow.startInteraction({ params: single, resources }, browserKey);
         return reply
           .header('cache-control', 'no-store')
-          .redirect(`${pageContext.basePath}/interaction/${interaction.id}/${step.kind}`, 303);
+          .redirect(interactionPageUrl(pageContext, interaction.id, step.kind, single.client_id), 303);
       }
     }
   }

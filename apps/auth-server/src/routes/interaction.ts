@@ -43,6 +43,7 @@ import {
   sendErrorPage,
   targetOf,
 } from './authorization-reply.js';
+import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './interaction-url.js';
 
 /** One login attempt, as a rate limiter sees it. */
 export interface LoginAttempt {
@@ -154,7 +155,8 @@ export const INVALID_CODE_MESSAGE = 'That code is not valid. Enter the current c
 /** Login, consent and logout pages (README "Pages"). */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
   const { flow, stores, interactions, consents, pageContext } = options;
-  const pageUrl = (id: string, page: InteractionPage) => `${pageContext.basePath}/interaction/${id}/${page}`;
+  const pageUrl = (interaction: Interaction, page: InteractionPage) =>
+    interactionPageUrl(pageContext, interaction.id, page, interaction.request.params.client_id);
 
   /**
    * The interaction named in the URL, if it is live and was started by this browser; otherwise an
@@ -166,13 +168,19 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   ): Promise<LoadedInteraction | null> {
     const interaction = await interactions.findActive(request.params.id, options.nowSeconds());
     if (interaction === null) {
+      // Typically Back after signing in: the interaction is consumed. Offer the way on, the
+      // client's own start page, which begins a fresh sign-in (or finds the user signed in).
+      const next = await clientHomeLink(stores, clientIdFromQuery(request.query));
       sendErrorPage(
         reply,
         400,
         {
           title: 'This sign-in request has expired',
-          message: 'The sign-in took too long or was already completed.',
+          message: next
+            ? 'The sign-in took too long or was already completed. Start again from the application.'
+            : 'The sign-in took too long or was already completed.',
           code: 'interaction_expired',
+          ...(next ? { next } : {}),
         },
         pageContext,
       );
@@ -323,7 +331,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   }
 
   const redirectToPage = (reply: FastifyReply, loaded: LoadedInteraction, page: InteractionPage) =>
-    reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction.id, page), 303);
+    reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, page), 303);
 
   /** A second submission (double click, back button) after the interaction was consumed. */
   function sendAlreadyCompleted(reply: FastifyReply) {
@@ -365,7 +373,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       case 'consent':
         return reply
           .header('cache-control', 'no-store')
-          .redirect(pageUrl(loaded.interaction.id, step.kind), 303);
+          .redirect(pageUrl(loaded.interaction, step.kind), 303);
       case 'complete':
         return complete(reply, loaded, step);
       case 'error': {
@@ -491,7 +499,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
       errorMessage,
       basePath: pageContext.basePath,
-      recoveryUrl: pageUrl(loaded.interaction.id, 'recovery'),
+      recoveryUrl: pageUrl(loaded.interaction, 'recovery'),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -680,7 +688,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     const page = renderRecoveryCodesShownPage({
       codes,
       continueCsrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
-      continueAction: pageUrl(loaded.interaction.id, 'continue'),
+      continueAction: pageUrl(loaded.interaction, 'continue'),
       basePath: pageContext.basePath,
     });
     return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });

@@ -19,6 +19,7 @@ import { createSsoSessionRepository } from '../interaction/sso-session-repositor
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { renderErrorPage } from '../pages/error.js';
+import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
 import { accountRoutes } from './account.js';
@@ -30,6 +31,7 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { homeRoutes } from './home.js';
 import { interactionRoutes, type LoginAttemptGuard } from './interaction.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
@@ -55,6 +57,8 @@ export interface SignInRoutesOptions {
   deviceUserCodeAttemptsPerMinute?: number;
   /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
   keyEncryptionKey: Uint8Array;
+  /** Development only: the seeded clients and users the landing page lists. */
+  developmentSeed?: DevelopmentSeedSummary;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -177,6 +181,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   };
 
   await app.register(assetRoutes);
+  await app.register(homeRoutes, { pageContext, development: options.developmentSeed });
   await app.register(authorizeRoutes, { flow, pageContext });
   await app.register(deviceVerificationRoutes, deviceVerification);
   await app.register(interactionRoutes, {
