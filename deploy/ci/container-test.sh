@@ -101,11 +101,15 @@ save_host_state() {
   ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 >"$LOG_DIR/links.before"
 }
 
-# Tables dockerd added are emptied and their policies reset; the tables there before are restored.
+# Tables dockerd added are removed (with the nf_tables backend) or emptied with their policies
+# reset; the tables there before are restored from the snapshot.
 restore_firewall() {
-  local save=$1 restore=$2 snapshot=$3 table chain
+  local save=$1 restore=$2 snapshot=$3 family=$4 table chain
   for table in $($save 2>/dev/null | sed -n 's/^\*//p'); do
     if ! grep -qx "\*$table" "$snapshot"; then
+      if ${save%-save} --version | grep -q nf_tables && nft delete table "$family" "$table" 2>/dev/null; then
+        continue
+      fi
       ${save%-save} -t "$table" -F
       ${save%-save} -t "$table" -X
       for chain in $($save -t "$table" | sed -n 's/^:\([A-Z]*\) \(ACCEPT\|DROP\).*/\1/p'); do
@@ -167,7 +171,11 @@ build_minbase() {
   echo "debootstrap --variant=minbase bookworm (mirror of the host's APT sources)"
   debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$LOG_DIR/debootstrap.log" 2>&1 \
     || { tail -n 20 "$LOG_DIR/debootstrap.log"; rm -rf "$rootfs"; return 1; }
-  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/*
+  # What a slim image leaves out too: package lists and archives, documentation, translations.
+  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/* \
+    "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
+  # … also for the packages the postgres and nginx images install on top.
+  printf 'path-exclude=/usr/share/%s/*\n' doc man info locale >"$rootfs/etc/dpkg/dpkg.cfg.d/01-slim"
   tar -C "$rootfs" -c . | docker import --change 'CMD ["bash"]' - oidc-orders-ci/bookworm-minbase >/dev/null
   local status=$?
   rm -rf "$rootfs"
@@ -199,18 +207,18 @@ build_base_image() {
 
 # ---------------------------------------------------------------------------------------------
 # 4. App images. HTTPS from the build to the npm registry must trust what this host trusts: the
-#    certificates of the host's bundle that Node does not carry itself are handed to the build
-#    (the whole bundle is larger than one environment variable may be), never stored in an image.
+#    certificates of the host's bundle that the build's Node 22 does not carry itself are handed to
+#    the build (the whole bundle is larger than one environment variable may be), never stored in
+#    an image.
 
 extra_ca_certificates() {
-  node -e '
+  docker run --rm -i --network none node:22-bookworm-slim node -e '
     const { readFileSync } = require("node:fs");
     const { rootCertificates } = require("node:tls");
-    const file = process.env.SSL_CERT_FILE || "/etc/ssl/certs/ca-certificates.crt";
     const known = new Set(rootCertificates.map((pem) => pem.replace(/\s+/g, "")));
-    const pems = readFileSync(file, "utf8").match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+    const pems = readFileSync(0, "utf8").match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
     process.stdout.write(pems.filter((pem) => !known.has(pem.replace(/\s+/g, ""))).join("\n"));
-  ' 2>/dev/null
+  ' <"${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}"
 }
 
 build_app_image() {
@@ -311,7 +319,7 @@ keys_rotate_in_container() {
 # 6. What the containers guarantee
 
 every_app_container() {
-  local predicate=$1 id
+  local predicate=$1 service id
   for service in "${APP_SERVICES[@]}"; do
     for id in $(app_containers "$service"); do $predicate "$id" || { echo "$service: $id"; return 1; }; done
   done
@@ -322,9 +330,12 @@ read_only_root() {
     && docker exec "$1" sh -c 'touch /tmp/.written && rm /tmp/.written'
 }
 runs_unprivileged() {
+  local processes
   [ "$(docker exec "$1" id -u)" = 1000 ] \
     && [ "$(docker inspect --format '{{.Config.User}}' "$1")" = node ] \
-    && ! docker top "$1" -o user,args | awk 'NR > 1 && $1 == "root" && / node /' | grep -q .
+    && processes=$(docker top "$1" -o pid,user,args) \
+    && grep -q ' node .*dist/server.js' <<<"$processes" \
+    && ! awk 'NR > 1 && $2 == "root" && / node /' <<<"$processes" | grep -q .
 }
 
 # Every generated secret, one a line, to search for with grep -F.
@@ -420,8 +431,8 @@ cleanup() {
     grep -qx "$link" "$LOG_DIR/links.before" 2>/dev/null || ip link delete "$link" 2>/dev/null
   done
   if [ -f "$LOG_DIR/ip_forward.before" ]; then
-    restore_firewall iptables-save iptables-restore "$LOG_DIR/iptables.before"
-    restore_firewall ip6tables-save ip6tables-restore "$LOG_DIR/ip6tables.before"
+    restore_firewall iptables-save iptables-restore "$LOG_DIR/iptables.before" ip
+    restore_firewall ip6tables-save ip6tables-restore "$LOG_DIR/ip6tables.before" ip6
     cat "$LOG_DIR/ip_forward.before" >/proc/sys/net/ipv4/ip_forward
     echo "firewall rules and ip_forward ($(cat /proc/sys/net/ipv4/ip_forward)) as before"
   fi
