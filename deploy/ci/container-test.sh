@@ -479,7 +479,9 @@ main() {
 
   phase "app images"
   EXTRA_CA_CERTS=$(extra_ca_certificates)
-  echo "$(printf '%s' "$EXTRA_CA_CERTS" | grep -c 'BEGIN CERTIFICATE') CA certificate(s) of this host's bundle handed to the builds"
+  echo "$(printf '%s' "$EXTRA_CA_CERTS" | grep -c 'BEGIN CERTIFICATE') CA certificate(s) of this host's bundle handed to the builds (${#EXTRA_CA_CERTS} bytes)"
+  # A build argument reaches RUN as one environment string, which Linux caps at 128 KiB.
+  require "the CA certificates fit in one build argument" [ "${#EXTRA_CA_CERTS}" -lt 120000 ]
   check "no '# syntax=' line in the Dockerfiles" bash -c '! grep -l "^# *syntax=" apps/*/Dockerfile'
   require "image oidc-orders/auth-server built with BuildKit" build_app_image auth-server 1
   require "image oidc-orders/orders built with the classic builder" build_app_image orders 0
