@@ -5,6 +5,9 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
+import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
+import { userForPrincipal } from './kerberos/principal-mapping.js';
+import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
@@ -17,6 +20,7 @@ import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import type { KerberosSignIn } from './routes/interaction.js';
 import { introspectionRoutes } from './routes/introspect.js';
 import { pushedAuthorizationRequestRoutes } from './routes/par.js';
 import { revocationRoutes } from './routes/revoke.js';
@@ -25,6 +29,7 @@ import { tokenRoutes } from './routes/token.js';
 import { userInfoRoutes } from './routes/userinfo.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
+import { createDpopReplayStore } from './storage/drizzle-dpop-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {
@@ -52,6 +57,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const random = deps.random ?? systemRandom;
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
+  // Likewise a Kerberos setup that cannot work (keytab, binding, pinned principal): one line, no start.
+  const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
 
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
@@ -105,9 +112,35 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
       },
       { nowMs: () => clock.nowSeconds() * 1000 },
     ),
+    kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
   });
 
   return app;
+}
+
+type App = Awaited<ReturnType<typeof Fastify>>;
+
+/** Kerberos at the login step: the acceptor, the principal → user mapping, the shared replay record. */
+function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
+  const db = app.database.db;
+  const usernameRealm = app.config.kerberos?.usernameRealm ?? null;
+  app.log.info(
+    { servicePrincipals: acceptor.servicePrincipals, usernameRealm },
+    `kerberos: accepting tickets for ${acceptor.servicePrincipals.join(', ')}`,
+  );
+  // The DPoP replay table is a generic "seen once" record (key, expiry), shared by every instance.
+  const replay = createDpopReplayStore(db);
+  return {
+    acceptor,
+    replay,
+    nowSeconds: () => app.protocol.clock.nowSeconds(),
+    userForPrincipal: (principal) =>
+      userForPrincipal(principal, {
+        users: app.protocol.stores.users,
+        findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
+        usernameRealm,
+      }),
+  };
 }
 
 function fastifyTrustProxy(

@@ -13,6 +13,7 @@ import type { JWK } from 'jose';
  *   3. Signing keys: private parts encrypted with KEY_ENCRYPTION_KEY.
  *   4. Interaction (SSO sessions, interactions, consents): owned by the /authorize + login work.
  *   5. Rate limiting: counters shared by every instance.
+ *   7. Kerberos principals: which user a ticket's client principal signs in (seed).
  *
  * Keep this file free of relative imports: drizzle-kit loads it on its own.
  */
@@ -320,4 +321,21 @@ export const rateLimitCounters = pgTable(
     hits: integer('hits').notNull(),
   },
   (table) => [index('rate_limit_counters_window_started_at_idx').on(table.windowStartedAt)],
+);
+
+// ─── 7. Kerberos principals ──────────────────────────────────────────────────────────────────────
+
+/**
+ * Seed user member `kerberos_principal` (README "Kerberos"): the client principal of a ticket,
+ * `name@REALM`, matched exactly (case-sensitive, realm included). Written with the seed; one
+ * principal names at most one user. Kept apart from `users` so the protocol's User stays free of it.
+ */
+export const kerberosPrincipals = pgTable(
+  'kerberos_principals',
+  {
+    principal: text('principal').primaryKey(),
+    sub: text('sub').notNull(),
+    updatedAt: epochSeconds('updated_at').notNull(),
+  },
+  (table) => [index('kerberos_principals_sub_idx').on(table.sub)],
 );

@@ -5,6 +5,7 @@ import {
   type OAuthError,
   type ProtocolStores,
   type TokenVerifier,
+  type User,
   verifyPassword,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -35,6 +36,7 @@ import {
   sendErrorPage,
   targetOf,
 } from './authorization-reply.js';
+import { type KerberosSignInOptions, kerberosSignInRoutes } from './kerberos-sign-in.js';
 
 /** One login attempt, as a rate limiter sees it. */
 export interface LoginAttempt {
@@ -103,7 +105,15 @@ export interface InteractionRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** Device verification (src/routes/device.ts); without it, device interactions are refused. */
   resolveDevicePurpose?: DevicePurposeResolver;
+  /** Kerberos single sign-on (src/routes/kerberos-sign-in.ts); without it the login page has no link. */
+  kerberos?: KerberosSignIn;
 }
+
+/** How a sign-in step was completed (README "Kerberos": the ID token's `amr`). */
+export type SignInMethod = 'password' | 'kerberos';
+
+/** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
+export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
 
 /** Guards written before decisions carried a retry time answer a plain boolean. */
 function normalizeDecision(decision: boolean | LoginAttemptDecision): LoginAttemptDecision {
@@ -136,7 +146,7 @@ const stringField = (body: unknown, name: string): string | undefined => {
 /** Login, consent and logout pages (README "Pages"). */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
   const { flow, stores, interactions, consents, pageContext } = options;
-  const pageUrl = (id: string, page: 'login' | 'consent') =>
+  const pageUrl = (id: string, page: 'login' | 'consent' | 'kerberos') =>
     `${pageContext.basePath}/interaction/${id}/${page}`;
 
   /**
@@ -270,13 +280,17 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     username?: string,
     errorMessage?: string,
   ) {
+    const id = loaded.interaction.id;
     const page = renderLoginPage({
       clientName: loaded.purpose.client.clientName,
-      csrfToken: csrfTokenFor(loaded.browserKey, 'login', loaded.interaction.id),
+      csrfToken: csrfTokenFor(loaded.browserKey, 'login', id),
       // OIDC Core §3.1.2.1 login_hint pre-fills the username.
       username: username ?? loaded.purpose.loginHint,
       errorMessage,
       basePath: pageContext.basePath,
+      kerberosHref: options.kerberos ? pageUrl(id, 'kerberos') : undefined,
+      // The Kerberos challenge's body is this form too: it must post to the login URL.
+      formAction: options.kerberos ? pageUrl(id, 'login') : undefined,
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -386,12 +400,41 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       return sendLoginPage(reply, loaded, 401, username, INVALID_CREDENTIALS_MESSAGE);
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
-    audit(request.log, AUDIT_EVENTS.loginSucceeded, { sub: user.sub, client_id: clientId, ip: request.ip });
+    audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+      sub: user.sub,
+      client_id: clientId,
+      ip: request.ip,
+      method: 'password',
+    });
+    return signedIn(request, reply, loaded, user, 'password');
+  });
 
+  /** A sign-in method succeeded for `user`: the SSO session starts (or renews), the interaction goes on. */
+  async function signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    user: User,
+    _method: SignInMethod,
+  ) {
     const session = await app.ssoSessions.start(request, reply, user.sub);
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
-  });
+  }
+
+  if (options.kerberos) {
+    await app.register(kerberosSignInRoutes<LoadedInteraction>(), {
+      ...options.kerberos,
+      pageContext,
+      steps: {
+        load: loadInteraction,
+        clientIdOf: (loaded) => loaded.purpose.client.clientId,
+        showLoginPage: (reply, loaded, status, message) =>
+          sendLoginPage(reply, loaded, status, undefined, message),
+        signedIn: (request, reply, loaded, user) => signedIn(request, reply, loaded, user, 'kerberos'),
+      },
+    });
+  }
 
   // ─── Consent ───────────────────────────────────────────────────────────────────────────────────
 

@@ -26,7 +26,7 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
-import { interactionRoutes, type LoginAttemptGuard } from './interaction.js';
+import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
 export interface SignInProtocolServices {
@@ -49,6 +49,8 @@ export interface SignInRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
   deviceUserCodeAttemptsPerMinute?: number;
+  /** Kerberos single sign-on, when KRB5_KTNAME is configured (README "Kerberos"). */
+  kerberos?: KerberosSignIn;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -165,5 +167,6 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     nowSeconds: () => protocol.clock.nowSeconds(),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
+    kerberos: options.kerberos,
   });
 };

@@ -93,6 +93,8 @@ export const SeedUserSchema = Type.Object(
     email: Type.Optional(Type.String({ minLength: 3 })),
     email_verified: Type.Optional(Type.Boolean()),
     allowed_scopes: Type.Optional(Type.Array(NonEmptyString)),
+    /** Kerberos client principal, `name@REALM`, matched exactly (README "Kerberos"). */
+    kerberos_principal: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 1024 })),
   },
   { additionalProperties: false },
 );
