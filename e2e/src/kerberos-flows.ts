@@ -41,10 +41,10 @@ export class CurlBrowser {
     this.jar = join(directory, `jar-${++browsers}`);
   }
 
-  /** One GET (no redirects followed); `negotiate` lets curl answer a Negotiate challenge. */
+  /** One request (no redirects followed): a GET, or a POST of `form`; `negotiate` lets curl answer a Negotiate challenge. */
   async get(
     url: string,
-    options: { negotiate?: boolean; authorization?: string } = {},
+    options: { negotiate?: boolean; authorization?: string; form?: Record<string, string> } = {},
   ): Promise<CurlResponse> {
     const id = ++this.requests;
     const headerFile = `${this.jar}-h-${id}`;
@@ -52,6 +52,8 @@ export class CurlBrowser {
     const args = ['-sS', '-v', '-b', this.jar, '-c', this.jar, '-D', headerFile, '-o', bodyFile, url];
     if (options.negotiate) args.unshift('--negotiate', '-u', ':');
     if (options.authorization) args.unshift('-H', `Authorization: ${options.authorization}`);
+    for (const [name, value] of Object.entries(options.form ?? {}))
+      args.unshift('--data-urlencode', `${name}=${value}`);
     // Asynchronous: the server answering may live in this process (captureNegotiateToken).
     const result = await new Promise<{ stderr: string }>((done, fail) =>
       execFile(
@@ -83,6 +85,9 @@ export class CurlBrowser {
 }
 
 export const header = (response: CurlResponse, name: string) => response.headers.get(name)?.[0];
+
+/** The value of the hidden CSRF field of a page's form. */
+export const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
 
 /** The `href` of the login page's `data-sign-in="kerberos"` element, absolute. */
 export function kerberosLinkOf(loginPage: string, base: string): string | null {

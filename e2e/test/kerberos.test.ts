@@ -6,12 +6,17 @@
  * never under CI (e2e/system-requirements.ts). The Chromium flows are in kerberos-browser.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { postForm } from '../src/instances.js';
 import {
   CurlBrowser,
   captureNegotiateToken,
+  csrfOf,
+  DEVICE_GRANT,
   header,
+  jwtPayload,
   KERBEROS_AMR,
   type KerberosScenario,
+  kerberosLinkOf,
   startKerberosScenario,
 } from '../src/kerberos-flows.js';
 import { REALM } from '../src/kerberos-realm.js';
@@ -149,6 +154,47 @@ describe('Kerberos sign-in with curl --negotiate', () => {
     });
     expect(replayed.status).toBe(403);
     expect(replayed.body).toContain('name="password"');
+  });
+});
+
+describe('the device flow', () => {
+  it('approves a device on the verification page with Kerberos instead of a password', async () => {
+    const { issuer } = scenario.server;
+    const authorization = await postForm(`${issuer}/device_authorization`, {
+      client_id: 'kerb-device',
+      scope: 'openid profile',
+    });
+    expect(authorization.status).toBe(200);
+    const curl = curlWith(scenario.realm.kinit(scenario.alice));
+    const codePage = await curl.get(authorization.json.verification_uri_complete as string);
+    expect(codePage.status).toBe(200);
+    const entered = await curl.get(`${issuer}/device`, {
+      form: { csrf: csrfOf(codePage.body), user_code: authorization.json.user_code as string },
+    });
+    expect(entered.status).toBe(303);
+    const login = await curl.get(new URL(header(entered, 'location') ?? '', issuer).href);
+    const link = kerberosLinkOf(login.body, issuer);
+    expect(link).toMatch(/\/kerberos$/);
+    const signedIn = await curl.get(link as string, { negotiate: true });
+    expect(signedIn.status).toBe(303);
+    // RFC 8628 §5.4: the device flow always asks; consent follows the Kerberos step as after a password.
+    const consentUrl = new URL(header(signedIn, 'location') ?? '', issuer).href;
+    expect(consentUrl).toMatch(/\/consent$/);
+    const consent = await curl.get(consentUrl);
+    const approved = await curl.get(consentUrl, {
+      form: { csrf: csrfOf(consent.body), decision: 'approve' },
+    });
+    expect(approved.status).toBe(200);
+
+    const tokens = await postForm(`${issuer}/token`, {
+      grant_type: DEVICE_GRANT,
+      client_id: 'kerb-device',
+      device_code: authorization.json.device_code as string,
+    });
+    expect(tokens.status).toBe(200);
+    const idToken = jwtPayload(tokens.json.id_token as string);
+    expect(idToken.sub).toBe('u-alice');
+    expect(idToken.amr).toContain(KERBEROS_AMR);
   });
 });
 
