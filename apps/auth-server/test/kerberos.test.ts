@@ -148,7 +148,7 @@ describe('start-up', () => {
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
       });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
       child.on('exit', (code) => {
         clearTimeout(timer);
         resolve({ code, stderr });
@@ -158,7 +158,7 @@ describe('start-up', () => {
     expect(result.stderr).toBe(
       'auth-server: cannot start: KRB5_KTNAME is invalid: cannot read the keytab /nonexistent/auth-server.keytab (ENOENT)\n',
     );
-  });
+  }, 120_000);
 });
 
 describe('seed member kerberos_principal', () => {
@@ -201,7 +201,7 @@ describe('seed member kerberos_principal', () => {
     } finally {
       await close().catch(() => {});
     }
-  });
+  }, 120_000);
 });
 
 describe('principal → user', () => {
@@ -259,5 +259,5 @@ describe('login page without Kerberos', () => {
     } finally {
       await close();
     }
-  });
+  }, 120_000);
 });

@@ -242,6 +242,8 @@ export interface AuthorizationSubject {
   sid: string | null;
   /** When the user authenticated (OIDC `auth_time`). */
   authTime: number;
+  /** RFC 8176 `amr` of the sign-in (how the SSO session authenticated the user). */
+  amr?: readonly string[];
 }
 
 export interface AuthorizationCodeContext {
@@ -318,6 +320,7 @@ export async function issueAuthorizationCode(
       resources: request.resources,
       sid: subject.sid,
       authTime: subject.authTime,
+      amr: subject.amr ?? null,
       createdAt: now,
       revokedAt: null,
     });

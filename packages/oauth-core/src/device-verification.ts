@@ -65,6 +65,8 @@ export interface DeviceApprovalSubject {
   scopes?: readonly string[];
   sid: string | null;
   authTime: number;
+  /** RFC 8176 `amr` of the sign-in (how the SSO session authenticated the user). */
+  amr?: readonly string[];
 }
 
 export interface DeviceApprovalContext extends DeviceVerificationContext {
@@ -119,6 +121,7 @@ export async function approveDeviceAuthorization(
       resources: [...deviceCode.resources],
       sid: subject.sid,
       authTime: subject.authTime,
+      amr: subject.amr ?? null,
       createdAt: now,
       revokedAt: null,
     });

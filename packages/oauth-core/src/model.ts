@@ -113,6 +113,8 @@ export interface Grant {
   sid: string | null;
   /** When the user authenticated (OIDC `auth_time`). */
   authTime: number | null;
+  /** RFC 8176 `amr` of the sign-in the grant came from; absent for grants without a user sign-in. */
+  amr?: readonly string[] | null;
   createdAt: number;
   revokedAt: number | null;
 }

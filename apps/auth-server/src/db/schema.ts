@@ -99,6 +99,8 @@ export const grants = pgTable(
     resources: stringList('resources'),
     sid: text('sid'),
     authTime: epochSeconds('auth_time'),
+    /** RFC 8176 `amr` of the sign-in; a refresh keeps it. */
+    amr: text('amr').array(),
     createdAt: epochSeconds('created_at').notNull(),
     revokedAt: epochSeconds('revoked_at'),
   },
@@ -258,6 +260,8 @@ export const ssoSessions = pgTable(
     sub: text('sub').notNull(),
     /** OIDC `auth_time`: when the user last entered credentials in this session. */
     authTime: epochSeconds('auth_time').notNull(),
+    /** RFC 8176 `amr` of the sign-in that began or renewed the session (`pwd`, or `wia` for Kerberos). */
+    amr: text('amr').array(),
     createdAt: epochSeconds('created_at').notNull(),
     expiresAt: epochSeconds('expires_at').notNull(),
   },

@@ -157,7 +157,13 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
     async issueCode(request: AuthorizationRequest, step: Extract<NextStep, { kind: 'complete' }>) {
       const { code } = await issueAuthorizationCode(
         request,
-        { sub: step.user.sub, scopes: step.scopes, sid: step.session.id, authTime: step.session.authTime },
+        {
+          sub: step.user.sub,
+          scopes: step.scopes,
+          sid: step.session.id,
+          authTime: step.session.authTime,
+          amr: step.session.amr ?? undefined,
+        },
         { stores, clock, random: deps.random, config: deps.protocolConfig },
       );
       return code;

@@ -8,6 +8,8 @@ export interface SsoSession {
   sub: string;
   /** OIDC `auth_time`, whole seconds. */
   authTime: number;
+  /** RFC 8176 `amr` of the sign-in; absent for sessions from before it was recorded. */
+  amr?: string[];
   createdAt: number;
   expiresAt: number;
 }
@@ -21,7 +23,7 @@ export interface SsoSessionRepository {
    * Re-authentication of the same user inside a live session: keeps the `sid` (relying parties
    * keep their sessions), moves `auth_time` and expiry, and replaces the cookie key.
    */
-  renew(id: string, keyHash: string, authTime: number, expiresAt: number): Promise<void>;
+  renew(id: string, keyHash: string, authTime: number, expiresAt: number, amr?: string[]): Promise<void>;
   /** Deletes the session and returns what was deleted (for logout notifications), or `null`. */
   delete(id: string): Promise<SsoSession | null>;
   /** Housekeeping: drops sessions that expired at or before `now`. */
@@ -32,8 +34,17 @@ const columns = {
   id: ssoSessions.id,
   sub: ssoSessions.sub,
   authTime: ssoSessions.authTime,
+  amr: ssoSessions.amr,
   createdAt: ssoSessions.createdAt,
   expiresAt: ssoSessions.expiresAt,
+};
+
+type SessionRow = Omit<SsoSession, 'amr'> & { amr: string[] | null };
+
+const sessionOf = (row: SessionRow | undefined): SsoSession | null => {
+  if (row === undefined) return null;
+  const { amr, ...session } = row;
+  return amr === null ? session : { ...session, amr };
 };
 
 export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepository {
@@ -47,14 +58,17 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
         .from(ssoSessions)
         .where(and(eq(ssoSessions.keyHash, keyHash), gt(ssoSessions.expiresAt, now)))
         .limit(1);
-      return rows[0] ?? null;
+      return sessionOf(rows[0]);
     },
-    async renew(id, keyHash, authTime, expiresAt) {
-      await db.update(ssoSessions).set({ keyHash, authTime, expiresAt }).where(eq(ssoSessions.id, id));
+    async renew(id, keyHash, authTime, expiresAt, amr) {
+      await db
+        .update(ssoSessions)
+        .set({ keyHash, authTime, expiresAt, amr: amr ?? null })
+        .where(eq(ssoSessions.id, id));
     },
     async delete(id) {
       const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(columns);
-      return rows[0] ?? null;
+      return sessionOf(rows[0]);
     },
     async deleteExpired(now) {
       await db.delete(ssoSessions).where(lte(ssoSessions.expiresAt, now));

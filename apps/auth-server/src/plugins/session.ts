@@ -39,7 +39,7 @@ export interface SsoSessionManager {
    * Records a successful login of `sub` now and sets a new cookie key (no session fixation). The
    * same user keeps the session id; another user's session on this browser is ended first.
    */
-  start(request: FastifyRequest, reply: FastifyReply, sub: string): Promise<SsoSession>;
+  start(request: FastifyRequest, reply: FastifyReply, sub: string, amr?: string[]): Promise<SsoSession>;
   /** Ends the request's session (row and cookie) and notifies listeners. Returns what ended. */
   end(request: FastifyRequest, reply: FastifyReply): Promise<SsoSession | null>;
   onSessionEnded(listener: SessionEndedListener): void;
@@ -102,7 +102,7 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
   return {
     cookieNames,
     current,
-    async start(request, reply, sub) {
+    async start(request, reply, sub, amr = ['pwd']) {
       const now = clock.nowSeconds();
       const key = newKey();
       const expiresAt = now + options.sessionTtl;
@@ -112,8 +112,8 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
       let session: SsoSession;
       if (existing !== null && existing.sub === sub) {
         // Same user signing in again (prompt=login, max_age): same sid, fresh auth_time, new key.
-        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt);
-        session = { ...existing, authTime: now, expiresAt };
+        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, amr);
+        session = { ...existing, authTime: now, expiresAt, amr };
       } else {
         // Someone else signs in on this browser: the previous user's session ends first.
         await endCurrent(request);
@@ -121,6 +121,7 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
           id: Buffer.from(random.bytes(16)).toString('base64url'),
           sub,
           authTime: now,
+          amr,
           createdAt: now,
           expiresAt,
         };

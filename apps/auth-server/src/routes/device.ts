@@ -112,7 +112,13 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
       async complete(reply, step) {
         const approved = await approveDeviceAuthorization(
           lookup,
-          { sub: step.user.sub, scopes: step.scopes, sid: step.session.id, authTime: step.session.authTime },
+          {
+            sub: step.user.sub,
+            scopes: step.scopes,
+            sid: step.session.id,
+            authTime: step.session.authTime,
+            amr: step.session.amr ?? undefined,
+          },
           { stores, clock, random },
         );
         // Expired, or decided in another tab, while the consent page was open.

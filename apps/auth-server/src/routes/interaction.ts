@@ -112,6 +112,12 @@ export interface InteractionRoutesOptions {
 /** How a sign-in step was completed (README "Kerberos": the ID token's `amr`). */
 export type SignInMethod = 'password' | 'kerberos';
 
+/**
+ * RFC 8176 §2 `amr` of each sign-in method: `pwd` for a password; `wia` ("Windows integrated
+ * authentication") for Kerberos through HTTP Negotiate, whatever the desktop runs (README "Kerberos").
+ */
+const AMR_OF: Record<SignInMethod, string[]> = { password: ['pwd'], kerberos: ['wia'] };
+
 /** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
 export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
 
@@ -415,9 +421,9 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     reply: FastifyReply,
     loaded: LoadedInteraction,
     user: User,
-    _method: SignInMethod,
+    method: SignInMethod,
   ) {
-    const session = await app.ssoSessions.start(request, reply, user.sub);
+    const session = await app.ssoSessions.start(request, reply, user.sub, AMR_OF[method]);
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }

@@ -301,9 +301,12 @@ function createTokenStores(db: AppDatabase, context: { inTransaction: boolean })
 
   const grantStore: GrantStore = {
     async createGrant(grant) {
-      await db
-        .insert(grants)
-        .values({ ...grant, scopes: [...grant.scopes], resources: [...grant.resources] });
+      await db.insert(grants).values({
+        ...grant,
+        scopes: [...grant.scopes],
+        resources: [...grant.resources],
+        amr: grant.amr ? [...grant.amr] : null,
+      });
     },
     async findGrant(id) {
       const [row] = await hot.findGrant().execute({ id });
@@ -810,6 +813,7 @@ function grantFromRow(row: typeof grants.$inferSelect): Grant {
     resources: row.resources,
     sid: row.sid,
     authTime: row.authTime,
+    ...(row.amr === null ? {} : { amr: row.amr }),
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
   };

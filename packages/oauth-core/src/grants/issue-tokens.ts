@@ -102,6 +102,7 @@ export async function issueUserTokens(
         scopes: issuance.scopes,
         nonce: issuance.idToken.nonce,
         authTime: grant.authTime,
+        amr: grant.amr,
         sid: grant.sid,
         accessToken: accessToken.token,
       },

@@ -23,6 +23,8 @@ export interface IdTokenInput {
   /** From the authorization request; absent on refresh (OIDC Core §12.2). */
   nonce?: string | null;
   authTime?: number | null;
+  /** RFC 8176 `amr` of the sign-in, when known. */
+  amr?: readonly string[] | null;
   /** The SSO session id (OIDC Front/Back-Channel Logout `sid`). */
   sid?: string | null;
   /** The access token issued with it, for `at_hash`. */
@@ -48,6 +50,7 @@ export async function issueIdToken(input: IdTokenInput, context: IdTokenContext)
       iat: now,
       exp: now + context.config.idTokenTtl,
       ...(input.authTime != null ? { auth_time: input.authTime } : {}),
+      ...(input.amr != null && input.amr.length > 0 ? { amr: [...input.amr] } : {}),
       ...(input.nonce != null ? { nonce: input.nonce } : {}),
       ...(input.sid != null ? { sid: input.sid } : {}),
       ...(input.accessToken != null ? { at_hash: computeAtHash(input.accessToken, alg) } : {}),
