@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { readCpuMs, readRssBytes } from './proc.js';
 
 /**
  * Child processes of the harness: every server under test runs in its own process, never in the
@@ -28,6 +28,11 @@ export interface ServerSpec {
   logDir: string;
   /** Extra node flags, e.g. `--cpu-prof` (written when the server exits after SIGTERM). */
   nodeFlags?: string[];
+  /**
+   * `--pin`: the only CPU the server may run on. node is started through `taskset -c <cpu>`, which
+   * execs it (same pid) before any of its threads exist, so every thread inherits the affinity.
+   */
+  cpu?: number;
 }
 
 export interface ServerProcess {
@@ -79,38 +84,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** VmRSS of a pid from /proc, in bytes; undefined where /proc is missing or the process is gone. */
-export async function readRssBytes(pid: number): Promise<number | undefined> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Linux USER_HZ: /proc reports CPU times in these ticks (100 on every mainstream kernel build). */
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/**
- * CPU time (user + system, summed over the process's threads) of a pid from /proc, in ms;
- * undefined where /proc is missing or the process is gone. CPU per request is steadier than
- * throughput on a shared machine: it barely moves when other work competes for the cores.
- */
-export async function readCpuMs(pid: number): Promise<number | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // proc(5): fields after the parenthesised command name start at field 3 (state); utime and
-    // stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   mkdirSync(spec.logDir, { recursive: true });
   const logFile = join(spec.logDir, `${spec.name.replace(/[^a-z0-9.-]+/gi, '_')}.log`);
@@ -119,7 +92,12 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const baseUrl = `http://127.0.0.1:${spec.port}`;
 
   const loader = spec.entry.endsWith('.js') ? [] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...(spec.nodeFlags ?? []), ...loader, spec.entry], {
+  const nodeArgs = [...(spec.nodeFlags ?? []), ...loader, spec.entry];
+  const [command, args] =
+    spec.cpu === undefined
+      ? [process.execPath, nodeArgs]
+      : ['taskset', ['-c', String(spec.cpu), process.execPath, ...nodeArgs]];
+  const child = spawn(command, args, {
     cwd: spec.cwd,
     env: { ...inheritedEnvironment(), ...spec.env },
     // stdin is a pipe so our own peers can exit when the harness dies (they watch for its end).

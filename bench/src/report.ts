@@ -5,6 +5,7 @@
  */
 
 import type { SigningCeiling } from './peers/signing.js';
+import type { PinPlan } from './pinning.js';
 import type { RunRecord, TargetLabel, WorkloadOutcome } from './runner.js';
 import { type BenchName, WORKLOAD_NAMES, type WorkloadName } from './workloads/types.js';
 
@@ -40,6 +41,8 @@ export interface BenchReport {
     start?: 'bundle' | 'tsx';
     /** The web client's `id_token_signed_response_alg` (`refresh`, `code`); absent in older results. */
     idTokenAlg?: 'RS256' | 'ES256';
+    /** `--pin`: where the servers and the load generator ran, or why they were not pinned. */
+    pin?: PinPlan;
   };
   machine: MachineInfo;
   outcomes: WorkloadOutcome[];
@@ -56,6 +59,25 @@ interface Aggregate {
   errors: number;
 }
 
+/** CPU per 2xx response, µs, mean over the runs: the server that answered, and its PostgreSQL backends. */
+export interface CpuPerOk {
+  serverUs: number;
+  /** Absent when the system has no PostgreSQL database (PGlite, the peer, bare Fastify). */
+  postgresUs?: number;
+}
+
+export interface CpuSummary {
+  ours: CpuPerOk | undefined;
+  pglite: CpuPerOk | undefined;
+  peer: CpuPerOk | undefined;
+  /** What the workload cannot go below: the bare route (plus one signature for `cc-jwt`). */
+  ceiling: (CpuPerOk & { label: string }) | undefined;
+  /** Server CPU, ours ÷ oidc-provider: below 1 means we spend less per request. */
+  vsPeer: number | undefined;
+  /** The same with our PostgreSQL backends added to our side (the peer keeps its tokens in memory). */
+  vsPeerWithPostgres: number | undefined;
+}
+
 type Cell = Aggregate | { status: 'unavailable' | 'failed' | 'not run'; detail?: string };
 
 export interface SummaryRow {
@@ -70,6 +92,8 @@ export interface SummaryRow {
   vsCeiling: number | undefined;
   /** The open-loop run at the target's rate (`Workload.paced`) of the primary target, if any. */
   paced: RunRecord | undefined;
+  /** The headline: CPU per 2xx response of every server (absent in results from before it was measured). */
+  cpu?: CpuSummary;
 }
 
 export interface TargetCheck {
@@ -101,6 +125,81 @@ function aggregate(runs: RunRecord[]): Aggregate {
     p99: Math.max(...runs.map((run) => run.p99)),
     non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  };
+}
+
+/** numerator ÷ denominator, or undefined when either is missing or the denominator is not positive. */
+export function ratioOf(numerator: number | undefined, denominator: number | undefined): number | undefined {
+  if (numerator === undefined || denominator === undefined || !(denominator > 0)) return undefined;
+  return numerator / denominator;
+}
+
+/**
+ * The process that answers a workload's requests, as named in `cpuMsPerOk`: our orders service for
+ * the orders workloads, our auth server for the others, and each peer or ceiling its own.
+ */
+export function servingServer(target: TargetLabel, workload: BenchName): string {
+  if (target === 'ours-postgres' || target === 'ours-pglite') {
+    const app = workload.startsWith('orders-') ? 'orders' : 'auth-server';
+    return `${app}-${target === 'ours-postgres' ? 'postgres' : 'pglite'}`;
+  }
+  return target;
+}
+
+/** Mean CPU per 2xx over the runs that recorded it, in µs; undefined when no run did. */
+export function cpuPerOk(runs: RunRecord[], server: string): CpuPerOk | undefined {
+  const measured = runs.filter((run) => run.cpuMsPerOk?.[server] !== undefined);
+  if (measured.length === 0) return undefined;
+  const meanUs = (values: number[]) =>
+    round1((values.reduce((sum, value) => sum + value, 0) / values.length) * 1000);
+  const serverUs = meanUs(measured.map((run) => run.cpuMsPerOk?.[server] ?? 0));
+  const withPostgres = measured.filter((run) => run.cpuMsPerOk?.postgres !== undefined);
+  if (withPostgres.length === 0) return { serverUs };
+  return { serverUs, postgresUs: meanUs(withPostgres.map((run) => run.cpuMsPerOk?.postgres ?? 0)) };
+}
+
+function cpuFor(outcomes: WorkloadOutcome[], target: TargetLabel, workload: BenchName): CpuPerOk | undefined {
+  const outcome = outcomes.find(
+    (candidate) => candidate.target === target && candidate.workload === workload,
+  );
+  if (outcome?.status !== 'measured') return undefined;
+  return cpuPerOk(outcome.runs, servingServer(target, workload));
+}
+
+function cpuCeiling(report: BenchReport, workload: WorkloadName): CpuSummary['ceiling'] {
+  if (workload === 'orders-create' || workload === 'orders-list') {
+    const barePg = cpuFor(report.outcomes, 'bare-pg', workload);
+    return barePg && { ...barePg, label: 'bare-pg' };
+  }
+  const bare = cpuFor(report.outcomes, 'bare-fastify', 'http-ceiling');
+  if (!bare) return undefined;
+  const signing = report.signing.find((ceiling) => ceiling.library === 'node:crypto');
+  if (workload !== 'cc-jwt' || !signing || signing.signaturesPerSecond <= 0) {
+    return { serverUs: bare.serverUs, label: 'bare-fastify' };
+  }
+  // A token costs at least the bare route plus one signature (measured on one core, in-process).
+  return {
+    serverUs: round1(bare.serverUs + 1e6 / signing.signaturesPerSecond),
+    label: 'bare-fastify + 1 ES256 sign (node:crypto)',
+  };
+}
+
+function cpuSummary(report: BenchReport, workload: WorkloadName, primaryLabel: TargetLabel): CpuSummary {
+  const ours = cpuFor(report.outcomes, 'ours-postgres', workload);
+  const pglite = cpuFor(report.outcomes, 'ours-pglite', workload);
+  const primary = primaryLabel === 'ours-postgres' ? ours : pglite;
+  const peerLabel = PEER[workload];
+  const peer = peerLabel ? cpuFor(report.outcomes, peerLabel, workload) : undefined;
+  return {
+    ours,
+    pglite,
+    peer,
+    ceiling: cpuCeiling(report, workload),
+    vsPeer: ratioOf(primary?.serverUs, peer?.serverUs),
+    vsPeerWithPostgres:
+      primary?.postgresUs === undefined
+        ? undefined
+        : ratioOf(primary.serverUs + primary.postgresUs, peer?.serverUs),
   };
 }
 
@@ -147,6 +246,7 @@ export function summarize(report: BenchReport): SummaryRow[] {
       ceiling = { label: 'bare-fastify', okRps: httpCeiling.okRps };
     }
 
+    const primaryRps = isAggregate(primary) ? primary.okRps : undefined;
     return {
       workload,
       ours,
@@ -154,13 +254,10 @@ export function summarize(report: BenchReport): SummaryRow[] {
       primary,
       peer,
       ceiling,
-      vsPeer:
-        isAggregate(primary) && peer && isAggregate(peer.cell) && peer.cell.okRps > 0
-          ? primary.okRps / peer.cell.okRps
-          : undefined,
-      vsCeiling:
-        isAggregate(primary) && ceiling && ceiling.okRps > 0 ? primary.okRps / ceiling.okRps : undefined,
+      vsPeer: ratioOf(primaryRps, peer && isAggregate(peer.cell) ? peer.cell.okRps : undefined),
+      vsCeiling: ratioOf(primaryRps, ceiling?.okRps),
       paced,
+      cpu: cpuSummary(report, workload, primaryLabel),
     };
   });
 }
@@ -229,6 +326,10 @@ function describeMissing(cell: Cell | undefined): string {
   return cell.status;
 }
 
+function round1(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
 function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
@@ -255,29 +356,102 @@ function tableCells(rows: SummaryRow[]): string[][] {
   ]);
 }
 
-const HEADER = [
+/** µs with one decimal below 10 (where a tick of rounding matters), whole µs above. */
+export function formatMicros(us: number): string {
+  return us < 10 ? us.toFixed(1) : Math.round(us).toLocaleString('en-US');
+}
+
+function cpuCell(cpu: CpuPerOk | undefined): string {
+  return cpu === undefined ? '–' : `${formatMicros(cpu.serverUs)} µs`;
+}
+
+function cpuRatio(cpu: CpuSummary): string {
+  if (cpu.vsPeer === undefined) return '–';
+  const withPostgres =
+    cpu.vsPeerWithPostgres === undefined ? '' : ` (${cpu.vsPeerWithPostgres.toFixed(2)}× with PostgreSQL)`;
+  return `${cpu.vsPeer.toFixed(2)}×${withPostgres}`;
+}
+
+function cpuCeilingCell(ceiling: CpuSummary['ceiling']): string {
+  if (!ceiling) return '–';
+  const postgres =
+    ceiling.postgresUs === undefined ? '' : ` + ${formatMicros(ceiling.postgresUs)} µs PostgreSQL`;
+  return `${formatMicros(ceiling.serverUs)} µs${postgres} (${ceiling.label})`;
+}
+
+/** The headline table: CPU per 2xx response of every server, and ours ÷ oidc-provider. */
+export function cpuTableCells(rows: SummaryRow[]): string[][] {
+  return rows.map((row) => {
+    const cpu = row.cpu;
+    if (!cpu) return [row.workload, '–', '–', '–', '–', '–', '–'];
+    const postgres = cpu.ours?.postgresUs;
+    return [
+      row.workload,
+      cpuCell(cpu.ours),
+      postgres === undefined ? '–' : `${formatMicros(postgres)} µs`,
+      cpuCell(cpu.pglite),
+      row.peer ? cpuCell(cpu.peer) : '–',
+      cpuCeilingCell(cpu.ceiling),
+      cpuRatio(cpu),
+    ];
+  });
+}
+
+export const CPU_HEADER = [
+  'workload',
+  'ours, PostgreSQL: server CPU/2xx',
+  'its PostgreSQL backends: CPU/2xx',
+  'ours, PGlite: server CPU/2xx',
+  'oidc-provider: CPU/2xx',
+  'floor: CPU/2xx',
+  'CPU ours ÷ oidc-provider',
+];
+
+export const THROUGHPUT_HEADER = [
   'workload',
   'ours, PostgreSQL: 2xx/s',
   'ours, PGlite: 2xx/s',
   'oidc-provider: 2xx/s',
   'ceiling',
-  'ours ÷ peer',
+  '2xx/s ours ÷ oidc-provider',
   'ours ÷ ceiling',
 ];
 
-export function formatText(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
-  const body = tableCells(rows);
-  const widths = HEADER.map((title, column) =>
+function textTable(header: string[], body: string[][]): string[] {
+  const widths = header.map((title, column) =>
     Math.max(title.length, ...body.map((cells) => (cells[column] ?? '').length)),
   );
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' │ ');
-  const out = [line(HEADER), widths.map((width) => '─'.repeat(width)).join('─┼─'), ...body.map(line), ''];
+  return [line(header), widths.map((width) => '─'.repeat(width)).join('─┼─'), ...body.map(line)];
+}
+
+/** Where the processes ran: one sentence for the text and the markdown. */
+export function placementLine(report: BenchReport): string {
+  const pin = report.settings.pin;
+  if (pin?.pinned) {
+    return `Pinned with taskset: every server on CPU ${pin.serverCpu}, the load generator on CPU ${pin.loadCpu}; PostgreSQL's backends where the OS puts them.`;
+  }
+  const why = pin ? ` (--pin: ${pin.reason})` : '';
+  return `The load generator and the server under test share these cores${why}.`;
+}
+
+export function formatText(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
+  const out = [
+    'CPU per 2xx response (utime + stime from /proc, µs):',
+    ...textTable(CPU_HEADER, cpuTableCells(rows)),
+    '',
+    'Throughput (2xx responses per second):',
+    ...textTable(THROUGHPUT_HEADER, tableCells(rows)),
+    '',
+    placementLine(report),
+    '',
+  ];
   for (const ceiling of report.signing) {
     out.push(
       `signing ceiling, ES256 ${ceiling.library}: ${Math.round(ceiling.signaturesPerSecond).toLocaleString('en-US')} signatures/s (1 core)`,
     );
   }
-  out.push(...pacedLines(report));
+  out.push(...pacedLines(report), ...loadGeneratorLines(report));
   for (const rss of report.rss)
     out.push(`RSS ${rss.server}: max ${rss.maxRssMb} MB (${rss.readyRssMb} MB when ready)`);
   out.push(...rssTimelines(report), '');
@@ -296,9 +470,43 @@ function pacedLines(report: BenchReport): string[] {
     return [
       `${outcome.target} ${outcome.workload} at a steady ${run.pacedRate.toLocaleString('en-US')}/s offered (open loop, latency from each due time): ` +
         `${run.okRps.toLocaleString('en-US')} 2xx/s, p50 ${run.p50} / p99 ${run.p99} / max ${run.max} ms` +
-        (failed > 0 ? `, ${failed} not served` : ''),
+        (failed > 0 ? `, ${failed} not served` : '') +
+        cpuBreakdown(run.cpuMsPerOk),
     ];
   });
+}
+
+/** Above this share of one core the load generator, not the server, may set the throughput. */
+export const LOAD_GENERATOR_BUSY = 0.9;
+
+/**
+ * Share of one core the load generator (this harness) used during a saturating run: its CPU per
+ * 2xx × 2xx per second. Undefined for runs from before it was recorded.
+ */
+export function loadGeneratorBusy(run: RunRecord): number | undefined {
+  const msPerOk = run.cpuMsPerOk?.['load-generator'];
+  return msPerOk === undefined ? undefined : (msPerOk * run.okRps) / 1000;
+}
+
+/** One line per run in which the load generator had (almost) a core to itself and used all of it. */
+function loadGeneratorLines(report: BenchReport): string[] {
+  return report.outcomes.flatMap((outcome) =>
+    outcome.runs.flatMap((run) => {
+      const busy = loadGeneratorBusy(run);
+      if (busy === undefined || busy < LOAD_GENERATOR_BUSY) return [];
+      return [
+        `${outcome.target} ${outcome.workload} run ${run.run}: the load generator used ${Math.round(busy * 100)} % of a core, so its throughput may be the load generator's limit rather than the server's (CPU per 2xx is not affected)`,
+      ];
+    }),
+  );
+}
+
+/** `; CPU per 2xx: auth-server-postgres 380 µs, postgres 220 µs` from a run's `cpuMsPerOk`. */
+function cpuBreakdown(cpuMsPerOk: Record<string, number> | undefined): string {
+  const parts = Object.entries(cpuMsPerOk ?? {}).map(
+    ([process, ms]) => `${process} ${formatMicros(ms * 1000)} µs`,
+  );
+  return parts.length === 0 ? '' : `; CPU per 2xx: ${parts.join(', ')}`;
 }
 
 /** One line per server: its RSS after each workload, in run order. */
@@ -337,6 +545,11 @@ function firstLine(text: string): string {
 export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
   const escapePipes = (cell: string) => cell.replace(/\|/g, '\\|');
   const row = (cells: string[]) => `| ${cells.map(escapePipes).join(' | ')} |`;
+  const table = (header: string[], body: string[][]) => [
+    row(header),
+    row(header.map(() => '---')),
+    ...body.map(row),
+  ];
   const { settings, machine } = report;
   const out = [
     `# Benchmark results (${report.mode}, ${report.startedAt})`,
@@ -356,25 +569,31 @@ export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: 
       (machine.loadAverageAtEnd
         ? `, at end ${machine.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')}`
         : '') +
-      '. The load generator and the server under test share these cores.',
+      `. ${placementLine(report)}`,
     '',
-    row(HEADER),
-    row(HEADER.map(() => '---')),
-    ...tableCells(rows).map(row),
+    'CPU per 2xx response (utime + stime of each process from /proc, mean of the runs):',
+    '',
+    ...table(CPU_HEADER, cpuTableCells(rows)),
+    '',
+    'Throughput:',
+    '',
+    ...table(THROUGHPUT_HEADER, tableCells(rows)),
     '',
     ...report.signing.map(
       (ceiling) =>
         `- Signing ceiling, ES256 with ${ceiling.library}: ${Math.round(ceiling.signaturesPerSecond).toLocaleString('en-US')} signatures/s on one core.`,
     ),
     ...pacedLines(report).map((line) => `- ${line}.`),
+    ...loadGeneratorLines(report).map((line) => `- ${line}.`),
     ...report.rss.map(
       (rss) => `- RSS of ${rss.server}: max ${rss.maxRssMb} MB (${rss.readyRssMb} MB when ready).`,
     ),
     ...rssTimelines(report).map((line) => `- ${line}.`),
     '',
-    row(['target', 'measured', 'result']),
-    row(['---', '---', '---']),
-    ...checks.map((check) => row([check.target, check.measured, check.result])),
+    ...table(
+      ['target', 'measured', 'result'],
+      checks.map((check) => [check.target, check.measured, check.result]),
+    ),
   ];
   const problems = problemLines(report);
   if (problems.length > 0) out.push('', ...problems.map((line) => `- ${line}`));

@@ -14,6 +14,8 @@
  *                        orders-web client of the shipped seeds and the oidc-provider peer's clients)
  *   --start=bundle|tsx   our servers as `pnpm start` runs them (default: the esbuild bundle on plain
  *                        node, with the start script's node flags) or as `node --import tsx src/server.ts`
+ *   --pin                every server on one core, this process (the load generator) on another,
+ *                        with taskset; unpinned with a line saying why when taskset or a 2nd core is missing
  *   --profile            run our servers with `node --cpu-prof` (results/profiles/<stamp>/);
  *                        summarise one with `pnpm --filter bench run profile-summary <file>`
  *
@@ -26,7 +28,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectAdmin, type DatabaseAdmin, DEFAULT_ADMIN_URL } from './databases.js';
 import { measureSigningCeilings } from './peers/signing.js';
-import { killAllChildrenNow, readCpuMs } from './processes.js';
+import { type PinPlan, pinHarness } from './pinning.js';
+import { readAllowedCpus, readCpuMs } from './proc.js';
+import { killAllChildrenNow } from './processes.js';
 import {
   type BenchReport,
   checkTargets,
@@ -64,6 +68,7 @@ interface Options {
   connections: number;
   dbs: Db[];
   profile: boolean;
+  pin: boolean;
   serverNodeFlags: string[];
   idTokenAlg: 'RS256' | 'ES256';
   start: 'bundle' | 'tsx';
@@ -82,6 +87,7 @@ function parseOptions(argv: string[]): Options {
       connections: { type: 'string' },
       db: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      pin: { type: 'boolean', default: false },
       'server-node-flags': { type: 'string' },
       'id-token-alg': { type: 'string' },
       start: { type: 'string' },
@@ -115,6 +121,7 @@ function parseOptions(argv: string[]): Options {
     connections: Math.round(number(values.connections, 32, 'connections', 1)),
     dbs: db === 'both' ? ['postgres', 'pglite'] : [db as Db],
     profile: values.profile === true,
+    pin: values.pin === true,
     serverNodeFlags: (values['server-node-flags'] ?? '').split(/\s+/).filter(Boolean),
     idTokenAlg: parseIdTokenAlg(values['id-token-alg']),
     start: parseStart(values.start),
@@ -154,6 +161,43 @@ async function abort(reason: string, code: number): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * Cumulative CPU ms of every process of a system, read before and after each run: its servers, the
+ * PostgreSQL backends connected to its databases (`postgres:<pid>`), and this harness, which runs
+ * the load generator.
+ */
+async function readSystemCpu(system: System): Promise<Map<string, number>> {
+  const cpu = new Map<string, number>();
+  const own = process.cpuUsage();
+  cpu.set('load-generator', (own.user + own.system) / 1000);
+  for (const server of system.servers) cpu.set(server.name, await server.cpuMs());
+  if (admin && system.databases && system.databases.length > 0) {
+    for (const pid of await admin.backendPids(system.databases)) {
+      const ms = await readCpuMs(pid);
+      if (ms !== undefined) cpu.set(`postgres:${pid}`, ms);
+    }
+  }
+  return cpu;
+}
+
+async function pinWithLog(): Promise<PinPlan> {
+  const pin = await pinHarness();
+  log(
+    pin.pinned
+      ? `--pin: servers on CPU ${pin.serverCpu}, the load generator (this process) on CPU ${pin.loadCpu}; PostgreSQL unpinned`
+      : `--pin: ${pin.reason}`,
+  );
+  return pin;
+}
+
+/** Shows that `--pin` took: the CPUs the kernel lets each server run on. */
+async function logAffinity(system: System): Promise<void> {
+  for (const server of system.servers) {
+    const cpus = await readAllowedCpus(server.pid);
+    log(`${server.name} (pid ${server.pid}) may run on CPU ${cpus?.join(',') ?? 'unknown'}`);
+  }
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   // Everything stops by itself: a hard limit well above the expected length of the run.
@@ -183,6 +227,8 @@ async function main(): Promise<number> {
   }
   cleanups.push(async () => admin?.dropAll());
 
+  const pin = options.pin ? await pinWithLog() : undefined;
+
   const selected = (name: BenchName) => name === 'http-ceiling' || options.only.has(name);
   const report: BenchReport = {
     startedAt: startedAt.toISOString(),
@@ -195,6 +241,7 @@ async function main(): Promise<number> {
       dbs: options.dbs,
       start: options.start,
       idTokenAlg: options.idTokenAlg,
+      ...(pin ? { pin } : {}),
     },
     machine: {
       cpu: cpus()[0]?.model ?? 'unknown',
@@ -228,6 +275,7 @@ async function main(): Promise<number> {
     serverNodeFlags: options.serverNodeFlags,
     idTokenAlg: options.idTokenAlg,
     start: options.start,
+    ...(pin?.pinned ? { serverCpu: pin.serverCpu } : {}),
   };
   const auth: WorkloadName[] = ['cc-jwt', 'cc-opaque', 'introspect', 'refresh', 'code', 'discovery', 'jwks'];
   const providerWorkloads: WorkloadName[] = ['cc-jwt', 'cc-opaque', 'introspect', 'discovery', 'jwks'];
@@ -262,6 +310,7 @@ async function main(): Promise<number> {
       continue;
     }
     if (system.cleanup) cleanups.push(system.cleanup);
+    if (pin?.pinned) await logAffinity(system);
     for (const failure of system.failures) {
       report.startFailures.push({ server: failure.server, detail: failure.detail });
       log(`${failure.server} failed to start: ${failure.detail}`);
@@ -285,17 +334,7 @@ async function main(): Promise<number> {
           warmupSeconds: options.warmupSeconds,
           runs,
           log,
-          cpuProbe: async () => {
-            const cpu = new Map<string, number>();
-            for (const server of system.servers) cpu.set(server.name, await server.cpuMs());
-            if (admin && system.databases && system.databases.length > 0) {
-              for (const pid of await admin.backendPids(system.databases)) {
-                const ms = await readCpuMs(pid);
-                if (ms !== undefined) cpu.set(`postgres:${pid}`, ms);
-              }
-            }
-            return cpu;
-          },
+          cpuProbe: () => readSystemCpu(system),
           onRecord: (record) => {
             records.push(record);
             process.stdout.write(`${JSON.stringify(record)}\n`);

@@ -35,8 +35,8 @@ export interface RunRecord {
   statusCodes: Record<string, number>;
   /**
    * CPU time per 2xx response during the run, ms, per process of the system under test (each
-   * server; `postgres`: the database backends serving its databases). Steadier than throughput
-   * when other work shares the machine.
+   * server; `postgres`: the database backends serving its databases; `load-generator`: this
+   * harness, which runs autocannon). Steadier than throughput when other work shares the machine.
    */
   cpuMsPerOk?: Record<string, number>;
   /** Set on the paced run (src/paced.ts): the rate offered, requests/s; latency from each due time. */
@@ -277,7 +277,8 @@ function cpuPerResponse(
     totals[group] = (totals[group] ?? 0) + Math.max(0, end - (before.get(key) ?? 0));
   }
   for (const group of Object.keys(totals)) {
-    totals[group] = Math.round(((totals[group] ?? 0) / responses) * 1000) / 1000;
+    // 0.1 µs: finer than a clock tick spread over a run's responses, so rounding never shows.
+    totals[group] = Math.round(((totals[group] ?? 0) / responses) * 10_000) / 10_000;
   }
   return totals;
 }

@@ -53,6 +53,13 @@ export interface StartContext {
   start?: 'bundle' | 'tsx';
   admin: DatabaseAdmin | undefined;
   stamp: string;
+  /** With `--pin`: the CPU every server is confined to (the load generator runs on another). */
+  serverCpu?: number;
+}
+
+/** The `ServerSpec.cpu` of every server of the run: set only with `--pin`. */
+function pinning(context: StartContext): { cpu?: number } {
+  return context.serverCpu === undefined ? {} : { cpu: context.serverCpu };
 }
 
 function profileFlags(context: StartContext, server: string): string[] {
@@ -108,6 +115,7 @@ export async function startBareFastify(context: StartContext): Promise<System> {
     port,
     env: { PORT: String(port), NODE_ENV: 'production' },
     logDir: context.logDir,
+    ...pinning(context),
   });
   return { servers: [server], workloads: [httpCeilingWorkload(server.baseUrl)], failures: [] };
 }
@@ -126,6 +134,7 @@ export async function startBarePg(context: StartContext): Promise<System> {
     port,
     env: { BENCH_PEER_CONFIG: JSON.stringify(config), NODE_ENV: 'production' },
     logDir: context.logDir,
+    ...pinning(context),
   });
   const listEmail = 'bench-list@example.com';
   const target: OrdersTarget = {
@@ -164,6 +173,7 @@ export async function startOidcProvider(context: StartContext): Promise<System> 
     port,
     env: { BENCH_PEER_CONFIG: JSON.stringify(config), NODE_ENV: 'production' },
     logDir: context.logDir,
+    ...pinning(context),
   });
   const { url, document } = await loadDiscovery(issuer);
   const target: AuthTarget = {
@@ -253,6 +263,7 @@ export async function startOurs(
         LOGIN_MAX_FAILURES_PER_IP: '0',
       },
       logDir: context.logDir,
+      ...pinning(context),
     });
     system.servers.push(auth);
   } catch (error) {
@@ -303,6 +314,7 @@ export async function startOurs(
           BASE_URL: ordersBase,
         },
         logDir: context.logDir,
+        ...pinning(context),
       });
       system.servers.push(orders);
       const codeFlow = authTarget?.codeFlow;

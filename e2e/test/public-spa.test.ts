@@ -92,6 +92,7 @@ describe('the public-client SPA', () => {
     expect(authorize.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(authorize.get('redirect_uri')).toBe(`${stack.spaUrl}/callback`);
     expect(authorize.get('scope')?.split(' ').sort()).toEqual([
+      'email',
       'offline_access',
       'openid',
       'orders.read',

@@ -4,7 +4,9 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
+import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
 import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
@@ -12,7 +14,7 @@ import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
 import { dpopPlugin } from './plugins/dpop.js';
-import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
 import { healthPlugin } from './plugins/health.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
@@ -61,13 +63,14 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
 
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config),
+    logger: withLogRedaction(config, deps.logger),
     trustProxy: fastifyTrustProxy(config),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     // Only a trusted proxy may name the request id; otherwise a client could forge log correlation.
     requestIdHeader: config.trustProxy === false ? false : 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false },
+    frameworkErrors: answerFrameworkError(issuerBasePath(config.issuer)),
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -76,6 +79,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
   await app.register(errorHandlerPlugin);
+  // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
+  await app.register(requestTextGuardPlugin);
   await app.register(databasePlugin, { database: deps.database });
   await app.register(storesPlugin, { clock, seed });
   await app.register(keysPlugin, { clock });
@@ -86,7 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
   // parameters arrive as arrays, which the OAuth endpoints reject (RFC 6749 §3.1, §3.2).
-  await app.register(formbody);
+  await app.register(formbody, { parser: parseFormBody });
 
   // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
   await app.register(discoveryRoutes);
@@ -143,6 +148,12 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
   };
 }
 
+/** The issuer's path ('' at the root): where the pages find their assets. */
+function issuerBasePath(issuer: string): string {
+  const { pathname } = new URL(issuer);
+  return pathname === '/' ? '' : pathname;
+}
+
 function fastifyTrustProxy(
   config: AppConfig,
 ): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -151,9 +162,37 @@ function fastifyTrustProxy(
   return typeof trustProxy === 'number' ? (_address, hop) => hop < trustProxy : trustProxy;
 }
 
-function loggerOptions(config: AppConfig): FastifyServerOptions['logger'] {
+/**
+ * The logger of the app; a caller's options (a test's stream and level) are merged into it, so the
+ * redaction below is always in place (issue 13 item 4: no token, secret or personal data in any
+ * line, at any level).
+ */
+function withLogRedaction(
+  config: AppConfig,
+  override: FastifyServerOptions['logger'] | undefined,
+): FastifyServerOptions['logger'] {
+  if (override === false) return false;
+  const base = loggerOptions(config);
+  return typeof override === 'object' && override !== null ? { ...base, ...override } : base;
+}
+
+type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
+
+function loggerOptions(config: AppConfig): LoggerOptions {
   return {
     level: config.logLevel,
+    // Request URLs with sensitive query values replaced; errors and every logged string scrubbed
+    // of sensitive `name=value` pairs and JWTs (src/http/log-redaction.ts).
+    serializers: { req: serializeRequest as never, err: serializeError as never },
+    formatters: { log: (object: Record<string, unknown>) => scrubValue(object) as Record<string, unknown> },
+    hooks: {
+      logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+        return method.apply(
+          this,
+          args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg)),
+        );
+      },
+    },
     // Fastify's request serializer logs no headers or bodies; these paths guard against anyone
     // adding them to a log line later (credentials, session cookies).
     redact: {

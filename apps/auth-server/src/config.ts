@@ -291,14 +291,18 @@ function resolveKeyEncryptionKey(environment: Environment): { key: Uint8Array; d
   return { key: new Uint8Array(key), developmentOnly: false };
 }
 
+/**
+ * TRUST_PROXY has one meaning in both apps (Fastify's `trustProxy` vocabulary, as apps/orders
+ * parses it): unset, empty or `false` → off; `true` → trust every hop; an integer n → trust the n
+ * nearest hops (`1`, what docker-compose.yml passes, is one proxy in front, not "every hop"); anything
+ * else → comma-separated addresses/CIDRs of trusted proxies.
+ */
 function parseTrustProxy(value: string | undefined): TrustProxy {
-  if (value === undefined) return false;
-  const normalised = value.trim().toLowerCase();
-  if (['', '0', 'false', 'off', 'no'].includes(normalised)) return false;
-  if (['1', 'true', 'on', 'yes'].includes(normalised)) return true;
-  // A hop count ("2") trusts that many proxies; anything else is a list of proxy addresses/CIDRs.
-  if (/^\d+$/.test(normalised)) return Number(normalised);
-  const addresses = value
+  const trimmed = value?.trim() ?? '';
+  if (trimmed === '' || trimmed === 'false') return false;
+  if (trimmed === 'true') return true;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) === 0 ? false : Number(trimmed);
+  const addresses = trimmed
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');

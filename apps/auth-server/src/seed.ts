@@ -15,11 +15,13 @@ import {
   type SeedUser,
 } from './schemas/seed.js';
 import { writeRegistryRecords } from './storage/drizzle-stores.js';
+import { disableEntriesNotIn, type RegistryKind } from './storage/registry-status.js';
 
 /**
  * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.
- * Plain-text secrets are hashed before they reach the database; rows not named in the file are left
- * alone (the seed upserts, it does not delete).
+ * Plain-text secrets are hashed before they reach the database. The file is the truth: a client,
+ * resource or user it no longer names is disabled (`disabled_at`, see storage/registry-status.ts),
+ * not deleted, so grants and history keep their references; naming it again enables it.
  */
 
 /** A seed problem, phrased as one line that names the entry and member. */
@@ -224,10 +226,12 @@ export interface SeedSummary {
   clientIds: string[];
   resourceIds: string[];
   usernames: string[];
+  /** Ids (client ids, resource ids, user `sub`s) disabled by this run because the file omits them. */
+  disabled: Record<RegistryKind, string[]>;
 }
 
 /**
- * Upserts every entry in one transaction. Idempotent: applying the same document twice leaves the
+ * Upserts every entry in one transaction, then disables the entries the file no longer names. Idempotent: applying the same document twice leaves the
  * same rows (client and resource secret hashes are deterministic HMACs; a stored password hash is
  * kept when it still matches the plain-text password, so restarts do not re-hash).
  */
@@ -259,11 +263,22 @@ export async function applySeed(
     ),
     deps.now,
   );
+  // A member left out of the file names nothing: every entry of that kind is disabled.
+  const disabled = await disableEntriesNotIn(
+    db,
+    {
+      clients: seedClients.map((client) => client.client_id),
+      resources: seedResources.map((resource) => resource.id),
+      users: seedUsers.map((user) => user.sub),
+    },
+    deps.now,
+  );
 
   return {
     clientIds: seedClients.map((client) => client.client_id),
     resourceIds: seedResources.map((resource) => resource.id),
     usernames: seedUsers.map((user) => user.username),
+    disabled,
   };
 }
 

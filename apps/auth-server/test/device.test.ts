@@ -354,7 +354,8 @@ describe('device approval: login, consent, decision', () => {
     expect(tokens.statusCode).toBe(200);
     expect(tokens.headers['cache-control']).toBe('no-store');
     const body = tokens.json();
-    expect(body).toMatchObject({ token_type: 'Bearer', scope: 'openid profile email orders.read' });
+    // Every granted scope, offline_access included with the refresh token (issue 13 item 8).
+    expect(body).toMatchObject({ token_type: 'Bearer', scope: CLI_SCOPE });
     expect(body.refresh_token).toEqual(expect.any(String));
     const idToken = decodeJwt(body.id_token);
     expect(idToken).toMatchObject({ iss: TEST_ISSUER, sub: ALICE.sub, aud: 'cli' });

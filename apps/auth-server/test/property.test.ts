@@ -344,6 +344,100 @@ describe('every route, arbitrary requests', () => {
   }, 240_000);
 });
 
+// Issue 13 item 7: bad bytes in any position of any route → 400 in the area's usual body, never a
+// 5xx (PostgreSQL refuses NUL) and never a page or SQL statement that sees them.
+describe('control characters, lone surrogates and bytes that are not UTF-8', () => {
+  const BAD_ESCAPES = [
+    ['percent-encoded NUL', '%00'],
+    ['a C0 control', '%01'],
+    ['unit separator', '%1F'],
+    ['DEL', '%7F'],
+    ['a C1 control', '%C2%85'],
+    ['a lone surrogate (CESU bytes)', '%ED%A0%80'],
+    ['a byte that is not UTF-8', '%FF'],
+    ['a truncated sequence', '%C3'],
+  ] as const;
+  const BROWSER_AREA = /^\/(authorize|interaction\/|device$|logout|assets\/)/;
+  const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  let requestCounter = 0;
+
+  function positions(route: { method: string; path: string }, bad: string): InjectOptions[] {
+    const method = route.method as InjectOptions['method'];
+    const fill = (value: string) =>
+      route.path.replace(/:[A-Za-z]+/g, value).replace(/\*$/, value === 'x' ? 'styles.css' : value);
+    const clean = fill('x');
+    const list: InjectOptions[] = [
+      { method, url: `${clean}?client_id=${bad}` },
+      { method, url: `${clean}?state=a${bad}b&client_id=web` },
+      { method, url: `${clean}?${bad}=1` },
+      { method, url: clean, headers: { cookie: `__Host-op_session=${bad}` } },
+    ];
+    if (route.path.includes(':') || route.path.endsWith('*')) {
+      list.push({ method, url: fill(bad) }, { method, url: fill(`a${bad}`) });
+    }
+    if (method !== 'GET' && method !== 'OPTIONS') {
+      list.push(
+        { method, url: clean, headers: FORM, payload: `client_id=web&username=${bad}` },
+        { method, url: clean, headers: FORM, payload: `grant_type=a${bad}&${bad}x=1` },
+      );
+    }
+    return list;
+  }
+
+  it.each(BAD_ESCAPES)(
+    '%s → 400 at every position of every route',
+    async (_name, bad) => {
+      const seen: string[] = [];
+      for (const route of listRoutes(started.app)) {
+        for (const options of positions(route, bad)) {
+          const browser = BROWSER_AREA.test(route.path);
+          // A browser asks for HTML; the router answers an undecodable path by that alone.
+          const headers = { ...(browser ? { accept: BROWSER_ACCEPT } : {}), ...options.headers };
+          // A fresh network each time: the device code entry's rate limit counts per address (/64).
+          requestCounter += 1;
+          const remoteAddress = `2001:db8:${requestCounter.toString(16)}::77`;
+          const response = await started.app.inject({ ...options, headers, remoteAddress });
+          const where = `${options.method} ${options.url} ${String(options.payload ?? '')} ${JSON.stringify(headers)}`;
+          expect(response.statusCode, where).toBe(400);
+          if (browser) {
+            expect(response.headers['content-type'], where).toMatch(/^text\/html/);
+          } else {
+            expect(response.headers['content-type'], where).toMatch(/^application\/json/);
+            expect(response.json().error, where).toBe('invalid_request');
+          }
+          seen.push(where);
+        }
+      }
+      expect(seen.length).toBeGreaterThan(100);
+      await expectHealthy(started.app);
+    },
+    120_000,
+  );
+
+  it('a lone surrogate in a JSON body or a raw form value → 400, never 5xx', async () => {
+    for (const route of listRoutes(started.app).filter(({ method }) => method === 'POST')) {
+      const url = route.path.replace(/:[A-Za-z]+/g, 'x');
+      const json = await started.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"client_id":"\\ud800"}',
+        remoteAddress: '192.0.2.78',
+      });
+      expect(json.statusCode, `POST ${url} JSON`).toBeGreaterThanOrEqual(400);
+      expect(json.statusCode, `POST ${url} JSON`).toBeLessThan(500);
+      const raw = await started.app.inject({
+        method: 'POST',
+        url,
+        headers: FORM,
+        payload: Buffer.concat([Buffer.from('client_id='), Buffer.from([0xff, 0xfe]), Buffer.from('&a=1')]),
+        remoteAddress: '192.0.2.78',
+      });
+      expect(raw.statusCode, `POST ${url} raw bytes`).toBe(400);
+    }
+  }, 60_000);
+});
+
 describe('body size limits', () => {
   const oversized = (bytes: number) => `grant_type=client_credentials&pad=${'a'.repeat(bytes)}`;
 

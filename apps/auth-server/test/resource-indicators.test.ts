@@ -72,7 +72,8 @@ describe('resource indicators', () => {
       resource: REPORTS_API,
     });
     expect(exchanged.statusCode).toBe(200);
-    expect(exchanged.json().scope).toBe('openid reports.read');
+    // The response lists the whole grant (issue 13 item 8); the token carries reports-api's part.
+    expect(exchanged.json().scope).toBe('openid offline_access orders.read reports.read');
     // reports-api tokens are opaque; its introspection sees it as addressed to itself.
     expect(
       await introspectedAudience(exchanged.json().access_token, REPORTS_API, TEST_SECRETS.reportsApi),
@@ -146,5 +147,68 @@ describe('resource indicators', () => {
       }),
     });
     expect(unknown.json().error).toBe('invalid_target');
+  });
+
+  // Issue 13 item 2 (RFC 8707 §2): a resource not bound at /authorize must own a granted scope;
+  // never an access token for an API with an empty scope.
+  it('refuses a code exchange naming an API the grant holds no scope of (scope=openid)', async () => {
+    const { verifier, challenge } = pkcePair();
+    const browser = new TestBrowser(app);
+    const query = new URLSearchParams({
+      client_id: 'web',
+      redirect_uri: WEB_REDIRECT_URI,
+      response_type: 'code',
+      scope: 'openid',
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const login = await browser.follow(await browser.get(`/authorize?${query}`));
+    const callback = await browser.post(browser.lastUrl, {
+      ...hiddenFields(login.body),
+      username: 'alice',
+      password: TEST_SECRETS.alicePassword,
+    });
+    const code = locationOf(callback).searchParams.get('code')!;
+    const response = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: WEB_REDIRECT_URI,
+      code_verifier: verifier,
+      resource: REPORTS_API,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('invalid_target');
+  });
+
+  it("refuses client_credentials with one API's scope and another API as resource", async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/token',
+      headers: { ...FORM, authorization: basicAuthorization('service', TEST_SECRETS.service) },
+      payload: form({ grant_type: 'client_credentials', scope: 'orders.read', resource: REPORTS_API }),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('invalid_target');
+    expect(response.json()).not.toHaveProperty('access_token');
+  });
+
+  it('refuses a refresh naming an API the grant holds no scope of', async () => {
+    const { code, verifier } = await codeFor([]);
+    const first = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: WEB_REDIRECT_URI,
+      code_verifier: verifier,
+    });
+    expect(first.statusCode).toBe(200);
+    const narrowed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.json().refresh_token,
+      scope: 'openid offline_access orders.read',
+      resource: REPORTS_API,
+    });
+    expect(narrowed.statusCode).toBe(400);
+    expect(narrowed.json().error).toBe('invalid_target');
   });
 });

@@ -17,7 +17,7 @@ describe('parseSpaConfig', () => {
       scope: DEFAULT_SCOPE,
       apiUrl: 'http://localhost:3000/orders',
     });
-    expect(DEFAULT_SCOPE).toBe('openid profile orders.read offline_access');
+    expect(DEFAULT_SCOPE).toBe('openid profile email orders.read offline_access');
   });
 
   it.each([

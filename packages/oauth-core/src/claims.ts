@@ -33,12 +33,46 @@ export function pickUserClaims(user: User, claims: readonly string[]): Record<st
 }
 
 /**
- * Claims released by scope (OpenID Connect Core §5.4), as this server supports them:
- * `profile` → `name`; `email` → `email`, `email_verified`. `sub` is not included.
+ * The user claims each scope releases (OpenID Connect Core §5.4), as this server supports them:
+ * `profile` → `name`; `email` → `email`, `email_verified`. The one table behind UserInfo, ID tokens
+ * and the claims copied into access tokens (`consentedResourceClaims`). `sub` is never gated.
  */
+export const CLAIMS_BY_SCOPE: Readonly<Record<string, readonly string[]>> = {
+  profile: ['name'],
+  email: ['email', 'email_verified'],
+};
+
+/** `profile` also covers the username claims in access tokens (OIDC Core §5.4 `preferred_username`). */
+const PROFILE_USERNAME_CLAIMS: readonly string[] = ['preferred_username', 'username'];
+
+/** The claim names the granted `scopes` cover. */
+export function claimsCoveredBy(scopes: readonly string[]): string[] {
+  const covered = scopes.flatMap((scope) => CLAIMS_BY_SCOPE[scope] ?? []);
+  return scopes.includes('profile') ? [...covered, ...PROFILE_USERNAME_CLAIMS] : covered;
+}
+
+/** Claims released by scope (`CLAIMS_BY_SCOPE`) for UserInfo and ID tokens. `sub` is not included. */
 export function scopedUserClaims(user: User, scopes: readonly string[]): Record<string, unknown> {
-  const names: string[] = [];
-  if (scopes.includes('profile')) names.push('name');
-  if (scopes.includes('email')) names.push('email', 'email_verified');
-  return pickUserClaims(user, names);
+  return pickUserClaims(
+    user,
+    scopes.flatMap((scope) => CLAIMS_BY_SCOPE[scope] ?? []),
+  );
+}
+
+/**
+ * The resource's `claims` (copied into its access tokens) that the user consented to release: a
+ * claim travels only when a granted scope covers it (`email`/`email_verified` with `email`, `name`
+ * and the username claims with `profile`). A client granted `openid orders.read` thus never reads
+ * the user's e-mail from an access token; a claim no scope covers is never copied.
+ */
+export function consentedResourceClaims(
+  user: User,
+  resourceClaims: readonly string[],
+  grantedScopes: readonly string[],
+): Record<string, unknown> {
+  const covered = claimsCoveredBy(grantedScopes);
+  return pickUserClaims(
+    user,
+    resourceClaims.filter((claim) => covered.includes(claim)),
+  );
 }

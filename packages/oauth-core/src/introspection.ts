@@ -2,7 +2,13 @@ import type { IntrospectionCaller } from './client-authentication.js';
 import type { ProtocolConfig } from './config.js';
 import type { Clock } from './runtime.js';
 import { formatScope } from './scopes.js';
-import type { AccessTokenStore, GrantStore, RefreshTokenStore } from './storage/index.js';
+import type {
+  AccessTokenStore,
+  ClientStore,
+  GrantStore,
+  RefreshTokenStore,
+  UserStore,
+} from './storage/index.js';
 import { hashToken } from './tokens/opaque.js';
 import type { TokenVerifier } from './tokens/signer.js';
 import {
@@ -32,7 +38,13 @@ export interface IntrospectionResponse {
 }
 
 export interface IntrospectionContext {
-  stores: { accessTokens: AccessTokenStore; grants: GrantStore; refreshTokens: RefreshTokenStore };
+  stores: {
+    accessTokens: AccessTokenStore;
+    grants: GrantStore;
+    refreshTokens: RefreshTokenStore;
+    clients: ClientStore;
+    users: UserStore;
+  };
   verifier: TokenVerifier;
   clock: Clock;
   config: ProtocolConfig;
@@ -101,6 +113,8 @@ export async function introspectToken(
     const active = row.revokedAt === null && row.usedAt === null && row.expiresAt > now;
     // Only the client the refresh token was issued to may learn about it; resources never.
     if (!active || caller.type !== 'client' || caller.client.clientId !== row.clientId) return INACTIVE;
+    // A user the registry no longer finds (disabled) has no active refresh token.
+    if ((await context.stores.users.findUserBySub(row.sub)) === null) return INACTIVE;
     return {
       active: true,
       scope: formatScope(row.scopes),

@@ -98,14 +98,23 @@ export interface AccessTokenTarget {
   scopes: string[];
 }
 
+/** Whether `resource` owns at least one of `scopes` (RFC 8707 §2: the grant reaches that API). */
+export function ownsGrantedScope(resource: Resource, scopes: readonly string[]): boolean {
+  return resource.scopes.some((scope) => scopes.includes(scope));
+}
+
 /**
  * Picks the one resource an access token is issued for. Rules:
  * 1. More than one `resource` in the token request → `invalid_target` (RFC 8707 §2 lets the server
  *    refuse; this server addresses each access token to a single resource).
  * 2. One `resource`: it must be known, and when the grant bound resources at authorization time it
- *    must be one of them (RFC 8707 §2.2) → else `invalid_target`.
+ *    must be one of them (RFC 8707 §2.2) → else `invalid_target`. A resource not bound at
+ *    authorization must own at least one granted scope: RFC 8707 §2 lets the server refuse a
+ *    resource "for which the client is not authorized", and a grant holding none of an API's scopes
+ *    does not authorize that API.
  * 3. None named: the candidates are the grant's bound resources, or else the resources owning a
  *    granted scope; the one whose `id` sorts first wins (deterministic). No candidate → `null`.
+ * 4. Never an access token for an API with an empty scope → `invalid_target`.
  */
 export function selectAccessTokenTarget(input: AccessTokenTargetInput): AccessTokenTarget {
   const { scopes, requestedResources, boundResources, resources } = input;
@@ -113,8 +122,12 @@ export function selectAccessTokenTarget(input: AccessTokenTargetInput): AccessTo
   let target: Resource | null;
   if (requestedResources.length === 1) {
     const [named] = resolveAudiences(scopes, requestedResources, resources);
-    if (boundResources.length > 0 && !boundResources.includes(named!.id)) {
+    const bound = boundResources.includes(named!.id);
+    if (boundResources.length > 0 && !bound) {
       throw invalidTarget('resource was not part of the authorization request');
+    }
+    if (!bound && !ownsGrantedScope(named!, scopes)) {
+      throw invalidTarget("the grant holds none of the resource's scopes");
     }
     target = named!;
   } else if (boundResources.length > 0) {
@@ -123,5 +136,9 @@ export function selectAccessTokenTarget(input: AccessTokenTargetInput): AccessTo
   } else {
     target = resolveAudiences(scopes, [], resources)[0] ?? null;
   }
-  return { resource: target, scopes: accessTokenScopes(scopes, target) };
+  const tokenScopes = accessTokenScopes(scopes, target);
+  if (target !== null && tokenScopes.length === 0) {
+    throw invalidTarget('no granted scope applies to the resource');
+  }
+  return { resource: target, scopes: tokenScopes };
 }

@@ -2,12 +2,12 @@ import { scopedUserClaims } from './claims.js';
 import type { ProtocolConfig } from './config.js';
 import { insufficientScope, invalidToken } from './errors.js';
 import type { Clock } from './runtime.js';
-import type { AccessTokenStore, GrantStore, UserStore } from './storage/index.js';
+import type { AccessTokenStore, ClientStore, GrantStore, UserStore } from './storage/index.js';
 import type { TokenVerifier } from './tokens/signer.js';
 import { findActiveAccessToken } from './tokens/validate-access-token.js';
 
 export interface UserInfoContext {
-  stores: { accessTokens: AccessTokenStore; grants: GrantStore; users: UserStore };
+  stores: { accessTokens: AccessTokenStore; grants: GrantStore; clients: ClientStore; users: UserStore };
   verifier: TokenVerifier;
   clock: Clock;
   config: ProtocolConfig;

@@ -31,7 +31,8 @@ describe('authorization_code grant', () => {
     expect(response).toMatchObject({
       token_type: 'Bearer',
       expires_in: 300,
-      scope: 'openid profile email orders.read',
+      // RFC 6749 §5.1: every granted scope, offline_access included with the refresh token.
+      scope: 'openid profile email offline_access orders.read',
     });
     expect(jwtHeader(response.access_token)).toMatchObject({ typ: 'at+jwt', alg: 'RS256' });
     expect(jwtClaims(response.access_token)).toMatchObject({
@@ -206,13 +207,13 @@ describe('authorization_code grant', () => {
     });
 
     it('an opaque resource keeps its user claims on the row', async () => {
-      const { code } = await env.seedCode({ code: { scopes: ['openid', 'billing.read'] } });
+      const { code } = await env.seedCode({ code: { scopes: ['openid', 'profile', 'billing.read'] } });
       const response = await exchange(env, 'web', { code, redirect_uri: REDIRECT, code_verifier: VERIFIER });
       expect(response.expires_in).toBe(600);
       const row = await env.stores.accessTokens.findAccessToken(hashToken(response.access_token));
       expect(row).toMatchObject({
         audience: ['billing-api'],
-        scopes: ['openid', 'billing.read'],
+        scopes: ['openid', 'profile', 'billing.read'],
         claims: { name: 'Alice Example' },
       });
     });
@@ -220,7 +221,10 @@ describe('authorization_code grant', () => {
     it('scopes of two resources and no resource named → the resource whose id sorts first', async () => {
       const { code } = await env.seedCode({ code: { scopes: ['openid', 'orders.read', 'billing.read'] } });
       const response = await exchange(env, 'web', { code, redirect_uri: REDIRECT, code_verifier: VERIFIER });
-      expect(response.scope).toBe('openid billing.read');
+      // The response lists every granted scope; the access token carries billing-api's only.
+      expect(response.scope).toBe('openid orders.read billing.read');
+      const row = await env.stores.accessTokens.findAccessToken(hashToken(response.access_token));
+      expect(row?.scopes).toEqual(['openid', 'billing.read']);
     });
 
     it('the RFC 8707 resource parameter picks the audience', async () => {

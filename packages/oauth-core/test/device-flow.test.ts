@@ -262,7 +262,10 @@ describe('device authorization grant (RFC 8628)', () => {
 
       const tokens = await poll(response);
 
-      expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'openid profile email orders.read' });
+      expect(tokens).toMatchObject({
+        token_type: 'Bearer',
+        scope: 'openid profile email offline_access orders.read',
+      });
       expect(tokens.refresh_token).toBeTruthy();
       const grant = await env.stores.grants.findGrant(approval!.grantId);
       expect(grant).toMatchObject({

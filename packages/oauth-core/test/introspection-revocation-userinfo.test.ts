@@ -55,8 +55,51 @@ describe('introspectToken', () => {
     expect(grantId).toBeTruthy();
   });
 
+  // Issue 13 item 6: the registry lookups skip disabled entries; a token whose client or user the
+  // registry no longer finds is inactive, whatever its format.
+  it.each([
+    ['client', { clients: { findClient: async () => null } }],
+    ['user', { users: { findUserBySub: async () => null, findUserByUsername: async () => null } }],
+  ])('a token whose %s is disabled is inactive (JWT, opaque, refresh token)', async (_kind, without) => {
+    const jwt = (await obtainTokens(env)).response;
+    const opaque = (await obtainTokens(env, { scopes: ['openid', 'offline_access', 'billing.read'] }))
+      .response;
+    const disabled = { ...ctx(env), stores: { ...env.stores, ...without } };
+    for (const [token, caller] of [
+      [jwt.access_token, await asResource(env, 'orders-api')],
+      [opaque.access_token, await asResource(env, 'billing-api')],
+    ] as const) {
+      expect((await introspectToken(token, undefined, caller, ctx(env))).active).toBe(true);
+      expect(await introspectToken(token, undefined, caller, disabled)).toEqual({ active: false });
+    }
+    const asWeb = await asClient(env, 'web');
+    expect((await introspectToken(jwt.refresh_token!, 'refresh_token', asWeb, ctx(env))).active).toBe(true);
+    if (_kind === 'user') {
+      expect(await introspectToken(jwt.refresh_token!, 'refresh_token', asWeb, disabled)).toEqual({
+        active: false,
+      });
+    }
+    await expectOAuthError(resolveUserInfo(jwt.access_token, disabled), 'invalid_token', 401);
+  });
+
+  it('a client_credentials token needs its client only, not a user', async () => {
+    const request = await env.tokenRequest('svc', { grant_type: 'client_credentials', scope: 'orders.read' });
+    const { access_token } = await clientCredentialsGrant.handle(request, env.context);
+    const caller = await asResource(env, 'orders-api');
+    const noUsers = {
+      ...ctx(env),
+      stores: {
+        ...env.stores,
+        users: { findUserBySub: async () => null, findUserByUsername: async () => null },
+      },
+    };
+    expect((await introspectToken(access_token, undefined, caller, noUsers)).active).toBe(true);
+    const noClients = { ...ctx(env), stores: { ...env.stores, clients: { findClient: async () => null } } };
+    expect(await introspectToken(access_token, undefined, caller, noClients)).toEqual({ active: false });
+  });
+
   it('an opaque access token is active for its resource and its client, with claims kept on the row', async () => {
-    const { response } = await obtainTokens(env, { scopes: ['openid', 'billing.read'] });
+    const { response } = await obtainTokens(env, { scopes: ['openid', 'profile', 'billing.read'] });
     const byResource = await introspectToken(
       response.access_token,
       'access_token',
@@ -66,7 +109,7 @@ describe('introspectToken', () => {
     expect(byResource).toMatchObject({
       active: true,
       aud: 'billing-api',
-      scope: 'openid billing.read',
+      scope: 'openid profile billing.read',
       name: 'Alice Example',
       token_type: 'Bearer',
     });

@@ -172,6 +172,31 @@ describe('refresh_token grant', () => {
     }
   });
 
+  // RFC 6749 §5.1 / issue 13 item 8: the response `scope` is the granted set, offline_access
+  // included with a refresh token, in the code and the refresh response alike.
+  it('code and refresh responses list every granted scope, offline_access included', async () => {
+    const granted = ['openid', 'profile', 'email', 'offline_access', 'orders.read', 'billing.read'];
+    const { response: first, grantId } = await obtainTokens(env, { scopes: granted });
+    const grant = await env.stores.grants.findGrant(grantId);
+    const asSet = (scope: string | undefined) => new Set((scope ?? '').split(' '));
+    expect(asSet(first.scope)).toEqual(new Set(grant!.scopes));
+    expect(first.refresh_token).toBeTruthy();
+    const second = await refresh(env, 'web', { refresh_token: first.refresh_token });
+    expect(asSet(second.scope)).toEqual(new Set(granted));
+    // The access token itself still carries only its audience's scopes (billing-api sorts first).
+    const row = await env.stores.accessTokens.findAccessToken(hashToken(second.access_token));
+    expect(row?.scopes).toEqual(['openid', 'profile', 'email', 'billing.read']);
+  });
+
+  it('leaves offline_access out of the response when no refresh token is issued', async () => {
+    env.stores.seed({
+      clients: [{ ...(await env.stores.clients.findClient('web'))!, grantTypes: ['authorization_code'] }],
+    });
+    const { response } = await obtainTokens(env);
+    expect(response.refresh_token).toBeUndefined();
+    expect(response.scope).toBe('openid profile email orders.read');
+  });
+
   it('narrows the scope of the access token; the new refresh token keeps the original scope', async () => {
     const { response } = await obtainTokens(env);
     const second = await refresh(env, 'web', {

@@ -147,6 +147,51 @@ describe('selectAccessTokenTarget', () => {
     );
   });
 
+  // RFC 8707 §2 (issue 13 item 2): a named resource must be bound to the grant or own a granted
+  // scope; an access token for an API never carries an empty scope.
+  it.each([
+    ['code grant: openid only, another API named', ['openid'], ['orders-api'], [], 'invalid_target'],
+    ["one API's scope, another API named", ['billing.read'], ['orders-api'], [], 'invalid_target'],
+    ['OIDC scopes only, an API named', ['openid', 'profile', 'email'], ['billing-api'], [], 'invalid_target'],
+    ['the API owns a granted scope', ['openid', 'orders.read'], ['orders-api'], [], undefined],
+    [
+      'bound at authorization (consented), no API scope',
+      ['openid'],
+      ['orders-api'],
+      ['orders-api'],
+      undefined,
+    ],
+    ['bound, API scope granted', ['orders.read'], ['orders-api'], ['orders-api', 'billing-api'], undefined],
+    [
+      'bound API without any granted scope: empty scope',
+      ['offline_access'],
+      [],
+      ['orders-api'],
+      'invalid_target',
+    ],
+  ])('%s → %s', (_name, scopes, requestedResources, boundResources, expected) => {
+    expect(
+      errorCode(() => selectAccessTokenTarget({ resources, scopes, requestedResources, boundResources })),
+    ).toBe(expected);
+  });
+
+  it('never returns an API target with an empty scope', () => {
+    for (const scopes of [[], ['openid'], ['offline_access'], ['orders.read'], ['billing.read', 'email']]) {
+      for (const named of [[], ['orders-api'], ['billing-api']]) {
+        let target: ReturnType<typeof selectAccessTokenTarget> | null = null;
+        try {
+          target = selectAccessTokenTarget({ ...base, scopes, requestedResources: named });
+        } catch (error) {
+          expect((error as OAuthError).code).toBe('invalid_target');
+        }
+        if (target?.resource) {
+          expect(target.scopes.length).toBeGreaterThan(0);
+          expect(target.resource.scopes.some((scope) => scopes.includes(scope))).toBe(true);
+        }
+      }
+    }
+  });
+
   it('accessTokenScopes without a resource keeps OIDC scopes only', () => {
     expect(accessTokenScopes(['openid', 'offline_access', 'orders.read'], null)).toEqual(['openid']);
   });

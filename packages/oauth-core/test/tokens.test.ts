@@ -114,7 +114,7 @@ describe('access tokens', () => {
     const issued = await issueAccessToken(
       {
         ...base,
-        scopes: ['openid', 'offline_access', 'orders.read', 'billing.read'],
+        scopes: ['openid', 'email', 'offline_access', 'orders.read', 'billing.read'],
         resource: makeResource(),
       },
       { ...env.context, accessTokens: env.stores.accessTokens },
@@ -131,7 +131,7 @@ describe('access tokens', () => {
       sub: 'u-alice',
       aud: 'orders-api',
       client_id: 'web',
-      scope: 'openid orders.read',
+      scope: 'openid email orders.read',
       iat: env.T0,
       exp: env.T0 + 300,
       jti: issued.jti,
@@ -158,7 +158,7 @@ describe('access tokens', () => {
 
   it('opaque: 256 random bits, only the hash is stored, with claims for introspection', async () => {
     const issued = await issueAccessToken(
-      { ...base, scopes: ['openid', 'billing.read'], resource: billingResource() },
+      { ...base, scopes: ['openid', 'profile', 'billing.read'], resource: billingResource() },
       { ...env.context, accessTokens: env.stores.accessTokens },
     );
     expect(issued.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -168,7 +168,7 @@ describe('access tokens', () => {
       grantId: 'g-1',
       clientId: 'web',
       sub: 'u-alice',
-      scopes: ['openid', 'billing.read'],
+      scopes: ['openid', 'profile', 'billing.read'],
       audience: ['billing-api'],
       issuedAt: env.T0,
       expiresAt: env.T0 + 600,

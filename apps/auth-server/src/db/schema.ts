@@ -58,6 +58,12 @@ export const clients = pgTable('clients', {
   }>(),
   /** Logout of the SSO session leaves this client's grants (refresh tokens) alive. */
   keepOfflineAccessOnLogout: boolean('keep_offline_access_on_logout').notNull().default(false),
+  /**
+   * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
+   * of the registry skips the row, so sign-in, client authentication and its tokens stop working,
+   * while grants and history keep their references. Null: enabled.
+   */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
@@ -70,6 +76,8 @@ export const resources = pgTable('resources', {
   /** Keyed HMAC of the introspection secret; null when the resource cannot introspect. */
   secretHash: text('secret_hash'),
   claims: stringList('claims'),
+  /** See `clients.disabledAt`. */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 
@@ -82,6 +90,8 @@ export const users = pgTable('users', {
   email: text('email'),
   emailVerified: boolean('email_verified').notNull().default(false),
   allowedScopes: text('allowed_scopes').array(),
+  /** See `clients.disabledAt`. */
+  disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
 });
 

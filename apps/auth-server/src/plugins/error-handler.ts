@@ -2,6 +2,8 @@ import { isOAuthError, OAuthError, type OAuthErrorCode } from '@oidc-orders/oaut
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDatabaseUnavailableError } from '../db/errors.js';
+import { renderErrorPage } from '../pages/error.js';
+import { sendHtml } from '../pages/respond.js';
 
 /** How a route reports errors; set per route with `config: { errorStyle }`. */
 export type ErrorStyle =
@@ -95,4 +97,27 @@ export function bearerChallenge(code?: OAuthErrorCode, description?: string): st
   if (code) parts.push(`error="${code}"`);
   if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
   return `Bearer ${parts.join(', ')}`;
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (percent-encoded bytes that are not
+ * UTF-8 in the path, FST_ERR_BAD_URL) or an over-long parameter never reaches a route, so neither
+ * area's error handler runs. Answered here in the app's usual shape: the error page for a browser
+ * (it asks for HTML), RFC 6749 §5.2 JSON otherwise. The URL is not logged (it may carry a secret).
+ */
+export function answerFrameworkError(basePath: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    request.log.info({ error: 'invalid_request', detail: error.code }, 'request rejected');
+    if ((request.headers.accept ?? '').includes('text/html')) {
+      const page = renderErrorPage({
+        title: 'This request is not valid',
+        message: 'The request could not be understood.',
+        code: 'invalid_request',
+        basePath,
+      });
+      return sendHtml(reply, 400, page);
+    }
+    const invalid = new OAuthError('invalid_request', { description: 'the request is malformed' });
+    return sendOAuthError(reply, invalid, 'oauth');
+  };
 }

@@ -11,7 +11,10 @@ declare module 'fastify' {
     stores: DrizzleStores;
     /** Hashes and verifies client and resource secrets (keyed HMAC; key derived from KEY_ENCRYPTION_KEY). */
     secretHasher: SecretHasher;
-    /** Applies a seed document (idempotent upsert) and refreshes the cached client/resource registry. */
+    /**
+     * Applies a seed document (idempotent upsert; entries it no longer names are disabled) and
+     * refreshes the cached client/resource registry.
+     */
     reseed(seed: SeedDocument): Promise<void>;
   }
 }
@@ -41,6 +44,14 @@ export const storesPlugin = fp<StoresPluginOptions>(
         { clients: summary.clientIds, resources: summary.resourceIds, users: summary.usernames },
         'seed applied',
       );
+      const { disabled } = summary;
+      if (disabled.clients.length + disabled.resources.length + disabled.users.length > 0) {
+        // By id (user `sub`), never secrets: what the file no longer names and is now disabled.
+        app.log.warn(
+          { clients: disabled.clients, resources: disabled.resources, users: disabled.users },
+          'seed: disabled entries the seed file no longer names',
+        );
+      }
     };
 
     app.decorate('stores', stores);

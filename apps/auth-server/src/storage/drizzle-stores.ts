@@ -125,18 +125,27 @@ export async function writeRegistryRecords(
         scopes: [...client.scopes],
         allowedCorsOrigins: [...client.allowedCorsOrigins],
         tokenExchange: tokenExchangeRow(client.tokenExchange),
+        // Writing an entry (the seed names it again) enables it.
+        disabledAt: null,
         updatedAt: now,
       };
       await tx.insert(clients).values(row).onConflictDoUpdate({ target: clients.clientId, set: row });
     }
     for (const resource of records.resources ?? []) {
-      const row = { ...resource, scopes: [...resource.scopes], claims: [...resource.claims], updatedAt: now };
+      const row = {
+        ...resource,
+        scopes: [...resource.scopes],
+        claims: [...resource.claims],
+        disabledAt: null,
+        updatedAt: now,
+      };
       await tx.insert(resources).values(row).onConflictDoUpdate({ target: resources.id, set: row });
     }
     for (const user of records.users ?? []) {
       const row = {
         ...user,
         allowedScopes: user.allowedScopes === null ? null : [...user.allowedScopes],
+        disabledAt: null,
         updatedAt: now,
       };
       await tx.insert(users).values(row).onConflictDoUpdate({ target: users.sub, set: row });
@@ -157,9 +166,10 @@ function createRegistrySnapshot(db: AppDatabase, ttlMs: number, nowMs: () => num
   let generation = 0;
 
   const load = async (): Promise<Registry> => {
+    // Disabled entries (`disabled_at`, see registry-status.ts) are not part of the registry.
     const [clientRows, resourceRows] = await Promise.all([
-      db.select().from(clients),
-      db.select().from(resources),
+      db.select().from(clients).where(isNull(clients.disabledAt)),
+      db.select().from(resources).where(isNull(resources.disabledAt)),
     ]);
     return {
       clients: new Map(clientRows.map((row) => [row.clientId, clientFromRow(row)])),
@@ -244,12 +254,13 @@ function resourceFromRow(row: typeof resources.$inferSelect): Resource {
 
 // ─── Users ───────────────────────────────────────────────────────────────────────────────────────
 
+/** A disabled user (`disabled_at` set) is not found: sign-in, refresh, UserInfo and tokens refuse it. */
 function createUserStore(db: AppDatabase): UserStore {
   const findBySub = lazy(() =>
     db
       .select()
       .from(users)
-      .where(eq(users.sub, sql.placeholder('sub')))
+      .where(and(eq(users.sub, sql.placeholder('sub')), isNull(users.disabledAt)))
       .limit(1)
       .prepare('auth_find_user_by_sub'),
   );
@@ -260,7 +271,11 @@ function createUserStore(db: AppDatabase): UserStore {
     },
     async findUserByUsername(username) {
       // Exact, case-sensitive match (text equality in the default collation).
-      const [row] = await db.select().from(users).where(eq(users.username, username)).limit(1);
+      const [row] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.username, username), isNull(users.disabledAt)))
+        .limit(1);
       return row ? userFromRow(row) : null;
     },
   };
@@ -559,7 +574,8 @@ function createRedemptionStatements(db: AppDatabase) {
         .select({ token: refreshTokens, grant: grants, user: users })
         .from(refreshTokens)
         .leftJoin(grants, eq(grants.id, refreshTokens.grantId))
-        .leftJoin(users, eq(users.sub, refreshTokens.sub))
+        // A disabled user joins as null, as `findUserBySub` would find none.
+        .leftJoin(users, and(eq(users.sub, refreshTokens.sub), isNull(users.disabledAt)))
         .where(eq(refreshTokens.tokenHash, hash))
         .limit(1)
         .prepare('auth_refresh_token_with_grant_and_user'),
@@ -569,7 +585,7 @@ function createRedemptionStatements(db: AppDatabase) {
         .select({ code: authorizationCodes, grant: grants, user: users })
         .from(authorizationCodes)
         .leftJoin(grants, eq(grants.id, authorizationCodes.grantId))
-        .leftJoin(users, eq(users.sub, authorizationCodes.sub))
+        .leftJoin(users, and(eq(users.sub, authorizationCodes.sub), isNull(users.disabledAt)))
         .where(eq(authorizationCodes.codeHash, hash))
         .limit(1)
         .prepare('auth_code_with_grant_and_user'),

@@ -60,6 +60,16 @@ export async function prepareUserTokens(
   return { response, records };
 }
 
+/**
+ * The `scope` of a user grant's token response: every scope granted by this exchange, in grant
+ * order, whatever the access token's audience (RFC 6749 §5.1 and §3.3: the response names the
+ * granted scope when it differs from the request; clients such as oauthlib compare it with what they
+ * asked for). `offline_access` is listed exactly when it was granted and a refresh token is issued.
+ */
+export function responseScopes(granted: readonly string[], refreshTokenIssued: boolean): string[] {
+  return granted.filter((scope) => scope !== 'offline_access' || refreshTokenIssued);
+}
+
 /** Issues the tokens of a user grant. Call inside `stores.transaction` with its stores. */
 export async function issueUserTokens(
   issuance: UserTokenIssuance,
@@ -84,8 +94,7 @@ export async function issueUserTokens(
     access_token: accessToken.token,
     token_type: accessToken.tokenType,
     expires_in: accessToken.expiresIn,
-    // RFC 6749 §5.1: the scope of the access token.
-    scope: formatScope(accessToken.scopes),
+    scope: formatScope(responseScopes(issuance.scopes, issuance.refreshToken !== null)),
   };
   if (issuance.refreshToken !== null) {
     const refresh = await issueRefreshToken(

@@ -1,4 +1,4 @@
-import { pickUserClaims } from '../claims.js';
+import { consentedResourceClaims } from '../claims.js';
 import type { ProtocolConfig } from '../config.js';
 import { generateUuid } from '../ids.js';
 import type { Client, Resource, User } from '../model.js';
@@ -53,7 +53,7 @@ export interface IssuedAccessToken {
  * Issues one access token.
  * - For a resource with `accessTokenFormat: 'jwt'`: an RFC 9068 JWT (`typ: at+jwt`, §2.1) with iss,
  *   sub, aud, client_id, scope, exp, iat, jti (§2.2), `auth_time` when known, the resource's user
- *   claims, the private claim `gid` (grant id, so introspection sees the grant revoked) and
+ *   claims that the granted scopes cover (`consentedResourceClaims`), the private claim `gid` (grant id, so introspection sees the grant revoked) and
  *   `cnf.jkt` when DPoP-bound (RFC 9449 §6.1).
  * - Otherwise (opaque resource, or no resource: aud = issuer, `config.defaultAccessTokenTtl`):
  *   256 random bits, stored only as `hashToken(token)` with the claims kept for introspection.
@@ -69,7 +69,9 @@ export async function issueAccessToken(
   const expiresAt = now + expiresIn;
   const audience = resource === null ? [context.config.issuer] : [resource.id];
   const userClaims =
-    input.user !== null && resource !== null ? pickUserClaims(input.user, resource.claims) : {};
+    input.user !== null && resource !== null
+      ? consentedResourceClaims(input.user, resource.claims, input.scopes)
+      : {};
   // `act` travels with the copied claims, so opaque tokens report it at introspection too.
   const claims = input.act != null ? { ...userClaims, act: input.act } : userClaims;
   const dpopJkt = input.dpopJkt ?? null;

@@ -2,7 +2,7 @@ import type { JWTPayload } from 'jose';
 import type { ProtocolConfig } from '../config.js';
 import type { Clock } from '../runtime.js';
 import { parseScope } from '../scopes.js';
-import type { AccessTokenStore, GrantStore } from '../storage/index.js';
+import type { AccessTokenStore, ClientStore, GrantStore, UserStore } from '../storage/index.js';
 import { hashToken } from './opaque.js';
 import type { TokenVerifier } from './signer.js';
 
@@ -25,7 +25,14 @@ export interface ActiveAccessToken {
 }
 
 export interface AccessTokenValidationContext {
-  stores: { accessTokens: AccessTokenStore; grants: GrantStore };
+  stores: {
+    accessTokens: AccessTokenStore;
+    grants: GrantStore;
+    /** A token of a client the registry no longer finds (disabled) is inactive. */
+    clients: ClientStore;
+    /** A user token whose user the registry no longer finds (disabled) is inactive. */
+    users: UserStore;
+  };
   verifier: TokenVerifier;
   clock: Clock;
   config: ProtocolConfig;
@@ -75,7 +82,8 @@ function jwtToActive(payload: JWTPayload): ActiveAccessToken | null {
 
 /**
  * Resolves an access token to its active state, or `null` when it is unknown, malformed, expired or
- * revoked. JWTs (RFC 9068): signature and `typ` by the `TokenVerifier`, `iss`, expiry by our clock,
+ * revoked, or when its client or user is no longer in the registry (removed from the seed file:
+ * disabled). JWTs (RFC 9068): signature and `typ` by the `TokenVerifier`, `iss`, expiry by our clock,
  * the grant (via `gid`) not revoked, the `jti` not denylisted. Opaque tokens: the stored row, not
  * revoked (revoking a grant revokes its rows), not expired.
  */
@@ -104,11 +112,11 @@ export async function findActiveAccessToken(
       if (grant === null || grant.revokedAt !== null) return null;
     }
     if (await context.stores.accessTokens.isJwtAccessTokenRevoked(active.jti!)) return null;
-    return active;
+    return (await partiesEnabled(active, context)) ? active : null;
   }
   const row = await context.stores.accessTokens.findAccessToken(hashToken(token));
   if (row === null || row.revokedAt !== null || row.expiresAt <= now) return null;
-  return {
+  const active: ActiveAccessToken = {
     format: 'opaque',
     clientId: row.clientId,
     sub: row.sub,
@@ -121,4 +129,19 @@ export async function findActiveAccessToken(
     dpopJkt: row.dpopJkt,
     claims: { ...row.claims },
   };
+  return (await partiesEnabled(active, context)) ? active : null;
+}
+
+/**
+ * The token's client is still registered, and so is its user when it has one (a user grant's
+ * token; a client_credentials token's `sub` is the client itself). The registry lookups skip
+ * disabled entries, so this is where a disabled client's or user's tokens stop working.
+ */
+async function partiesEnabled(
+  active: ActiveAccessToken,
+  context: AccessTokenValidationContext,
+): Promise<boolean> {
+  if ((await context.stores.clients.findClient(active.clientId)) === null) return false;
+  const clientOwnToken = active.grantId === null && active.sub === active.clientId;
+  return clientOwnToken || (await context.stores.users.findUserBySub(active.sub)) !== null;
 }

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+import { reporters } from '../vitest.shared.js';
+
+// Unit tests of the harness's pure parts only: fast and offline. The benchmarks themselves are
+// scripts (`pnpm bench`), never timed assertions in tests.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    reporters: reporters(import.meta.dirname),
+  },
+});
