@@ -46,7 +46,7 @@ function writeSeed(secrets) {
         client_name: 'Orders (web)',
         client_secret: secrets.ordersWebClientSecret,
         redirect_uris: [`${ORDERS_URL}/signin-oidc`],
-        post_logout_redirect_uris: [`${ORDERS_URL}/`],
+        post_logout_redirect_uris: [`${ORDERS_URL}/signed-out`],
         grant_types: ['authorization_code', 'refresh_token'],
         scope: 'openid profile email offline_access orders.read orders.write',
         skip_consent: true,

@@ -245,7 +245,7 @@ export async function startGatewayStack(): Promise<GatewayStack> {
             client_id: 'orders-web',
             client_secret: clientSecret,
             redirect_uris: [`${ordersUrl}/signin-oidc`],
-            post_logout_redirect_uris: [`${ordersUrl}/`],
+            post_logout_redirect_uris: [`${ordersUrl}/signed-out`],
             backchannel_logout_uri: `${ordersUrl}/backchannel-logout`,
             grant_types: ['authorization_code', 'refresh_token'],
             scope: 'openid profile email offline_access orders.read',

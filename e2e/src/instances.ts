@@ -95,7 +95,7 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
         client_id: 'orders-web',
         client_secret: secrets.ordersWebClientSecret,
         redirect_uris: [`${ordersBaseUrl}/signin-oidc`],
-        post_logout_redirect_uris: [`${ordersBaseUrl}/`],
+        post_logout_redirect_uris: [`${ordersBaseUrl}/signed-out`],
         grant_types: ['authorization_code', 'refresh_token'],
         scope: 'openid profile email offline_access orders.read orders.write',
         skip_consent: true,

@@ -77,7 +77,7 @@ function buildSeed(
         client_name: 'Orders',
         client_secret: secrets.ordersWebClientSecret,
         redirect_uris: [`${urls.orders}/signin-oidc`],
-        post_logout_redirect_uris: [`${urls.orders}/`],
+        post_logout_redirect_uris: [`${urls.orders}/signed-out`],
         grant_types: ['authorization_code', 'refresh_token'],
         scope: 'openid profile email offline_access orders.read orders.write',
         skip_consent: true,

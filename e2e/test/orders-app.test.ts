@@ -120,11 +120,23 @@ describe('the orders app', () => {
     await expectSignedInApp(page);
     await expect.poll(() => rows.count()).toBe(2);
 
-    // Sign out: the orders session and the provider's session both end. The provider sends the
-    // browser back to the orders service, whose home page starts a new sign-in: the password is
-    // asked again.
-    await page.getByRole('link', { name: 'Sign out' }).click();
-    await expectLoginPage(page, stack.issuer);
+    // A link to /logout on another site only asks; the session lives on. 127.0.0.1 is another site
+    // than localhost (the provider on localhost would be same-site: ports do not make sites).
+    await page.goto(`${stack.issuer.replace('localhost', '127.0.0.1')}/.well-known/openid-configuration`);
+    await page.evaluate((target) => {
+      window.location.href = target;
+    }, `${stack.ordersUrl}/logout`);
+    await page.waitForURL(`${stack.ordersUrl}/logout`);
+    expect(await page.locator('form[method="post"] input[name="csrf"]').count()).toBe(1);
+    await page.goto(`${stack.ordersUrl}/app`);
+    await expectSignedInApp(page);
+
+    // Sign out: the button POSTs with the session's CSRF token; the orders session and the
+    // provider's session both end, and the provider sends the browser back to the orders page that
+    // says so (issue 13 item 5).
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${stack.ordersUrl}/signed-out`);
+    expect(await page.locator('[data-signed-out="true"]').count()).toBe(1);
     const names = (await browser.context.cookies()).map((cookie) => cookie.name);
     expect(names).not.toContain('__Host-orders-session');
     expect(names).not.toContain('op_session');

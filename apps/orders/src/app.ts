@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import { REDACTED, serializeError, serializeRequest } from './logging.js';
 import type { DiscoveryRetryOptions } from './oidc/provider.js';
 import apiCors from './plugins/api-cors.js';
 import apiKeyGuard from './plugins/api-key-guard.js';
 import bearerAuth from './plugins/bearer-auth.js';
 import configPlugin from './plugins/config.js';
 import dbPlugin from './plugins/db.js';
-import errorHandler from './plugins/error-handler.js';
+import errorHandler, { toErrorReply } from './plugins/error-handler.js';
+import inputGuard from './plugins/input-guard.js';
 import lifecycle from './plugins/lifecycle.js';
 import oidcPlugin from './plugins/oidc.js';
 import sessionPlugin from './plugins/session.js';
@@ -37,18 +39,11 @@ export interface AppDeps {
 /** Largest request body accepted, bytes (Fastify's default is 1 MiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** Headers whose values must never reach a log line. */
-export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key'];
-
-function serializeRequest(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: request.url,
-    host: request.host,
-    remoteAddress: request.ip,
-    headers: request.headers,
-  };
-}
+/**
+ * Headers whose values must never reach a log line. The request serializer logs no header at all;
+ * this list is the second line of defence for any code that logs a `req.headers` or `res.headers`.
+ */
+export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'dpop'];
 
 /** Fastify's types take a hop count only as a function; proxy-addr numbers hops from 0. */
 function toFastifyTrustProxy(trustProxy: Config['trustProxy']) {
@@ -64,14 +59,20 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      serializers: { req: serializeRequest },
+      serializers: { req: serializeRequest, err: serializeError },
       redact: {
         paths: [...REDACTED_HEADERS.map((header) => `req.headers["${header}"]`), 'res.headers["set-cookie"]'],
-        censor: '[Redacted]',
+        censor: REDACTED,
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => randomUUID(),
+    // The router's own refusals (a path that is not valid percent-encoded UTF-8: FST_ERR_BAD_URL)
+    // get the app's usual `{statusCode, message}` body too, not Fastify's default shape.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const { body } = toErrorReply(error);
+      void reply.code(body.statusCode).send(body);
+    },
     // Every body here is small (orders, form_post callbacks, logout tokens); larger ones are 413
     // before they are read into memory.
     bodyLimit: BODY_LIMIT_BYTES,
@@ -98,6 +99,7 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
   // Order matters only for the error handler, which must be on the root before the route plugins
   // so they inherit it; `dependencies` on each plugin make a wrong order fail ready().
   app.register(errorHandler);
+  app.register(inputGuard);
   app.register(configPlugin, { config });
   app.register(dbPlugin, deps.database ? { database: deps.database } : {});
   app.register(lifecycle);

@@ -10,8 +10,10 @@ export const AUDIT_EVENTS = {
   signInSucceeded: 'orders.signin.succeeded',
   /** A sign-in callback was refused (`reason`). */
   signInFailed: 'orders.signin.failed',
-  /** `GET /logout` ended the browser's session (`sub` when there was one). */
+  /** `GET /logout` or `POST /logout` ended the browser's session (`sub` when there was one). */
   logout: 'orders.logout',
+  /** `POST /logout` without the session's CSRF token: nothing ended (`reason`). */
+  logoutRefused: 'orders.logout.refused',
   /** A valid back-channel logout token ended sessions (`sub`, `sid`, `sessions`). */
   backchannelLogout: 'orders.backchannel_logout',
   /** A back-channel logout token was refused (`reason`). */

@@ -34,8 +34,9 @@ export class OrderTotalOutOfRangeError extends DomainError {
   }
 }
 
+/** The orders specification: a missing key is refused like a wrong one (403), never 401. */
 export class MissingApiKeyError extends DomainError {
-  readonly statusCode = 401;
+  readonly statusCode = 403;
   readonly code = 'API_KEY_MISSING';
   constructor() {
     super('Missing x-api-key header');
@@ -111,33 +112,65 @@ export class MissingEmailClaimError extends DomainError {
   }
 }
 
-/** RFC 6750 §3: 401 `invalid_token` / 403 `insufficient_scope`, with the matching challenge. */
+/** The authorization schemes this API accepts (RFC 6750 Bearer, RFC 9449 §7 DPoP). */
+export type TokenScheme = 'Bearer' | 'DPoP';
+
+export interface ChallengeOptions {
+  realm: string;
+  /** With `insufficient_scope`: the scope the token lacks. */
+  scope?: string;
+  /** The scheme whose challenge carries the error (the scheme the caller used, or the one it must use). */
+  scheme?: TokenScheme;
+  /** RFC 9449 §7.1: the `algs` the DPoP challenge advertises; without it only Bearer is offered. */
+  dpopAlgs?: readonly string[];
+}
+
+/**
+ * RFC 6750 §3 and RFC 9449 §7.1: 401 `invalid_token` / `invalid_dpop_proof`, 403
+ * `insufficient_scope`, with one `WWW-Authenticate` listing both schemes: the error goes on the
+ * challenge of `scheme`, the other scheme is offered bare, so a client learns what is accepted.
+ */
 export class BearerTokenError extends DomainError {
   readonly statusCode: 401 | 403;
-  readonly code: 'BEARER_TOKEN_MISSING' | 'BEARER_TOKEN_INVALID' | 'BEARER_SCOPE_INSUFFICIENT';
+  readonly code:
+    | 'BEARER_TOKEN_MISSING'
+    | 'BEARER_TOKEN_INVALID'
+    | 'BEARER_SCOPE_INSUFFICIENT'
+    | 'DPOP_PROOF_INVALID';
   override readonly headers: Readonly<Record<string, string>>;
   constructor(
-    readonly error: 'missing' | 'invalid_token' | 'insufficient_scope',
+    readonly error: 'missing' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof',
     description: string,
-    options: { realm: string; scope?: string },
+    options: ChallengeOptions,
   ) {
     super(description);
     this.name = 'BearerTokenError';
     this.statusCode = error === 'insufficient_scope' ? 403 : 401;
-    this.code =
-      error === 'missing'
-        ? 'BEARER_TOKEN_MISSING'
-        : error === 'invalid_token'
-          ? 'BEARER_TOKEN_INVALID'
-          : 'BEARER_SCOPE_INSUFFICIENT';
-    // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
-    const parameters = [`realm="${options.realm}"`];
-    if (error !== 'missing') {
-      parameters.push(`error="${error}"`, `error_description="${description.replace(/["\\]/g, '')}"`);
-    }
-    if (options.scope) parameters.push(`scope="${options.scope}"`);
-    this.headers = { 'www-authenticate': `Bearer ${parameters.join(', ')}` };
+    this.code = ACCESS_TOKEN_ERROR_CODES[error];
+    this.headers = { 'www-authenticate': challenges(error, description, options) };
   }
+}
+
+const ACCESS_TOKEN_ERROR_CODES = {
+  missing: 'BEARER_TOKEN_MISSING',
+  invalid_token: 'BEARER_TOKEN_INVALID',
+  insufficient_scope: 'BEARER_SCOPE_INSUFFICIENT',
+  invalid_dpop_proof: 'DPOP_PROOF_INVALID',
+} as const;
+
+function challenges(error: BearerTokenError['error'], description: string, options: ChallengeOptions) {
+  const scheme = options.scheme ?? 'Bearer';
+  // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+  const errorParameters =
+    error === 'missing'
+      ? []
+      : [`error="${error}"`, `error_description="${description.replace(/["\\]/g, '')}"`];
+  if (error !== 'missing' && options.scope) errorParameters.push(`scope="${options.scope}"`);
+  const realm = `realm="${options.realm}"`;
+  const bearer = ['Bearer', [realm, ...(scheme === 'Bearer' ? errorParameters : [])].join(', ')].join(' ');
+  if (!options.dpopAlgs) return bearer;
+  const dpop = `DPoP ${[realm, ...(scheme === 'DPoP' ? errorParameters : []), `algs="${options.dpopAlgs.join(' ')}"`].join(', ')}`;
+  return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
 }
 
 /** The token could not be checked because a dependency failed (JWKS, introspection): not the caller's fault. */
@@ -188,5 +221,19 @@ export class DatabaseUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/**
+ * Issue 13 item 7: a path segment, query value, form or JSON value, or header holds a control
+ * character, invalid UTF-8 or a lone surrogate. Refused before any route sees it, so no such value
+ * reaches SQL (PostgreSQL refuses NUL: a 500) or a page.
+ */
+export class InvalidCharactersError extends DomainError {
+  readonly statusCode = 400;
+  readonly code = 'REQUEST_CHARACTERS_INVALID';
+  constructor(where: 'path' | 'query' | 'header' | 'body') {
+    super(`The request ${where} holds control characters or invalid UTF-8`);
+    this.name = 'InvalidCharactersError';
   }
 }

@@ -52,7 +52,7 @@ const events = (event: string) =>
 describe('audit events', () => {
   it('orders.api_key.rejected for a missing and a wrong key, without the key', async () => {
     const wrongKey = 'wrong-key-that-must-not-be-logged-0123';
-    expect((await app.inject({ method: 'GET', url: '/users' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/users' })).statusCode).toBe(403);
     expect(
       (await app.inject({ method: 'GET', url: '/users', headers: { 'x-api-key': wrongKey } })).statusCode,
     ).toBe(403);

@@ -95,11 +95,12 @@ describe('GET /orders with a JWT access token', () => {
     expect(response.json()).toEqual([]);
   });
 
-  it('without credentials: 401 with a bare Bearer challenge (RFC 6750 §3.1)', async () => {
+  it('without credentials: 401 with a bare Bearer challenge (RFC 6750 §3.1), DPoP offered beside it', async () => {
     const response = await listOrders();
 
     expect(response.statusCode).toBe(401);
-    expect(challengeOf(response)).toBe(`Bearer realm="${FAKE_RESOURCE_ID}"`);
+    expect(challengeOf(response)).toMatch(new RegExp(`^Bearer realm="${FAKE_RESOURCE_ID}", DPoP `));
+    expect(challengeOf(response)).not.toContain('error=');
     expect(response.json()).toEqual({ statusCode: 401, message: expect.any(String) });
   });
 

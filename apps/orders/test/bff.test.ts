@@ -319,6 +319,7 @@ describe('GET /bff/user', () => {
         email: 'alice@example.com',
         roles: ['buyer', 'admin'],
       },
+      signOutToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
     expect(response.headers['cache-control']).toBe('no-store');
   });

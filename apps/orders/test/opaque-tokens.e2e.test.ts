@@ -38,7 +38,7 @@ beforeAll(async () => {
         client_id: 'orders-web',
         client_secret: CLIENT_SECRET,
         redirect_uris: [`${baseUrl}/signin-oidc`],
-        post_logout_redirect_uris: [`${baseUrl}/`],
+        post_logout_redirect_uris: [`${baseUrl}/signed-out`],
         grant_types: ['authorization_code', 'refresh_token'],
         scope: 'openid profile email offline_access orders.read orders.write',
         skip_consent: true,

@@ -164,7 +164,7 @@ describe('redirects that take no target from the caller', () => {
     expect(location.searchParams.get('redirect_uri')).toBe(`${BASE_URL}/signin-oidc`);
   });
 
-  it('GET /logout goes to the provider with post_logout_redirect_uri BASE_URL/, whatever Host says', async () => {
+  it('GET /logout goes to the provider with post_logout_redirect_uri BASE_URL/signed-out, whatever Host says', async () => {
     const session = await insertTestSession(database, testConfig(environment), {
       tokens: { idToken: 'header.payload.signature' },
     });
@@ -176,7 +176,7 @@ describe('redirects that take no target from the caller', () => {
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/logout`);
-    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/`);
+    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/signed-out`);
     expect(response.headers.location).not.toContain('evil.example');
   });
 });

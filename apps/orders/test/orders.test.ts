@@ -158,11 +158,20 @@ describe('POST /orders', () => {
     expect(await countRows(database, 'orders')).toBe(0);
   });
 
-  it('a missing x-api-key is 401', async () => {
+  it('a missing x-api-key is 403 like a wrong one (the orders specification), and the handler never runs', async () => {
     const response = await placeOrder({ email: 'eve@example.com', quantity: 1 }, {});
 
-    expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ statusCode: 401, message: expect.any(String) });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ statusCode: 403, message: expect.any(String) });
+    expect(await countRows(database, 'orders')).toBe(0);
+    expect(await countRows(database, 'users')).toBe(0);
+  });
+
+  it('an empty x-api-key is 403 and nothing is stored', async () => {
+    const response = await placeOrder({ email: 'eve@example.com', quantity: 1 }, { 'x-api-key': '' });
+
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ statusCode: 403, message: expect.any(String) });
     expect(await countRows(database, 'orders')).toBe(0);
   });
 });
@@ -201,7 +210,7 @@ describe('GET /orders/:id', () => {
     expect(Object.keys(response.json()).sort()).toEqual(['errors', 'message', 'statusCode']);
   });
 
-  it('requires the API key: 401 without, 403 with a wrong one', async () => {
+  it('requires the API key: 403 without, 403 with a wrong one', async () => {
     const created = (await placeOrder({ email: 'dan@example.com', quantity: 1 })).json();
 
     const missing = await app.inject({ method: 'GET', url: `/orders/${created.id}` });
@@ -211,7 +220,8 @@ describe('GET /orders/:id', () => {
       headers: { 'x-api-key': 'no' },
     });
 
-    expect(missing.statusCode).toBe(401);
+    expect(missing.statusCode).toBe(403);
+    expect(missing.json()).toEqual({ statusCode: 403, message: expect.any(String) });
     expect(wrong.statusCode).toBe(403);
   });
 });

@@ -267,6 +267,107 @@ describe('every route, arbitrary requests', () => {
   }, 240_000);
 });
 
+// ─── Bad characters in every position (issue 13 item 7) ─────────────────────────────────────────
+
+/** Percent-encoded: NUL and other controls, encoded lone surrogates, cut or overlong UTF-8. */
+const badEncoded = fc.constantFrom(
+  '%00',
+  '%01',
+  '%0A',
+  '%0D',
+  '%1F',
+  '%7F',
+  '%ED%A0%80',
+  '%ED%B0%80',
+  '%C0',
+  '%E2%82',
+);
+/** As they arrive in header strings and JSON values: controls and lone surrogates. */
+const badRaw = fc.constantFrom('\u0000', '\u0001', '\u000A', '\u001F', '\u007F', '\uD800', '\uDC00');
+const positions = ['path', 'query-name', 'query-value', 'header', 'json-body', 'form-body'] as const;
+
+function poisoned(route: { method: string; path: string }) {
+  return fc
+    .record({
+      base: request(route),
+      position: fc.constantFrom(...positions),
+      encoded: badEncoded,
+      raw: badRaw,
+      index: fc.nat(),
+      atEnd: fc.boolean(),
+      header: fc.constantFrom(
+        'x-api-key',
+        'authorization',
+        'cookie',
+        'x-csrf',
+        'dpop',
+        'accept',
+        'x-forwarded-host',
+      ),
+    })
+    .map(({ base, position, encoded, raw, index, atEnd, header }): InjectOptions => {
+      const url = String(base.url);
+      const path = url.slice(0, url.indexOf('?'));
+      // A fragment is never sent: drop it, so the bad characters land in what the server receives.
+      const query = url.slice(url.indexOf('?') + 1).split('#')[0]!;
+      const sendsBody = route.method !== 'GET' && route.method !== 'OPTIONS';
+      const where = !sendsBody && position.endsWith('body') ? 'header' : position;
+      const headers = { ...(base.headers as Record<string, string>) };
+      if (where === 'path') {
+        const segments = path.split('/');
+        const at = 1 + (index % Math.max(1, segments.length - 1));
+        segments[at] = atEnd ? `${segments[at] ?? ''}${encoded}` : `${encoded}${segments[at] ?? ''}`;
+        return { ...base, url: `${segments.join('/')}?${query}` };
+      }
+      if (where === 'query-name' || where === 'query-value') {
+        const pair = where === 'query-name' ? `x${encoded}=1` : `returnUrl=/app${encoded}`;
+        return { ...base, url: `${path}?${atEnd ? `${query}&${pair}` : `${pair}&${query}`}` };
+      }
+      if (where === 'header') return { ...base, headers: { ...headers, [header]: `v${raw}v` } };
+      if (where === 'json-body') {
+        return {
+          ...base,
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: JSON.stringify({ email: `a${raw}@example.com`, quantity: 1, state: raw }),
+        };
+      }
+      return {
+        ...base,
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: atEnd ? `state=s&logout_token=t${encoded}` : `${encoded}=x&state=s`,
+      };
+    });
+}
+
+describe('control characters, lone surrogates and percent-encoded NUL (issue 13 item 7)', () => {
+  it('in every position of every route: 400 with the usual error body, never 5xx', async () => {
+    const seen = new Set<string>();
+    for (const route of listRoutes(app)) {
+      await fc.assert(
+        fc.asyncProperty(poisoned(route), async (options) => {
+          const response = await app.inject(options);
+          const described = `${options.method} ${String(options.url).slice(0, 120)} → ${response.statusCode}: ${response.body.slice(0, 200)}`;
+          // A bad body behind a credential guard (API key, X-CSRF, bearer) that already refused the
+          // request in onRequest, or of a media type the route does not take (415), is never
+          // parsed: that earlier refusal is the equally safe answer.
+          const guarded = options.payload !== undefined && [401, 403, 415].includes(response.statusCode);
+          if (response.statusCode !== 400 && !guarded) throw new Error(described);
+          const body = response.json();
+          if (body.statusCode !== response.statusCode || typeof body.message !== 'string')
+            throw new Error(described);
+          seen.add(`${route.method} ${route.path}`);
+        }),
+        {
+          numRuns: Math.max(30, Math.floor(RUNS_PER_ROUTE / 2)),
+          seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined,
+        },
+      );
+    }
+    expect(seen.size).toBe(listRoutes(app).length);
+    await expectHealthy();
+  }, 240_000);
+});
+
 describe('body size limit', () => {
   it(`a body over ${BODY_LIMIT_BYTES} bytes → 413 before it is read, at every body route`, async () => {
     const oversized = JSON.stringify({

@@ -251,7 +251,7 @@ describe('GET / and GET /logout with a session', () => {
     const location = new URL(response.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/logout`);
     expect(location.searchParams.get('id_token_hint')).toBe('the-id-token');
-    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/`);
+    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/signed-out`);
     expect(issuer.revoked()).toContain(refreshToken);
     expect(await findActiveSession(database.handle.db, session.id, new Date())).toBeUndefined();
     const cleared = setCookies(response).find((value) => value.startsWith('__Host-orders-session='));

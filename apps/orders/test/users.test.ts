@@ -89,8 +89,8 @@ describe('POST /users', () => {
     expect(await countRows(database, 'users')).toBe(0);
   });
 
-  it('requires the API key: 401 without, 403 with a wrong one', async () => {
-    expect((await createUser({ email: 'k@example.com' }, {})).statusCode).toBe(401);
+  it('requires the API key: 403 without, 403 with a wrong one', async () => {
+    expect((await createUser({ email: 'k@example.com' }, {})).statusCode).toBe(403);
     expect((await createUser({ email: 'k@example.com' }, { 'x-api-key': 'bad' })).statusCode).toBe(403);
     expect(await countRows(database, 'users')).toBe(0);
   });
@@ -157,8 +157,8 @@ describe('GET /users', () => {
     expect(database.queries).toHaveLength(queriesForOneUser);
   });
 
-  it('requires the API key: 401 without, 403 with a wrong one', async () => {
-    expect((await listUsers({})).statusCode).toBe(401);
+  it('requires the API key: 403 without, 403 with a wrong one', async () => {
+    expect((await listUsers({})).statusCode).toBe(403);
     expect((await listUsers({ 'x-api-key': 'bad' })).statusCode).toBe(403);
   });
 });

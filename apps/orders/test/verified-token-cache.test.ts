@@ -6,6 +6,7 @@ import { VerifiedTokenCache } from '../src/oidc/verified-token-cache.js';
 const NOW = 1_700_000_000_000;
 const verified = (sub: string): VerifiedAccessToken => ({
   format: 'jwt',
+  jkt: undefined,
   sub,
   email: `${sub}@example.com`,
   scopes: ['orders.read'],

@@ -115,6 +115,8 @@ async function start() {
   try {
     const user = await bff('/bff/user');
     $('#user-name').textContent = user.name ?? user.sub;
+    // The sign-out button POSTs with the session's CSRF token (a cross-site GET /logout only asks).
+    $('#sign-out-csrf').value = user.signOutToken;
     $('#account').hidden = false;
     $('#signed-out').hidden = true;
     $('#signed-in').hidden = false;

@@ -77,3 +77,17 @@ export const usersRelations = relations(users, ({ many }) => ({
 export const ordersRelations = relations(orders, ({ one }) => ({
   user: one(users, { fields: [orders.userId], references: [users.id] }),
 }));
+
+/**
+ * RFC 9449 §11.1: `jti`s of DPoP proofs already accepted at this API, shared by every instance so a
+ * captured proof cannot be replayed at another one. `key` is a hash of the key thumbprint and the
+ * `jti` (fixed size, scoped by key); rows past `expires_at` are deleted by a periodic sweep.
+ */
+export const dpopProofJtis = pgTable(
+  'dpop_proof_jtis',
+  {
+    key: text('key').primaryKey(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('dpop_proof_jtis_expires_at_idx').on(table.expiresAt)],
+);

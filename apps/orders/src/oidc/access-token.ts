@@ -12,6 +12,11 @@ export interface VerifiedAccessToken {
   email: string | undefined;
   scopes: string[];
   clientId: string | undefined;
+  /**
+   * RFC 9449 §6: the thumbprint of the key the token is bound to (`cnf.jkt` of the JWT, or of the
+   * introspection response); such a token is usable only with the DPoP scheme and a proof.
+   */
+  jkt: string | undefined;
 }
 
 /** The token is not acceptable here; `description` is safe to send in `error_description`. */
@@ -86,6 +91,7 @@ async function verifyJwtAccessToken(token: string, { provider, resourceId, cache
     email: typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined,
     scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
     clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+    jkt: boundKeyThumbprint(payload.cnf),
   };
   // `exp` is a required claim, checked above.
   if (typeof payload.exp === 'number') cache?.set(token, verified, payload.exp, provider);
@@ -124,9 +130,12 @@ async function introspectAccessToken(token: string, { provider, resourceId }: Ac
   if (typeof response.exp === 'number' && response.exp * 1000 <= Date.now()) {
     throw new InvalidAccessTokenError('The access token expired');
   }
-  // A DPoP-bound token needs a proof this API does not check (RFC 9449 §7.1); refuse rather than downgrade.
-  if (response.token_type !== undefined && response.token_type.toLowerCase() !== 'bearer') {
-    throw new InvalidAccessTokenError('The access token is not a bearer token');
+  const jkt = boundKeyThumbprint(response.cnf);
+  // RFC 9449 §6.2: a DPoP token is judged by its `cnf.jkt`; one without it cannot be checked, and
+  // a token type this API does not know is not downgraded to bearer.
+  const tokenType = response.token_type?.toLowerCase();
+  if (tokenType !== undefined && tokenType !== 'bearer' && (tokenType !== 'dpop' || jkt === undefined)) {
+    throw new InvalidAccessTokenError('The access token is of a type this API does not accept');
   }
   const email = response.email;
   return {
@@ -135,7 +144,21 @@ async function introspectAccessToken(token: string, { provider, resourceId }: Ac
     email: typeof email === 'string' ? email.toLowerCase() : undefined,
     scopes: typeof response.scope === 'string' ? response.scope.split(' ').filter(Boolean) : [],
     clientId: typeof response.client_id === 'string' ? response.client_id : undefined,
+    jkt,
   };
+}
+
+/**
+ * RFC 7800 `cnf` with the RFC 9449 §6.1 `jkt` member. A token confirmed some other way (an mTLS
+ * `x5t#S256`, RFC 8705) is refused: this API cannot check it and must not treat it as bearer.
+ */
+function boundKeyThumbprint(cnf: unknown): string | undefined {
+  if (cnf === undefined) return undefined;
+  const jkt = cnf !== null && typeof cnf === 'object' ? (cnf as { jkt?: unknown }).jkt : undefined;
+  if (typeof jkt !== 'string' || jkt.length === 0) {
+    throw new InvalidAccessTokenError('The access token is bound to a key in a way this API cannot check');
+  }
+  return jkt;
 }
 
 /** The caller's fault → InvalidAccessTokenError (401); ours or the provider's → 503. */

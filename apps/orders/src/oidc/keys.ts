@@ -1,7 +1,7 @@
 import { createHash, hkdfSync } from 'node:crypto';
 
 /** What a derived key protects; each purpose gets its own key, so one can never open the other's data. */
-export type KeyPurpose = 'sign-in state' | 'session tokens';
+export type KeyPurpose = 'sign-in state' | 'session tokens' | 'sign-out csrf';
 
 /**
  * A 256-bit key for A256GCM derived from SESSION_SECRET with HKDF-SHA-256 (RFC 5869). The secret is

@@ -43,8 +43,15 @@ export const APP_CSP_DIRECTIVES: Record<string, string[]> = {
 
 /** Encapsulated, so helmet's headers apply to the app's files only, not to the JSON API. */
 const appRoutes: FastifyPluginAsync = async (app) => {
+  // The sign-out form POSTs to /logout, which redirects on to the provider's end-session endpoint:
+  // CSP form-action governs that redirect too, so the provider's origin is allowed.
+  const issuer = app.config.oidc.issuer;
+  const directives =
+    issuer === undefined
+      ? APP_CSP_DIRECTIVES
+      : { ...APP_CSP_DIRECTIVES, 'form-action': ["'self'", new URL(issuer).origin] };
   await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: APP_CSP_DIRECTIVES },
+    contentSecurityPolicy: { useDefaults: false, directives },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
   });
@@ -60,7 +67,7 @@ const appRoutes: FastifyPluginAsync = async (app) => {
 
 export default fp(appRoutes, {
   name: 'app-routes',
-  dependencies: ['error-handler'],
+  dependencies: ['config', 'error-handler'],
   encapsulate: true,
   fastify: '5.x',
 });

@@ -9,6 +9,8 @@ import {
   SignInUnavailableError,
 } from '../errors.js';
 import { rolesOf } from '../oidc/claims.js';
+import { deriveKey } from '../oidc/keys.js';
+import { signOutCsrfToken } from '../oidc/sign-out-guard.js';
 import { placeOrder } from '../place-order.js';
 import type { SignInSession } from '../plugins/session.js';
 import { bffPlaceOrderSchema, bffUserSchema } from '../schemas/bff.js';
@@ -27,6 +29,9 @@ export interface BffRoutesOptions {
 const bffRoutes: FastifyPluginAsyncTypebox<BffRoutesOptions> = async (app, { beforeOrderInsert }) => {
   const { config } = app;
   const upstream = new OrdersApiClient(config.upstreamApiUrl, config.upstreamTimeoutMs);
+  // A session exists only with SESSION_SECRET, so the key is there whenever a token is asked for.
+  const signOutKey =
+    config.sessionSecret === undefined ? undefined : deriveKey(config.sessionSecret, 'sign-out csrf');
   app.addHook('onClose', async () => upstream.close());
 
   app.addHook('onRequest', async (request) => {
@@ -51,6 +56,7 @@ const bffRoutes: FastifyPluginAsyncTypebox<BffRoutesOptions> = async (app, { bef
       name: typeof name === 'string' ? name : null,
       roles: rolesOf(session.claims, config.oidc.roleClaim),
       claims: session.claims,
+      signOutToken: signOutCsrfToken(signOutKey!, session.id),
     };
   });
 

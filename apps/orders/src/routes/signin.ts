@@ -11,6 +11,7 @@ import { deriveKey, sha256Base64url } from '../oidc/keys.js';
 import { InvalidLogoutTokenError, verifyLogoutToken } from '../oidc/logout-token.js';
 import type { DiscoveredProvider } from '../oidc/provider.js';
 import { isLocalReturnUrl } from '../oidc/return-url.js';
+import { isCrossSiteRequest, isValidSignOutCsrfToken, signOutCsrfToken } from '../oidc/sign-out-guard.js';
 import {
   protectState,
   SIGN_IN_STATE_TTL_SECONDS,
@@ -19,11 +20,16 @@ import {
 } from '../oidc/state.js';
 import { scheduleAccessToken } from '../oidc/token-refresher.js';
 import type { SessionTokens } from '../oidc/token-sealing.js';
-import { sendErrorPage } from '../pages/error-page.js';
+import { sendErrorPage, sendSignedOutPage, sendSignOutConfirmation } from '../pages/error-page.js';
+import { parseFormStrictly } from '../plugins/input-guard.js';
+import { publicBaseUrl } from '../public-url.js';
 import { homeSchema, loginSchema } from '../schemas/signin.js';
 
 /** One cookie per sign-in attempt, so two tabs signing in at once do not overwrite each other's. */
 const CORRELATION_COOKIE_PREFIX = '__Host-orders-correlation-';
+
+/** Where the provider sends the browser after sign-out: the orders client's post_logout_redirect_uri. */
+export const SIGNED_OUT_PATH = '/signed-out';
 
 /**
  * The relying-party routes: `GET /` (protected page), `GET /login`, the form_post callback
@@ -39,7 +45,7 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app;
   const { oidc } = config;
   // Only form_post callbacks and back-channel logout are forms here; JSON stays the default elsewhere.
-  await app.register(formbody);
+  await app.register(formbody, { parser: parseFormStrictly });
 
   // Without OIDC_ISSUER the API-key routes work and every sign-in route says why it cannot.
   app.addHook('onRequest', async () => {
@@ -49,17 +55,8 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   const stateKey =
     config.sessionSecret === undefined ? undefined : deriveKey(config.sessionSecret, 'sign-in state');
-
-  /**
-   * Where the browser reaches this app. Without TRUST_PROXY, always BASE_URL (a client-supplied
-   * `X-Forwarded-*` or `Host` must not steer redirects). With it, the scheme and host the gateway
-   * forwards (https behind a TLS-terminating proxy), keeping BASE_URL's path prefix.
-   */
-  function publicBaseUrl(request: FastifyRequest): string {
-    if (config.trustProxy === false) return config.baseUrl;
-    const prefix = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
-    return `${request.protocol}://${request.host}${prefix}`;
-  }
+  const signOutKey =
+    config.sessionSecret === undefined ? undefined : deriveKey(config.sessionSecret, 'sign-out csrf');
 
   async function startSignIn(request: FastifyRequest, reply: FastifyReply, returnUrl: string) {
     const provider = app.oidc.require();
@@ -67,7 +64,7 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const nonce = client.randomNonce();
     const correlationId = randomBytes(9).toString('base64url');
     const correlationValue = randomBytes(32).toString('base64url');
-    const redirectUri = `${publicBaseUrl(request)}/signin-oidc`;
+    const redirectUri = `${publicBaseUrl(config, request)}/signin-oidc`;
     const state = await protectState(
       {
         returnUrl,
@@ -212,7 +209,43 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.header('cache-control', 'no-store').redirect(state.returnUrl, 303);
   });
 
+  /**
+   * OIDC RP-Initiated Logout 1.0. A same-site navigation (or a client that sends no fetch
+   * metadata) signs out at once; a request the browser marks cross-site only gets a question whose
+   * button POSTs back with the session's CSRF token, so a link on another site cannot end the
+   * session, revoke its refresh token and, through the id_token_hint, the provider's session.
+   */
   app.get('/logout', async (request, reply) => {
+    const publicBase = publicBaseUrl(config, request);
+    if (isCrossSiteRequest(request, new URL(publicBase).origin)) {
+      const session = await app.sessions.load(request);
+      return sendSignOutConfirmation(reply, {
+        action: `${publicBase}/logout`,
+        csrfToken: signOutCsrfToken(signOutKey!, session?.id),
+        providerOrigin: new URL(oidc.issuer!).origin,
+      });
+    }
+    return signOut(request, reply);
+  });
+
+  app.post('/logout', async (request, reply) => {
+    const session = await app.sessions.load(request);
+    const csrf = formFields(request.body)?.get('csrf');
+    if (!isValidSignOutCsrfToken(signOutKey!, session?.id, csrf)) {
+      audit(request.log, AUDIT_EVENTS.logoutRefused, { reason: 'csrf' });
+      return sendErrorPage(reply, 403, {
+        title: 'Not signed out',
+        message: 'The sign-out form expired or did not come from this application.',
+      });
+    }
+    return signOut(request, reply);
+  });
+
+  app.get('/signed-out', async (_request, reply) =>
+    sendSignedOutPage(reply, 'You are signed out of the orders application.'),
+  );
+
+  async function signOut(request: FastifyRequest, reply: FastifyReply) {
     const session = await app.sessions.end(request, reply);
     reply.header('cache-control', 'no-store');
     if (app.oidc.status !== 'ready') {
@@ -224,15 +257,20 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const provider = app.oidc.require();
     if (session?.tokens.refreshToken) await revokeQuietly(request, provider, session.tokens.refreshToken);
-    // OIDC RP-Initiated Logout 1.0 §2: the provider ends its session too, then sends the browser back.
+    // OIDC RP-Initiated Logout 1.0 §2: the provider ends its session too, then sends the browser
+    // back to a page that says so (not `/`, which would start a new sign-in at once).
     const parameters: Record<string, string> = {
-      post_logout_redirect_uri: `${publicBaseUrl(request)}/`,
+      post_logout_redirect_uri: `${publicBaseUrl(config, request)}${SIGNED_OUT_PATH}`,
     };
     if (session?.tokens.idToken) parameters.id_token_hint = session.tokens.idToken;
     else parameters.client_id = oidc.clientId!;
     audit(request.log, AUDIT_EVENTS.logout, session ? { sub: session.sub } : {}, 'signed out');
-    return reply.redirect(client.buildEndSessionUrl(provider.client, parameters).href, 302);
-  });
+    // 303: after the POST the browser follows with a GET (RFC 9110 §15.4.4).
+    return reply.redirect(
+      client.buildEndSessionUrl(provider.client, parameters).href,
+      request.method === 'POST' ? 303 : 302,
+    );
+  }
 
   app.post('/backchannel-logout', async (request, reply) => {
     // OIDC Back-Channel Logout 1.0 §2.8: never cached, 200 on success, 400 when the token is bad.

@@ -14,6 +14,8 @@ export const bffUserSchema = {
       roles: Type.Array(Type.String()),
       /** The session's claims, names as issued. */
       claims: Type.Record(Type.String(), Type.Unknown()),
+      /** The CSRF token the page's sign-out form POSTs to `/logout` (bound to this session). */
+      signOutToken: Type.String(),
     }),
     ...bffErrors,
   },

@@ -48,7 +48,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     handle,
     queries,
     async reset() {
-      await handle.db.execute(sql`truncate table orders, users, sessions restart identity cascade`);
+      await handle.db.execute(
+        sql`truncate table orders, users, sessions, dpop_proof_jtis restart identity cascade`,
+      );
       queries.length = 0;
     },
     async dispose() {
