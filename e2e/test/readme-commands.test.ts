@@ -97,7 +97,7 @@ describe('README commands', () => {
     const problems: string[] = [];
     for (const { readme, command } of ALL) {
       // Inside a container the paths are the image's (apps/auth-server is its working directory).
-      if (command.includes('docker compose exec')) continue;
+      if (/docker[ -]compose exec/.test(command)) continue;
       for (const match of command.matchAll(/\bnode (?:--import tsx )?([\w./-]+\.(?:m?js|ts))/g)) {
         if (!existsSync(join(repositoryRoot, match[1]!)))
           problems.push(`${readme}: ${match[1]} missing in: ${command}`);
