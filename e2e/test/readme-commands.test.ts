@@ -176,8 +176,16 @@ describe('README commands', () => {
           )
           .toBe(200);
       } finally {
-        if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
-        await new Promise((done) => (child.exitCode === null ? child.once('exit', done) : done(null)));
+        // The whole group at once: pnpm, sh and the server node process (which would otherwise
+        // outlive sh and hold its port and database folder). Startup is what is checked here.
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // the group has already exited
+        }
+        await new Promise((done) =>
+          child.exitCode === null && child.signalCode === null ? child.once('exit', done) : done(null),
+        );
         rmSync(join(repositoryRoot, scratch), { recursive: true, force: true });
       }
     },
