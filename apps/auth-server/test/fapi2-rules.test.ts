@@ -360,7 +360,7 @@ describe('signed request objects (RFC 9101)', () => {
     const request = await signRequestObject('jar', jarKey, jarParams(), { now: now() });
     const response = await new TestBrowser(app).get(`/authorize?client_id=jar&request=${request}`);
     expect(response.statusCode).toBe(303);
-    expect(response.headers.location).toMatch(/^\/interaction\/[^/]+\/login$/);
+    expect(response.headers.location).toMatch(/^\/interaction\/[^/]+\/login(\?|$)/);
   });
 
   it('refuses an unsigned request from a client that requires signed request objects', async () => {

@@ -428,7 +428,7 @@ describe('callback failures', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser.cookieHeader() },
         payload: new URLSearchParams(formPost.hidden).toString(),
       });
-      expect(callback.statusCode).toBe(502);
+      expect(callback.statusCode, callback.body.slice(0, 3000)).toBe(502);
       expect(callback.headers['content-type']).toBe('text/html; charset=utf-8');
       const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
       expect(logged.some((line) => line.level === 50 && line.msg.includes('check OIDC_CLIENT_SECRET'))).toBe(

@@ -321,24 +321,26 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const message = error.error === 'access_denied' ? SIGN_IN_MESSAGES.cancelled : SIGN_IN_MESSAGES.refused;
       return sendPage(reply, 400, signInFailed(message, `authorization error: ${error.error}`));
     }
-    if (error instanceof client.ResponseBodyError) {
-      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: `code_refused:${error.error}` });
-      if (error.error === 'invalid_client') {
-        // Not the user's fault and not fixed by retrying: say so to the operator in plain words.
-        request.log.error(
-          { error: error.error },
-          "the authorization server refused this app's client credentials: check OIDC_CLIENT_SECRET (and OIDC_CLIENT_ID)",
-        );
-        return sendPage(
-          reply,
-          502,
-          signInFailed(
-            SIGN_IN_MESSAGES.misconfigured,
-            `token endpoint: ${error.error} (client authentication failed)`,
-          ),
-        );
-      }
-      return sendPage(reply, 400, signInFailed(SIGN_IN_MESSAGES.expired, `token endpoint: ${error.error}`));
+    const refused = tokenEndpointErrorCode(error);
+    if (refused === 'invalid_client') {
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'code_refused:invalid_client' });
+      // Not the user's fault and not fixed by retrying: say so to the operator in plain words.
+      request.log.error(
+        { error: refused },
+        "the authorization server refused this app's client credentials: check OIDC_CLIENT_SECRET (and OIDC_CLIENT_ID)",
+      );
+      return sendPage(
+        reply,
+        502,
+        signInFailed(
+          SIGN_IN_MESSAGES.misconfigured,
+          `token endpoint: ${refused} (client authentication failed)`,
+        ),
+      );
+    }
+    if (refused !== null) {
+      audit(request.log, AUDIT_EVENTS.signInFailed, { reason: `code_refused:${refused}` });
+      return sendPage(reply, 400, signInFailed(SIGN_IN_MESSAGES.expired, `token endpoint: ${refused}`));
     }
     if (error instanceof client.ClientError && isNetworkFailure(error)) {
       request.log.warn({ reason: describe(error) }, 'sign-in callback: authorization server unreachable');
@@ -448,3 +450,18 @@ export default fp(signInRoutes, {
   encapsulate: true,
   fastify: '5.x',
 });
+
+/**
+ * The RFC 6749 §5.2 error code of a refused token request: from the JSON body, or from the
+ * `WWW-Authenticate` challenge a 401 carries when the client authenticated with HTTP Basic
+ * (openid-client reports that one as a challenge error). Null for anything else.
+ */
+function tokenEndpointErrorCode(error: unknown): string | null {
+  if (error instanceof client.ResponseBodyError) return error.error;
+  if (error instanceof client.WWWAuthenticateChallengeError) {
+    const named = error.cause.find((challenge) => challenge.parameters.error)?.parameters.error;
+    // RFC 6749 §5.2: a token endpoint answers 401 only for invalid_client.
+    return named ?? (error.status === 401 ? 'invalid_client' : null);
+  }
+  return null;
+}

@@ -91,6 +91,7 @@ export function describeStoreContract(
       jwksUri: null,
       requireSignedRequestObject: true,
       profile: 'fapi2',
+      requireMfa: true,
       ...over,
     });
     const resource = (over: Partial<Resource> = {}): Resource => ({
@@ -101,6 +102,7 @@ export function describeStoreContract(
       accessTokenSigningAlg: 'ES256',
       secretHash: null,
       claims: ['email', 'name'],
+      requireMfa: true,
       ...over,
     });
     const user = (over: Partial<User> = {}): User => ({
@@ -111,6 +113,7 @@ export function describeStoreContract(
       email: `user-${n}@example.com`,
       emailVerified: true,
       allowedScopes: null,
+      mfaRequired: true,
       ...over,
     });
     const grant = (suffix = 'g', over: Partial<Grant> = {}): Grant => ({
@@ -121,6 +124,8 @@ export function describeStoreContract(
       resources: [],
       sid: `sid-${n}`,
       authTime: T0 - 10,
+      amr: ['pwd', 'otp', 'mfa'],
+      acr: 'urn:oidc-orders:acr:mfa',
       createdAt: T0,
       revokedAt: null,
       ...over,
