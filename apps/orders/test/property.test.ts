@@ -345,6 +345,9 @@ describe('control characters, lone surrogates and percent-encoded NUL (issue 13 
     for (const route of listRoutes(app)) {
       await fc.assert(
         fc.asyncProperty(poisoned(route), async (options) => {
+          // A dot segment after the bad text removes it when the URL is resolved (RFC 3986 §5.2.4,
+          // as the request's URL is parsed): nothing bad is left to refuse, so the case says nothing.
+          fc.pre(!/(^|\/)\.{1,2}(\/|$)/.test(String(options.url).split('?')[0] ?? ''));
           const response = await app.inject(options);
           const described = `${options.method} ${String(options.url).slice(0, 120)} → ${response.statusCode}: ${response.body.slice(0, 200)}`;
           // A bad body behind a credential guard (API key, X-CSRF, bearer) that already refused the
