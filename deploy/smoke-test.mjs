@@ -7,7 +7,10 @@
 //
 // Reads ORDERS_HOST from .env, the first seeded user's plain-text password from deploy/seed.json
 // and trusts deploy/certs/gateway.crt. Overrides: ORDERS_URL (e.g. https://orders.example.test:8443),
-// SMOKE_USERNAME, SMOKE_PASSWORD, SMOKE_CA_FILE (empty: the system's CAs only).
+// SMOKE_USERNAME, SMOKE_PASSWORD, SMOKE_CA_FILE (empty: the system's CAs only), SMOKE_CONNECT_TO
+// (curl's --connect-to, comma-separated HOST:PORT:CONNECT_HOST:CONNECT_PORT: requests to HOST:PORT
+// go to CONNECT_HOST:CONNECT_PORT with the URL's Host header and TLS server name, so the names
+// need not resolve; e.g. orders.example.test:443:127.0.0.1:8443).
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { dirname, join } from 'node:path';
@@ -33,6 +36,15 @@ const username = process.env.SMOKE_USERNAME ?? seedUser?.username;
 const password = process.env.SMOKE_PASSWORD ?? seedUser?.password;
 const caFile = process.env.SMOKE_CA_FILE ?? join(root, 'deploy/certs/gateway.crt');
 const ca = caFile ? readFileSync(caFile, 'utf8') : undefined;
+const connectTo = new Map(
+  (process.env.SMOKE_CONNECT_TO ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => {
+      const [host, port, connectHost, connectPort] = entry.split(':');
+      return [`${host}:${port}`, { host: connectHost, port: Number(connectPort) }];
+    }),
+);
 
 function fail(message) {
   console.error(`smoke test FAILED: ${message}`);
@@ -59,7 +71,15 @@ function send(url, { method = 'GET', form } = {}) {
     headers['content-length'] = String(Buffer.byteLength(body));
   }
   return new Promise((resolve, reject) => {
-    const req = request(target, { method, headers, ca, agent: false, timeout: 15_000 }, (res) => {
+    const route = connectTo.get(`${target.hostname}:${target.port || 443}`);
+    const destination = route && {
+      hostname: route.host,
+      port: route.port,
+      servername: target.hostname,
+      headers: { ...headers, host: target.host },
+    };
+    const options = { method, headers, ca, agent: false, timeout: 15_000, ...destination };
+    const req = request(target, options, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
       res.on('error', reject);

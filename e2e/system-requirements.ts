@@ -82,6 +82,8 @@ const suites: Record<string, Requirement[]> = {
   'test/orders-app.test.ts': [chromium],
   'test/public-spa.test.ts': [chromium],
   'test/device-and-pages.test.ts': [chromium],
+  'test/mfa-pages.test.ts': [chromium],
+  'test/first-run-pages.test.ts': [chromium],
   'test/gateway.test.ts': [nginx],
   'test/multi-instance.test.ts': [postgresServer],
   'test/database-faults.test.ts': [postgresBinaries],

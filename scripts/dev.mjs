@@ -4,18 +4,47 @@
 // .data/ (ignored by git). Nothing here is for production: every value it makes is marked dev-only.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dataDir = join(root, '.data');
+// DEV_DATA_DIR: where secrets, databases and logs live (tests point it at a temporary folder).
+const dataDir = process.env.DEV_DATA_DIR
+  ? resolve(process.env.INIT_CWD ?? process.cwd(), process.env.DEV_DATA_DIR)
+  : join(root, '.data');
 const secretsFile = join(dataDir, 'dev-secrets.json');
 const seedFile = join(dataDir, 'dev-seed.json');
 
-const AUTH_PORT = Number(process.env.AUTH_PORT ?? 4000);
-const ORDERS_PORT = Number(process.env.ORDERS_PORT ?? 3000);
-const SPA_PORT = Number(process.env.SPA_PORT ?? 5173);
+const logDir = join(dataDir, 'logs');
+/** How messages name the data folder: `.data` normally, the full path when DEV_DATA_DIR moved it. */
+const dataLabel = dataDir === join(root, '.data') ? '.data' : dataDir;
+
+/** One line, no stack trace, then exit: what went wrong and what to do about it. */
+function fail(message) {
+  process.stderr.write(`[dev] ${message}\n`);
+  process.exit(1);
+}
+
+function portFromEnvironment(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    fail(`${name} must be a port number from 1 to 65535 (got ${JSON.stringify(raw)})`);
+  }
+  return port;
+}
+
+const AUTH_PORT = portFromEnvironment('AUTH_PORT', 4000);
+const ORDERS_PORT = portFromEnvironment('ORDERS_PORT', 3000);
+const SPA_PORT = portFromEnvironment('SPA_PORT', 5173);
+/** Development servers listen on loopback only, unless HOST says otherwise (e.g. HOST=0.0.0.0). */
+const HOST = process.env.HOST || '127.0.0.1';
+/** Readable logs for a person at a terminal; JSON lines (one per event) under CI or into a pipe. */
+const PRETTY = process.stdout.isTTY === true && !process.env.CI;
 const ISSUER = `http://localhost:${AUTH_PORT}`;
 const ORDERS_URL = `http://localhost:${ORDERS_PORT}`;
 const SPA_URL = `http://localhost:${SPA_PORT}`;
@@ -98,34 +127,131 @@ function writeSeed(secrets) {
   chmodSync(seedFile, 0o600);
 }
 
-const children = [];
+const SERVICES = [
+  { name: 'auth-server', variable: 'AUTH_PORT', port: AUTH_PORT },
+  { name: 'orders', variable: 'ORDERS_PORT', port: ORDERS_PORT },
+  { name: 'spa', variable: 'SPA_PORT', port: SPA_PORT },
+];
 
-function start(name, cwd, env) {
+function say(message) {
+  process.stdout.write(`[dev] ${message}\n`);
+}
+
+/** Resolves when `port` can be bound on `host`; rejects with the listen error (EADDRINUSE…). */
+function probePort(port, host) {
+  return new Promise((resolvePort, rejectPort) => {
+    const probe = createServer();
+    probe.once('error', rejectPort);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolvePort()));
+  });
+}
+
+/** Every port is checked before anything starts, so a second `pnpm dev` stops at once, in one line. */
+async function checkPorts() {
+  const taken = [];
+  for (const service of SERVICES) {
+    try {
+      await probePort(service.port, HOST);
+    } catch (error) {
+      taken.push({ ...service, reason: error.code === 'EADDRINUSE' ? 'already in use' : error.code });
+    }
+  }
+  if (taken.length === 0) return;
+  const list = taken.map((s) => `${s.port} (${s.name}, ${s.variable}) is ${s.reason}`).join('; ');
+  fail(
+    `cannot start: port ${list}. Is \`pnpm dev\` already running? Stop it, or choose other ports, e.g. ` +
+      'AUTH_PORT=4100 ORDERS_PORT=3100 SPA_PORT=5273 pnpm dev',
+  );
+}
+
+let prettyLine;
+async function loadPrettifier() {
+  if (!PRETTY) return;
+  try {
+    const { prettyFactory } = await import('pino-pretty');
+    const prettify = prettyFactory({
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname,service',
+      singleLine: true,
+    });
+    prettyLine = (service, object) => `${service.padEnd(11)} ${prettify(object)}`;
+  } catch {
+    // pino-pretty missing (a partial install): fall back to JSON lines, still readable enough.
+  }
+}
+
+/** One log line of a service, as JSON with its name, or pretty on a terminal. */
+function formatLine(service, line) {
+  let object;
+  try {
+    object = JSON.parse(line);
+  } catch {
+    return `${service.padEnd(11)} ${line}\n`;
+  }
+  if (typeof object !== 'object' || object === null) return `${service.padEnd(11)} ${line}\n`;
+  object = { service, ...object };
+  return prettyLine ? prettyLine(service, object) : `${JSON.stringify(object)}\n`;
+}
+
+const children = [];
+/** Until the banner, service logs go to .data/logs/ only and the terminal shows progress lines. */
+let showLogs = false;
+const recentLines = new Map();
+
+function pipeOutput(name, stream, milestones) {
+  const file = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  const lines = createInterface({ input: stream });
+  lines.on('line', (line) => {
+    file.write(`${line}\n`);
+    const recent = recentLines.get(name) ?? [];
+    recent.push(line);
+    if (recent.length > 20) recent.shift();
+    recentLines.set(name, recent);
+    if (showLogs) process.stdout.write(formatLine(name, line));
+    else for (const [pattern, text] of milestones) if (pattern.test(line)) say(`  ${name}: ${text}`);
+  });
+}
+
+function start(name, cwd, env, milestones = []) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: join(root, cwd),
-    env: { ...process.env, NODE_ENV: 'development', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'development', HOST, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  pipeOutput(name, child.stdout, milestones);
+  // Start-up failures are one line on stderr: always shown, as they happen.
+  createInterface({ input: child.stderr }).on('line', (line) => process.stderr.write(`${name}: ${line}\n`));
   child.on('exit', (code, signal) => {
-    console.error(`[dev] ${name} exited (${signal ?? code})`);
-    if (!shuttingDown) shutdown(code ?? 1);
+    if (shuttingDown) return;
+    if (!showLogs) {
+      const log = relative(process.cwd(), join(logDir, `${name}.log`));
+      process.stderr.write(
+        `[dev] ${name} stopped while starting (${signal ?? `exit code ${code}`}); its log: ${log}\n`,
+      );
+    } else process.stderr.write(`[dev] ${name} exited (${signal ?? code})\n`);
+    shutdown(code || 1);
   });
   children.push(child);
   return child;
 }
 
-async function waitForReady(url, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+async function waitForReady(name, url, timeoutMs = 90_000) {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  while (Date.now() < deadline && !shuttingDown) {
     try {
       const response = await fetch(url);
-      if (response.ok) return;
+      if (response.ok) {
+        say(`  ${name}: ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        return;
+      }
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
+  if (!shuttingDown) throw new Error(`${name} did not become ready within ${timeoutMs / 1000} s (${url})`);
 }
 
 let shuttingDown = false;
@@ -142,63 +268,101 @@ function shutdown(exitCode = 0) {
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
 
-const secrets = loadOrCreateSecrets();
-writeSeed(secrets);
-
-start('auth-server', 'apps/auth-server', {
-  PORT: String(AUTH_PORT),
-  ISSUER,
-  DATABASE_URL: `pglite://${join(dataDir, 'auth-server')}`,
-  SEED_FILE: seedFile,
-  KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
-  SHUTDOWN_PAUSE_MS: '500',
-});
-
-try {
-  await waitForReady(`${ISSUER}/health/ready`);
-} catch (error) {
-  console.error(`[dev] ${error.message}`);
+function failStart(error) {
+  if (shuttingDown) return;
+  process.stderr.write(`[dev] ${error.message}\n`);
+  for (const [name, lines] of recentLines) {
+    process.stderr.write(`[dev] last lines of ${name}:\n${lines.map((l) => formatLine(name, l)).join('')}`);
+  }
   shutdown(1);
 }
 
-start('orders', 'apps/orders', {
-  PORT: String(ORDERS_PORT),
-  BASE_URL: ORDERS_URL,
-  DATABASE_URL: `pglite://${join(dataDir, 'orders')}`,
-  API_KEY: secrets.ordersApiKey,
-  SESSION_SECRET: secrets.ordersSessionSecret,
-  OIDC_ISSUER: ISSUER,
-  OIDC_CLIENT_ID: 'orders-web',
-  OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
-  RESOURCE_ID: 'orders-api',
-  RESOURCE_SECRET: secrets.ordersApiResourceSecret,
-  // The public SPA calls GET /orders with its own bearer token from its origin.
-  ALLOWED_CORS_ORIGINS: SPA_URL,
-  SHUTDOWN_PAUSE_MS: '500',
-});
+say(`Checking that ports ${AUTH_PORT}, ${ORDERS_PORT} and ${SPA_PORT} are free on ${HOST}`);
+await checkPorts();
+await loadPrettifier();
 
-start('spa', 'apps/spa', {
-  PORT: String(SPA_PORT),
-  SPA_ISSUER: ISSUER,
-  SPA_CLIENT_ID: 'orders-spa',
-  SPA_API_URL: `${ORDERS_URL}/orders`,
-});
-
-await Promise.all([waitForReady(`${ORDERS_URL}/health/ready`), waitForReady(`${SPA_URL}/health`)]).catch(
-  (error) => {
-    console.error(`[dev] ${error.message}`);
-    shutdown(1);
-  },
+const firstStart = !existsSync(secretsFile);
+say(
+  firstStart
+    ? `Generating dev-only secrets in ${dataLabel}/dev-secrets.json`
+    : `Using the dev-only secrets in ${dataLabel}/dev-secrets.json`,
 );
+const secrets = loadOrCreateSecrets();
+mkdirSync(logDir, { recursive: true });
+say(
+  `Writing the development seed (${dataLabel}/dev-seed.json): clients orders-web, orders-cli, orders-spa; user alice`,
+);
+writeSeed(secrets);
+
+say(`Starting the authorization server on ${ISSUER} (logs: ${dataLabel}/logs/auth-server.log)`);
+start(
+  'auth-server',
+  'apps/auth-server',
+  {
+    PORT: String(AUTH_PORT),
+    ISSUER,
+    DATABASE_URL: `pglite://${join(dataDir, 'auth-server')}`,
+    SEED_FILE: seedFile,
+    KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+    SHUTDOWN_PAUSE_MS: '500',
+  },
+  [
+    [/"msg":"database ready: migrations applied"/, 'database migrated'],
+    [/"msg":"seed applied"/, 'seed applied'],
+    [/"msg":"signing keys loaded"/, 'signing keys loaded'],
+    [/"msg":"Server listening/, 'listening; checking health'],
+  ],
+);
+try {
+  await waitForReady('auth-server', `${ISSUER}/health/ready`);
+} catch (error) {
+  failStart(error);
+}
+
 if (!shuttingDown) {
+  say(`Starting the orders service on ${ORDERS_URL} and the SPA on ${SPA_URL} (logs: ${dataLabel}/logs/)`);
+  start(
+    'orders',
+    'apps/orders',
+    {
+      PORT: String(ORDERS_PORT),
+      BASE_URL: ORDERS_URL,
+      DATABASE_URL: `pglite://${join(dataDir, 'orders')}`,
+      API_KEY: secrets.ordersApiKey,
+      SESSION_SECRET: secrets.ordersSessionSecret,
+      OIDC_ISSUER: ISSUER,
+      OIDC_CLIENT_ID: 'orders-web',
+      OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
+      RESOURCE_ID: 'orders-api',
+      RESOURCE_SECRET: secrets.ordersApiResourceSecret,
+      // The public SPA calls GET /orders with its own bearer token from its origin.
+      ALLOWED_CORS_ORIGINS: SPA_URL,
+      SHUTDOWN_PAUSE_MS: '500',
+    },
+    [[/"msg":"Server listening/, 'listening; checking health']],
+  );
+  start('spa', 'apps/spa', {
+    PORT: String(SPA_PORT),
+    SPA_ISSUER: ISSUER,
+    SPA_CLIENT_ID: 'orders-spa',
+    SPA_API_URL: `${ORDERS_URL}/orders`,
+    SPA_BASE_URL: SPA_URL,
+  });
+  await Promise.all([
+    waitForReady('orders', `${ORDERS_URL}/health/ready`),
+    waitForReady('spa', `${SPA_URL}/health`),
+  ]).catch(failStart);
+}
+if (!shuttingDown) {
+  showLogs = true;
   console.log(`
-[dev] Everything is running (development mode, embedded PGlite databases in .data/).
-[dev]   authorization server  ${ISSUER}   (discovery: ${ISSUER}/.well-known/openid-configuration)
-[dev]   orders service        ${ORDERS_URL}   (the orders app: ${ORDERS_URL}/app)
+[dev] Everything is running (development mode, embedded PGlite databases in ${dataLabel}/).
+[dev]   authorization server  ${ISSUER}/   (discovery: ${ISSUER}/.well-known/openid-configuration)
+[dev]   orders app            ${ORDERS_URL}/app
 [dev]   public-client SPA     ${SPA_URL}/
 [dev]   demo user             alice (DEV-ONLY password generated at first start; show it with
-[dev]                         node -p "require('./.data/dev-secrets.json').alicePassword")
-[dev]   orders API key        node -p "require('./.data/dev-secrets.json').ordersApiKey"
-[dev] Press Ctrl+C to stop.
+[dev]                         node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').alicePassword")
+[dev]   orders API key        node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').ordersApiKey"
+[dev] Listening on ${HOST} only${HOST === '127.0.0.1' ? ' (set HOST=0.0.0.0 to accept other machines)' : ''}. Logs follow; Ctrl+C stops.
 `);
 }

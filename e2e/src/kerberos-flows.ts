@@ -170,6 +170,8 @@ export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 8176 §2 `wia` (Windows integrated authentication): README "Kerberos", "amr and acr". */
 export const KERBEROS_AMR = 'wia';
+/** One factor (README "Kerberos", "amr and acr"): the single-factor level of acr_values_supported. */
+export const KERBEROS_ACR = 'urn:oidc-orders:acr:password';
 
 const randomSecret = () => randomBytes(18).toString('base64url');
 
@@ -278,7 +280,7 @@ export async function startKerberosScenario(): Promise<KerberosScenario> {
       const login = await curl.get(new URL(header(start, 'location') ?? '', server.issuer).href);
       expect(login.status).toBe(200);
       const link = kerberosLinkOf(login.body, server.issuer);
-      expect(link).toMatch(/\/interaction\/[^/]+\/kerberos$/);
+      expect(link).toMatch(/\/interaction\/[^/]+\/kerberos(\?|$)/);
       return { link: link as string, request };
     },
     async redeem(code, verifier, clientId = 'kerb-web') {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
@@ -10,6 +10,8 @@ import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
 import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
+import type { DevelopmentSeedSummary } from './pages/home.js';
+import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
@@ -31,7 +33,7 @@ import { tokenRoutes } from './routes/token.js';
 import { userInfoRoutes } from './routes/userinfo.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
-import { createDpopReplayStore } from './storage/drizzle-dpop-replay.js';
+import { createJtiReplayStore } from './storage/drizzle-jti-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {
@@ -43,8 +45,12 @@ export interface AppDependencies {
   seed?: SeedDocument;
   /** Fastify/pino logger options (e.g. `false`, or a `stream` to capture logs in tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Readable log lines (pino-pretty) for a person at a terminal; server.ts decides (TTY, development, not CI). */
+  prettyLogs?: boolean;
   /** Back-channel logout delivery settings (tests shorten the retry delays). */
   backchannelLogout?: LogoutPluginOptions['backchannel'];
+  /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
+  clientKeys?: ClientKeyOptions;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -63,7 +69,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
 
   const app = Fastify({
-    logger: withLogRedaction(config, deps.logger),
+    logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
     trustProxy: fastifyTrustProxy(config),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
@@ -75,6 +81,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  for (const warning of config.warnings) app.log.warn(warning);
+  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
 
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
@@ -86,6 +94,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
+  await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   await app.register(healthPlugin);
   await app.register(corsPlugin);
@@ -107,6 +116,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     db: app.database.db,
     protocol: app.protocol,
     deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
+    keyEncryptionKey: app.config.keyEncryptionKey,
+    ...(config.nodeEnv === 'development' && seed
+      ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
+      : {}),
     // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
     loginAttemptGuard: createLoginAttemptLimiter(
       app.database.db,
@@ -133,8 +146,8 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
     { servicePrincipals: acceptor.servicePrincipals, usernameRealm },
     `kerberos: accepting tickets for ${acceptor.servicePrincipals.join(', ')}`,
   );
-  // The DPoP replay table is a generic "seen once" record (key, expiry), shared by every instance.
-  const replay = createDpopReplayStore(db);
+  // The jti replay table is a generic "seen once" record (key, expiry), shared by every instance.
+  const replay = createJtiReplayStore(db);
   return {
     acceptor,
     replay,
@@ -145,6 +158,45 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
         findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
         usernameRealm,
       }),
+  };
+}
+
+/** A server nobody can sign in to is almost always a forgotten SEED_FILE: say so at start. */
+function warnWhenNoClientIsRegistered(
+  log: FastifyBaseLogger,
+  seed: SeedDocument | undefined,
+  seedFile: string | undefined,
+): void {
+  if (seed === undefined) {
+    log.warn(
+      'SEED_FILE is not set: no client is registered from a seed, so no application can sign in yet (README "Seed file")',
+    );
+  } else if ((seed.clients ?? []).length === 0) {
+    log.warn(`the seed${seedFile ? ` ${seedFile}` : ''} registers no client: no application can sign in`);
+  }
+}
+
+/** Names only, never secrets: what the development landing page lists. */
+function summariseSeedForDevelopment(
+  seed: SeedDocument,
+  seedFile: string | undefined,
+): DevelopmentSeedSummary {
+  return {
+    clients: (seed.clients ?? []).map((client) => ({
+      clientId: client.client_id,
+      name: client.client_name,
+      redirectUris: client.redirect_uris ?? [],
+    })),
+    usernames: (seed.users ?? []).map((user) => user.username),
+    seedFile,
+  };
+}
+
+/** pino-pretty in a worker thread: one readable line per event, the service named on each. */
+export function prettyTransport(service: string) {
+  return {
+    target: 'pino-pretty',
+    options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', messageFormat: `${service} | {msg}` },
   };
 }
 
@@ -170,17 +222,19 @@ function fastifyTrustProxy(
 function withLogRedaction(
   config: AppConfig,
   override: FastifyServerOptions['logger'] | undefined,
+  pretty = false,
 ): FastifyServerOptions['logger'] {
   if (override === false) return false;
-  const base = loggerOptions(config);
+  const base = loggerOptions(config, pretty && override === undefined);
   return typeof override === 'object' && override !== null ? { ...base, ...override } : base;
 }
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
-function loggerOptions(config: AppConfig): LoggerOptions {
+function loggerOptions(config: AppConfig, pretty = false): LoggerOptions {
   return {
     level: config.logLevel,
+    ...(pretty ? { transport: prettyTransport('auth-server') } : {}),
     // Request URLs with sensitive query values replaced; errors and every logged string scrubbed
     // of sensitive `name=value` pairs and JWTs (src/http/log-redaction.ts).
     serializers: { req: serializeRequest as never, err: serializeError as never },

@@ -27,6 +27,36 @@ export const AUDIT_EVENTS = {
   keysRotated: 'auth.keys.rotated',
   /** A rate limit refused a request (`limit`, `ip` or `client_id`, `retry_after_seconds`). */
   rateLimitExceeded: 'auth.rate_limit.exceeded',
+  /** A second factor was accepted (`sub`, `method`, `client_id`, `ip`; `remaining` for recovery codes). */
+  factorSucceeded: 'auth.mfa.succeeded',
+  /** A second factor was refused (`sub`, `method`, `reason`: `invalid` | `replayed`, `client_id`, `ip`). */
+  factorFailed: 'auth.mfa.failed',
+  /** A factor was enrolled (`sub`, `method`, `credential_id`). */
+  factorEnrolled: 'auth.mfa.enrolled',
+  /** A factor was removed by its user (`sub`, `method`, `credential_id`). */
+  factorRemoved: 'auth.mfa.removed',
+  /** A new set of recovery codes was issued (`sub`); the old set stops working. */
+  recoveryCodesIssued: 'auth.mfa.recovery_codes_issued',
+  /** The account page changed the password (`sub`). */
+  passwordChanged: 'auth.account.password_changed',
+  /** The account page refused a password change (`sub`, `reason`). */
+  passwordChangeFailed: 'auth.account.password_change_failed',
+  /** "Remove access" on the account page (`sub`, `client_id`, `count` grants revoked). */
+  appAccessRevoked: 'auth.account.app_access_revoked',
+  /** "Sign out other sessions" on the account page (`sub`, `sid` kept, `count` ended). */
+  otherSessionsEnded: 'auth.account.other_sessions_ended',
+  /** `users add` created a user (`sub`). */
+  adminUserAdded: 'auth.admin.user_added',
+  /** `users disable` (`sub`): sign-in refused, sessions and tokens ended. */
+  adminUserDisabled: 'auth.admin.user_disabled',
+  /** `users enable` (`sub`). */
+  adminUserEnabled: 'auth.admin.user_enabled',
+  /** `users reset-password` (`sub`): new password, sessions and tokens ended. */
+  adminPasswordReset: 'auth.admin.password_reset',
+  /** `users reset-mfa` (`sub`, `count` apps removed): factors and recovery codes removed. */
+  adminMfaReset: 'auth.admin.mfa_reset',
+  /** A factor was renamed (`sub`, `method`, `credential_id`). */
+  factorRenamed: 'auth.mfa.renamed',
 } as const;
 
 export type AuditEvent = (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS];
@@ -45,11 +75,17 @@ export interface AuditFields {
   grant_type?: string;
   scopes?: string[];
   reason?: string;
-  /** How the person signed in (or tried to). */
-  method?: 'password' | 'kerberos';
-  /** The client principal of a valid ticket (an identifier, like `sub`). */
+  limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code' | 'mfa_user' | 'mfa_ip';
+  /** Sign-in method (oauth-core `AuthenticationMethod`). */
+  method?: string;
+  /** The client principal of a valid Kerberos ticket (an identifier, like `sub`). */
   kerberos_principal?: string;
-  limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code';
+  /** A factor's id (never its secret). */
+  credential_id?: string;
+  /** Recovery codes left after one was used. */
+  remaining?: number;
+  /** How many records an action touched (sessions ended, factors removed). */
+  count?: number;
   retry_after_seconds?: number;
   token_type_hint?: string;
   added?: string[];

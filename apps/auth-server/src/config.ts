@@ -1,5 +1,6 @@
+import { isAbsolute, resolve } from 'node:path';
 import type { ProtocolConfig } from '@oidc-orders/oauth-core';
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { type DatabaseLocation, parseDatabaseUrl } from './db/database-url.js';
 
@@ -15,9 +16,10 @@ const Seconds = (fallback: number) => Type.Integer({ minimum: 1, maximum: 31_536
 
 /** Environment variables this server reads, with their defaults (README "Configuration"). */
 export const EnvironmentSchema = Type.Object({
+  // Unset means production, the safe choice (as in the orders app); `pnpm dev` sets development.
   NODE_ENV: Type.Union(
     NODE_ENVS.map((value) => Type.Literal(value)),
-    { default: 'development' },
+    { default: 'production' },
   ),
   PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 4000 }),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
@@ -127,6 +129,8 @@ export interface AppConfig {
   device: DeviceFlowConfig;
   rateLimits: RateLimitConfig;
   kerberos: KerberosConfig | null;
+  /** One-line notes about surprising but valid settings, logged as warnings at start. */
+  warnings: readonly string[];
 }
 
 /** A configuration problem, phrased as one line naming the variable. */
@@ -160,12 +164,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     throw new ConfigError(
       value === undefined
         ? `${variable} is required`
-        : `${variable} is invalid: ${firstError.message.toLowerCase()}${describeOffendingValue(variable, value)}`,
+        : `${variable} ${expectation(variable, firstError.message)}${describeOffendingValue(variable, value)}`,
     );
   }
   const environment = parsed as Environment;
 
-  const database = parseDatabaseUrl(environment.DATABASE_URL);
+  const baseDirectory = startDirectory(env);
+  const database = resolveDatabaseDirectory(parseDatabaseUrl(environment.DATABASE_URL), baseDirectory);
   if (!database) {
     throw new ConfigError(
       'DATABASE_URL is invalid: expected postgres://…, pglite://<dir> or pglite://memory',
@@ -181,7 +186,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     host: environment.HOST,
     issuer,
     database,
-    seedFile: environment.SEED_FILE,
+    seedFile: environment.SEED_FILE === undefined ? undefined : resolve(baseDirectory, environment.SEED_FILE),
     logLevel: environment.LOG_LEVEL,
     trustProxy: parseTrustProxy(environment.TRUST_PROXY),
     keyEncryptionKey: keyEncryption.key,
@@ -206,6 +211,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
       pollInterval: environment.DEVICE_CODE_POLL_INTERVAL,
       userCodeAttemptsPerMinute: environment.DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE,
     },
+    warnings: configurationWarnings(raw, environment.PORT, issuer),
     rateLimits: {
       loginMaxFailuresPerUsername: environment.LOGIN_MAX_FAILURES_PER_USERNAME,
       loginMaxFailuresPerIp: environment.LOGIN_MAX_FAILURES_PER_IP,
@@ -234,6 +240,55 @@ function kerberosConfigOf(environment: Environment): KerberosConfig | null {
     servicePrincipal: environment.KERBEROS_SERVICE_PRINCIPAL ?? null,
     usernameRealm: environment.KERBEROS_USERNAME_REALM ?? null,
   };
+}
+
+/**
+ * What a variable must be, in words: for a choice, the list of allowed values (TypeBox's own
+ * message, "expected union value", names nothing a person can act on).
+ */
+function expectation(variable: string, schemaMessage: string): string {
+  const schema = (EnvironmentSchema.properties as Record<string, TSchema>)[variable];
+  const choices = schema?.anyOf
+    ?.map((option: TSchema) => option.const)
+    .filter((value: unknown) => value !== undefined);
+  if (choices && choices.length > 0) return `must be one of ${choices.join(', ')}`;
+  return `is invalid: ${schemaMessage.toLowerCase()}`;
+}
+
+/**
+ * Relative paths (SEED_FILE, DATABASE_URL=pglite://<dir>) are the user's: `pnpm --filter … start`
+ * runs the app in apps/auth-server, so they are resolved against the directory pnpm was started
+ * from (INIT_CWD, set by pnpm and npm), not the package's.
+ */
+function startDirectory(env: Readonly<Record<string, string | undefined>>): string {
+  return env.INIT_CWD && isAbsolute(env.INIT_CWD) ? env.INIT_CWD : process.cwd();
+}
+
+function resolveDatabaseDirectory(
+  location: DatabaseLocation | undefined,
+  baseDirectory: string,
+): DatabaseLocation | undefined {
+  if (location?.driver !== 'pglite' || location.dataDir === undefined) return location;
+  return { driver: 'pglite', dataDir: resolve(baseDirectory, location.dataDir) };
+}
+
+/**
+ * Non-fatal configuration surprises, one line each, logged at start (src/server.ts).
+ * PORT without ISSUER: discovery would name an address this server does not listen on.
+ */
+function configurationWarnings(raw: Record<string, string>, port: number, issuer: string): string[] {
+  const warnings: string[] = [];
+  if (
+    raw.ISSUER === undefined &&
+    raw.PORT !== undefined &&
+    String(port) !== new URL(issuer).port &&
+    port !== 0
+  ) {
+    warnings.push(
+      `PORT is ${port} but ISSUER is not set, so discovery names ${issuer}: set ISSUER=http://localhost:${port} (or the public URL)`,
+    );
+  }
+  return warnings;
 }
 
 function pickKnownVariables(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -276,7 +331,7 @@ function resolveKeyEncryptionKey(environment: Environment): { key: Uint8Array; d
   if (encoded === undefined) {
     if (environment.NODE_ENV === 'production') {
       throw new ConfigError(
-        'KEY_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes, base64url)',
+        'KEY_ENCRYPTION_KEY is required when NODE_ENV=production, the default (32 random bytes, base64url: `pnpm --filter auth-server keys generate-kek`); NODE_ENV=development uses a dev-only key',
       );
     }
     return { key: DEVELOPMENT_KEY_ENCRYPTION_KEY, developmentOnly: true };

@@ -1,12 +1,25 @@
 import { readFile } from 'node:fs/promises';
-import type { Client, Resource, SecretHasher, User } from '@oidc-orders/oauth-core';
-import { hashPassword, TOKEN_TYPES, verifyPassword } from '@oidc-orders/oauth-core';
+import type {
+  Client,
+  ClientAuthenticationMethod,
+  Resource,
+  SecretHasher,
+  User,
+} from '@oidc-orders/oauth-core';
+import {
+  fapi2RegistrationProblems,
+  hashPassword,
+  TOKEN_TYPES,
+  verifyPassword,
+} from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
 import { inArray } from 'drizzle-orm';
+import type { JWK } from 'jose';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
 import { replaceKerberosPrincipals } from './kerberos/principal-repository.js';
+import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
   type SeedClient,
   type SeedDocument,
@@ -51,7 +64,9 @@ export async function readSeedFile(path: string): Promise<SeedDocument> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SeedError(`SEED_FILE ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new SeedError(
+      `SEED_FILE ${path}${jsonErrorLocation(text, error as Error)} is not valid JSON: ${(error as Error).message}`,
+    );
   }
   try {
     return parseSeedDocument(json);
@@ -59,6 +74,24 @@ export async function readSeedFile(path: string): Promise<SeedDocument> {
     if (error instanceof SeedError) throw new SeedError(`SEED_FILE ${path}: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * `:line:column` of a JSON.parse error, the way editors jump to it. V8 reports either
+ * "(line L column C)" or "at position P" depending on the version; both are turned into one form.
+ */
+export function jsonErrorLocation(text: string, error: Error): string {
+  const lineColumn = /line (\d+) column (\d+)/.exec(error.message);
+  if (lineColumn) return `:${lineColumn[1]}:${lineColumn[2]}`;
+  const position = /position (\d+)/.exec(error.message);
+  const offset = position
+    ? Number(position[1])
+    : /end of JSON input/.test(error.message)
+      ? text.length
+      : undefined;
+  if (offset === undefined) return '';
+  const before = text.slice(0, offset).split('\n');
+  return `:${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 /** Validates a parsed seed document; throws `SeedError` naming the first problem. */
@@ -129,11 +162,12 @@ function checkClients(seedClients: readonly SeedClient[]): void {
       throw new SeedError(`${where}: give client_secret or client_secret_hash, not both`);
     }
     const grantTypes = client.grant_types ?? ['authorization_code'];
-    const isPublic = client.client_secret === undefined && client.client_secret_hash === undefined;
+    checkClientKeys(client, where);
+    const isPublic = securityRegistration(client).authMethods.includes('none');
     if (isPublic && grantTypes.includes('client_credentials')) {
       // RFC 6749 §4.4: the client credentials grant MUST only be used by confidential clients.
       throw new SeedError(
-        `${where}: client_credentials requires a client_secret (public clients cannot use it)`,
+        `${where}: client_credentials requires a client that authenticates (public clients cannot use it)`,
       );
     }
     if (grantTypes.includes('authorization_code') && (client.redirect_uris ?? []).length === 0) {
@@ -162,7 +196,9 @@ function checkClients(seedClients: readonly SeedClient[]): void {
       );
     }
     // RFC 8693 §5: exchanging tokens is a privileged act; only a client that authenticates may do it.
-    if (exchanges && isPublic) throw new SeedError(`${where}: token exchange requires a client_secret`);
+    if (exchanges && isPublic) {
+      throw new SeedError(`${where}: token exchange requires a client that authenticates`);
+    }
     for (const origin of client.allowed_cors_origins ?? []) {
       if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
         throw new SeedError(
@@ -171,6 +207,88 @@ function checkClients(seedClients: readonly SeedClient[]): void {
       }
     }
   });
+}
+
+/**
+ * `token_endpoint_auth_method` against the credentials registered with it, the keys themselves
+ * (public only: RFC 7591 §2 "MUST NOT" hold private keys), and the FAPI 2.0 profile's demands.
+ */
+function checkClientKeys(client: SeedClient, where: string): void {
+  const hasSecret = client.client_secret !== undefined || client.client_secret_hash !== undefined;
+  const hasKeys = client.jwks !== undefined || client.jwks_uri !== undefined;
+  const method = securityRegistration(client).authMethods[0];
+  if (client.jwks !== undefined && client.jwks_uri !== undefined) {
+    // RFC 7591 §2: "The jwks_uri and jwks parameters MUST NOT both be present".
+    throw new SeedError(`${where}.jwks: give jwks or jwks_uri, not both`);
+  }
+  for (const [index, key] of (client.jwks?.keys ?? []).entries()) {
+    const problem = publicJwkProblem(key);
+    if (problem !== null) throw new SeedError(`${where}.jwks.keys[${index}]: ${problem}`);
+  }
+  if (client.jwks_uri !== undefined && !isAbsoluteUrlWithoutFragment(client.jwks_uri)) {
+    throw new SeedError(`${where}.jwks_uri: "${client.jwks_uri}" is not an absolute URI without a fragment`);
+  }
+  if ((method === 'client_secret_basic' || method === 'client_secret_post') && !hasSecret) {
+    throw new SeedError(`${where}.token_endpoint_auth_method: ${method} needs a client_secret`);
+  }
+  if ((method === 'private_key_jwt' || method === 'none') && hasSecret) {
+    throw new SeedError(`${where}.client_secret: not used with token_endpoint_auth_method ${method}`);
+  }
+  if ((method === 'private_key_jwt' || client.require_signed_request_object === true) && !hasKeys) {
+    throw new SeedError(
+      `${where}.jwks: jwks or jwks_uri is required for private_key_jwt and signed request objects`,
+    );
+  }
+  const [fapiProblem] = fapi2RegistrationProblems({
+    ...securityRegistration(client),
+    secretHash: hasSecret ? 'set' : null,
+    grantTypes: client.grant_types ?? ['authorization_code'],
+  });
+  if (fapiProblem !== undefined) {
+    throw new SeedError(`${where}.${fapiProblem.member}: ${fapiProblem.problem} (profile fapi2)`);
+  }
+}
+
+/** RFC 7517 / RFC 7518 §6: members only a private or symmetric key has. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+function publicJwkProblem(key: Record<string, unknown>): string | null {
+  if (!['RSA', 'EC', 'OKP'].includes(String(key.kty)))
+    return 'kty must be RSA, EC or OKP (an asymmetric public key)';
+  if (PRIVATE_JWK_MEMBERS.some((member) => member in key))
+    return 'holds private key material; register the public key only';
+  return null;
+}
+
+/**
+ * The authentication and profile members of a client record, with their defaults: the method is
+ * `client_secret_basic` with a secret (then `client_secret_post` is accepted too unless the method
+ * is given explicitly), `none` without one, `private_key_jwt` for `fapi2`; a `fapi2` client is
+ * DPoP-bound, PAR-only and gets ES256 ID tokens unless the file says otherwise (then refused).
+ */
+function securityRegistration(client: SeedClient) {
+  const fapi2 = client.profile === 'fapi2';
+  const hasSecret = client.client_secret !== undefined || client.client_secret_hash !== undefined;
+  const explicit = client.token_endpoint_auth_method;
+  const authMethods: ClientAuthenticationMethod[] =
+    explicit !== undefined
+      ? [explicit]
+      : fapi2
+        ? ['private_key_jwt']
+        : hasSecret
+          ? ['client_secret_basic', 'client_secret_post']
+          : ['none'];
+  return {
+    authMethods,
+    jwks: client.jwks === undefined ? null : { keys: client.jwks.keys as JWK[] },
+    jwksUri: client.jwks_uri ?? null,
+    requireSignedRequestObject: client.require_signed_request_object ?? false,
+    profile: fapi2 ? ('fapi2' as const) : null,
+    dpopBoundAccessTokens: client.dpop_bound_access_tokens ?? fapi2,
+    requirePushedAuthorizationRequests: client.require_pushed_authorization_requests ?? fapi2,
+    // OIDC Dynamic Client Registration §2: RS256 by default; FAPI 2.0 §5.4.1 forbids it.
+    idTokenSigningAlg: client.id_token_signed_response_alg ?? (fapi2 ? 'ES256' : 'RS256'),
+  } satisfies Partial<Client>;
 }
 
 function checkResources(seedResources: readonly SeedResource[]): void {
@@ -220,6 +338,8 @@ export interface SeedDependencies {
   secrets: SecretHasher;
   lifetimes: LifetimeDefaults;
   now: number;
+  /** Encrypts seeded `totp_secret`s (KEY_ENCRYPTION_KEY); without it a seed with one is refused. */
+  keyEncryptionKey?: Uint8Array;
 }
 
 export interface SeedSummary {
@@ -263,6 +383,14 @@ export async function applySeed(
     ),
     deps.now,
   );
+  for (const user of seedUsers) {
+    if (user.totp_secret !== undefined && deps.keyEncryptionKey === undefined) {
+      throw new SeedError(`user ${user.username}: totp_secret needs the key-encryption key`);
+    }
+    if (deps.keyEncryptionKey !== undefined) {
+      await applySeededTotpSecret(db, deps.keyEncryptionKey, user.sub, user.totp_secret, deps.now);
+    }
+  }
   // A member left out of the file names nothing: every entry of that kind is disabled.
   const disabled = await disableEntriesNotIn(
     db,
@@ -332,17 +460,13 @@ function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
     grantTypes: client.grant_types ?? ['authorization_code'],
     scopes: (client.scope ?? 'openid').split(' ').filter((scope) => scope !== ''),
     skipConsent: client.skip_consent ?? false,
-    // OIDC Dynamic Client Registration §2: id_token_signed_response_alg defaults to RS256.
-    idTokenSigningAlg: client.id_token_signed_response_alg ?? 'RS256',
     allowedCorsOrigins: client.allowed_cors_origins ?? [],
     backchannelLogoutUri: client.backchannel_logout_uri ?? null,
     frontchannelLogoutUri: client.frontchannel_logout_uri ?? null,
     refreshTokensWithoutOfflineAccess: client.refresh_tokens_without_offline_access ?? false,
     refreshTokenAbsoluteTtl: client.refresh_token_absolute_ttl ?? deps.lifetimes.refreshTokenAbsoluteTtl,
     refreshTokenSlidingTtl: client.refresh_token_sliding_ttl ?? deps.lifetimes.refreshTokenSlidingTtl,
-    dpopBoundAccessTokens: client.dpop_bound_access_tokens ?? false,
     dpopNonceRequired: client.dpop_nonce_required ?? false,
-    requirePushedAuthorizationRequests: client.require_pushed_authorization_requests ?? false,
     tokenExchange:
       client.token_exchange === undefined
         ? null
@@ -353,6 +477,8 @@ function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
             subjectTokenTypes: client.token_exchange.subject_token_types ?? [TOKEN_TYPES.accessToken],
           },
     keepOfflineAccessOnLogout: client.keep_offline_access_on_logout ?? false,
+    requireMfa: client.require_mfa ?? false,
+    ...securityRegistration(client),
   };
 }
 
@@ -366,6 +492,7 @@ function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resourc
     secretHash:
       resource.secret_hash ?? (resource.secret === undefined ? null : deps.secrets.hash(resource.secret)),
     claims: resource.claims ?? [],
+    requireMfa: resource.require_mfa ?? false,
   };
 }
 
@@ -378,5 +505,6 @@ function userRecord(user: SeedUser, passwordHash: string): User {
     email: user.email ?? null,
     emailVerified: user.email_verified ?? false,
     allowedScopes: user.allowed_scopes ?? null,
+    mfaRequired: user.mfa_required ?? false,
   };
 }

@@ -44,6 +44,7 @@ describe('GET /.well-known/openid-configuration', () => {
     expect(metadata.token_endpoint_auth_methods_supported).toEqual([
       'client_secret_basic',
       'client_secret_post',
+      'private_key_jwt',
       'none',
     ]);
     expect(metadata.introspection_endpoint_auth_methods_supported).toEqual(

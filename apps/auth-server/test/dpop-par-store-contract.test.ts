@@ -3,7 +3,7 @@ import {
   describePushedAuthorizationRequestStoreContract,
 } from '@oidc-orders/oauth-core/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { createDpopReplayStore } from '../src/storage/drizzle-dpop-replay.js';
+import { createJtiReplayStore } from '../src/storage/drizzle-jti-replay.js';
 import { createPushedAuthorizationRequestStore } from '../src/storage/drizzle-pushed-authorization-requests.js';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.js';
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 describeDpopReplayStoreContract(`drizzle on ${databaseKind}`, () => ({
-  store: createDpopReplayStore(database.handle.db),
+  store: createJtiReplayStore(database.handle.db),
   close: () => {},
 }));
 

@@ -14,6 +14,7 @@ const session: SsoSession = {
   id: 'sid-1',
   sub: 'u-1',
   authTime: now - 100,
+  methods: [{ method: 'password', at: now - 100 }],
   createdAt: now - 100,
   expiresAt: now + 1000,
 };

@@ -21,19 +21,39 @@ const now = 1_700_000_000;
 describe('SSO session repository', () => {
   it('finds a session by key hash until it expires, renews it under a new key, deletes it once', async () => {
     const sessions = createSsoSessionRepository(database.db);
-    const session = { id: 'sid-a', sub: 'u-1', authTime: now, createdAt: now, expiresAt: now + 60 };
+    const password = { method: 'password' as const, at: now };
+    const session = {
+      id: 'sid-a',
+      sub: 'u-1',
+      authTime: now,
+      methods: [password],
+      createdAt: now,
+      expiresAt: now + 60,
+    };
     await sessions.create(session, 'hash-a');
     expect(await sessions.findActive('hash-a', now + 59)).toEqual(session);
     expect(await sessions.findActive('hash-a', now + 60)).toBeNull();
     expect(await sessions.findActive('other', now)).toBeNull();
-    await sessions.renew('sid-a', 'hash-a2', now + 10, now + 70);
+    await sessions.renew('sid-a', 'hash-a2', now + 10, now + 70, [password]);
     expect(await sessions.findActive('hash-a', now + 10)).toBeNull();
     expect(await sessions.findActive('hash-a2', now + 69)).toEqual({
       ...session,
       authTime: now + 10,
       expiresAt: now + 70,
     });
-    expect(await sessions.delete('sid-a')).toEqual({ ...session, authTime: now + 10, expiresAt: now + 70 });
+    const otp = { method: 'otp' as const, at: now + 20 };
+    await sessions.recordMethods('sid-a', 'hash-a3', [password, otp], now + 20);
+    expect(await sessions.findActive('hash-a2', now + 20)).toBeNull();
+    expect(await sessions.findActive('hash-a3', now + 20)).toMatchObject({
+      methods: [password, otp],
+      authTime: now + 20,
+    });
+    expect(await sessions.delete('sid-a')).toEqual({
+      ...session,
+      methods: [password, otp],
+      authTime: now + 20,
+      expiresAt: now + 70,
+    });
     expect(await sessions.delete('sid-a')).toBeNull();
   });
 });

@@ -1,7 +1,9 @@
+import { ACR_VALUES } from '@oidc-orders/oauth-core';
 import * as client from 'openid-client';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
-import { TEST_SECRETS, WEB_REDIRECT_URI } from './helpers/seed.js';
+import { TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 
 /**
  * End to end against a listening server (port 0), with openid-client v6 as the relying party:
@@ -143,6 +145,54 @@ describe('openid-client against a listening server', () => {
       error: 'invalid_grant',
     });
     expect(await client.tokenIntrospection(config, refreshed.access_token)).toEqual({ active: false });
+  });
+
+  it('checks amr and acr of a sign-in with password and authenticator app (acr_values at the multi-factor level)', async () => {
+    // Test-only secret: a user with an authenticator app, added to the running server's seed.
+    const totpSecret = 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU';
+    const seed = testSeed();
+    await app.reseed({
+      ...seed,
+      users: [
+        ...(seed.users ?? []),
+        { sub: 'u-erin', username: 'erin', password: 'erin-password-for-tests', totp_secret: totpSecret },
+      ],
+    });
+    const config = await discover('web', client.ClientSecretBasic(TEST_SECRETS.web));
+    expect(config.serverMetadata().acr_values_supported).toContain(ACR_VALUES.mfa);
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const authorizationUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: WEB_REDIRECT_URI,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      acr_values: ACR_VALUES.mfa,
+    });
+    const browser = new Browser();
+    const loginUrl = absolute((await browser.request(authorizationUrl)).headers.get('location'), TEST_ISSUER);
+    const loginPage = await (await browser.request(loginUrl)).text();
+    const afterLogin = await browser.request(loginUrl, {
+      ...hiddenInputs(loginPage),
+      username: 'erin',
+      password: 'erin-password-for-tests',
+    });
+    const otpUrl = absolute(afterLogin.headers.get('location'), TEST_ISSUER);
+    expect(otpUrl.pathname).toMatch(/\/otp$/);
+    const otpPage = await (await browser.request(otpUrl)).text();
+    const otp = TOTP.generate({ secret: Secret.fromBase32(totpSecret), timestamp: Date.now() });
+    const afterOtp = await browser.request(otpUrl, { ...hiddenInputs(otpPage), otp });
+    const callbackUrl = absolute(afterOtp.headers.get('location'), TEST_ISSUER);
+
+    const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: codeVerifier,
+      expectedState: state,
+      idTokenExpected: true,
+    });
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({ sub: 'u-erin', acr: ACR_VALUES.mfa, auth_time: expect.any(Number) });
+    expect(claims?.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
   });
 
   it('runs the client credentials grant with client_secret_post', async () => {

@@ -16,7 +16,7 @@ import { ALICE, BOB, signInSeed } from './sign-in-fixtures.js';
 
 describe('defaults', () => {
   it('are documented numbers: 5 failures per username, 50 per IP, 15-minute window, token limit off', () => {
-    const config = loadConfig({ DATABASE_URL: 'pglite://memory' });
+    const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' });
     expect(config.rateLimits).toEqual({
       loginMaxFailuresPerUsername: 5,
       loginMaxFailuresPerIp: 50,

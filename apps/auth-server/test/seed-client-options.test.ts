@@ -97,7 +97,7 @@ describe('client options in the seed', () => {
         grant_types: [EXCHANGE],
         token_exchange: { audiences: [], scopes: [] },
       }),
-    ).toContain('requires a client_secret');
+    ).toContain('requires a client that authenticates');
     expect(
       seedError({ grant_types: [EXCHANGE], token_exchange: { audiences: [], scopes: [], colour: 'red' } }),
     ).toContain('unknown member "colour"');

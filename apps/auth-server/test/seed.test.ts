@@ -102,7 +102,7 @@ describe('seed validation', () => {
     [{ clients: [{ client_id: 'c', grant_types: ['authorization_code'] }] }, /redirect_uris is required/],
     [
       { clients: [{ client_id: 'c', grant_types: ['client_credentials'] }] },
-      /client_credentials requires a client_secret/,
+      /client_credentials requires a client that authenticates/,
     ],
     [
       { clients: [{ client_id: 'c', redirect_uris: ['https://x/cb#frag'] }] },
@@ -168,7 +168,9 @@ describe('seed validation', () => {
     const dir = await mkdtemp(join(tmpdir(), 'auth-seed-'));
     const file = join(dir, 'seed.json');
     await writeFile(file, '{ "clients": [');
-    await expect(readSeedFile(file)).rejects.toThrow(new RegExp(`^SEED_FILE ${file} is not valid JSON`));
+    await expect(readSeedFile(file)).rejects.toThrow(
+      new RegExp(`^SEED_FILE ${file}(:\\d+:\\d+)? is not valid JSON`),
+    );
     await writeFile(file, JSON.stringify({ users: [{ sub: 's', username: 'u', password: 'p', extra: 1 }] }));
     await expect(readSeedFile(file)).rejects.toThrow(
       `SEED_FILE ${file}: users[0].extra: unknown member "extra"`,

@@ -8,6 +8,7 @@ import type { DiscoveryRetryOptions } from './oidc/provider.js';
 import apiCors from './plugins/api-cors.js';
 import apiKeyGuard from './plugins/api-key-guard.js';
 import bearerAuth from './plugins/bearer-auth.js';
+import canonicalHost from './plugins/canonical-host.js';
 import configPlugin from './plugins/config.js';
 import dbPlugin from './plugins/db.js';
 import errorHandler, { toErrorReply } from './plugins/error-handler.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   database?: DatabaseHandle;
   /** Where the JSON log lines go (default stdout); tests read them to check redaction. */
   logStream?: { write(line: string): void };
+  /** Readable log lines (pino-pretty) for a person at a terminal; server.ts decides (TTY, development, not CI). */
+  prettyLogs?: boolean;
   /** Test seams inside request handling; never set by server.ts. */
   orderRoutes?: OrderRoutesOptions;
   bffRoutes?: BffRoutesOptions;
@@ -65,6 +68,18 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
         censor: REDACTED,
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
+      ...(deps.prettyLogs && !deps.logStream
+        ? {
+            transport: {
+              target: 'pino-pretty',
+              options: {
+                ignore: 'pid,hostname',
+                translateTime: 'SYS:HH:MM:ss',
+                messageFormat: 'orders | {msg}',
+              },
+            },
+          }
+        : {}),
     },
     genReqId: () => randomUUID(),
     // The router's own refusals (a path that is not valid percent-encoded UTF-8: FST_ERR_BAD_URL)
@@ -101,6 +116,7 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
   app.register(errorHandler);
   app.register(inputGuard);
   app.register(configPlugin, { config });
+  app.register(canonicalHost);
   app.register(dbPlugin, deps.database ? { database: deps.database } : {});
   app.register(lifecycle);
   app.register(apiKeyGuard);

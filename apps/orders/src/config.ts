@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseDatabaseUrl } from './db/database-url.js';
@@ -251,7 +252,7 @@ export function parseConfig(
   return {
     nodeEnv,
     isDevelopment,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: resolvePgliteDirectory(env.DATABASE_URL, startDirectory(rawEnvironment)),
     databaseConnectTimeoutMs:
       positiveInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5000) ?? fail('DATABASE_CONNECT_TIMEOUT_MS'),
     port,
@@ -330,4 +331,20 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   // "1" is a hop count here (trust the one proxy in front), which is what operators usually mean.
   if (/^[0-9]+$/.test(value)) return Number(value);
   return value;
+}
+
+/**
+ * Relative paths are the user's: `pnpm --filter orders start` runs in apps/orders, so
+ * `pglite://.data/orders` is resolved against the directory pnpm was started from (INIT_CWD, set
+ * by pnpm and npm), and error messages name the resolved directory.
+ */
+function startDirectory(env: Readonly<Record<string, string | undefined>>): string {
+  return env.INIT_CWD && isAbsolute(env.INIT_CWD) ? env.INIT_CWD : process.cwd();
+}
+
+function resolvePgliteDirectory(url: string, baseDirectory: string): string {
+  const location = parseDatabaseUrl(url);
+  if (location?.driver !== 'pglite' || location.dataDir === undefined || isAbsolute(location.dataDir))
+    return url;
+  return `pglite://${resolve(baseDirectory, location.dataDir)}`;
 }

@@ -20,7 +20,10 @@ try {
   throw error;
 }
 
-const app = buildApp(config);
+// JSON lines in production, under CI and into pipes (log collectors); readable at a terminal.
+const app = buildApp(config, {
+  prettyLogs: config.isDevelopment && process.stdout.isTTY === true && !process.env.CI,
+});
 
 if (config.apiKeySource === 'generated-dev-only') {
   // The value stays out of the log on purpose; set API_KEY to call the guarded routes.

@@ -267,3 +267,17 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...minimal, TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 });
+
+describe('relative paths (issue 15 item 6)', () => {
+  it('resolves pglite://<relative dir> against the directory pnpm was started from (INIT_CWD)', () => {
+    const config = parseConfig({
+      NODE_ENV: 'development',
+      DATABASE_URL: 'pglite://.data/orders',
+      INIT_CWD: '/home/someone/project',
+    });
+    expect(config.databaseUrl).toBe('pglite:///home/someone/project/.data/orders');
+    expect(parseConfig({ NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' }).databaseUrl).toBe(
+      'pglite://memory',
+    );
+  });
+});

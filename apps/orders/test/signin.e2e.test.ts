@@ -234,6 +234,12 @@ describe('sign-in', () => {
     const home = await browser.request(`${baseUrl}/?after=signin`);
     expect(home.status).toBe(200);
     expect(await home.json()).toEqual({ name: 'Alice Example', sub: ALICE.sub, hasAccessToken: true });
+    // Issue 15 item 1: a person opening / lands on the orders app, not on this JSON.
+    const homeInBrowser = await browser.request(`${baseUrl}/`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    expect(homeInBrowser.status).toBe(303);
+    expect(homeInBrowser.headers.get('location')).toBe('/app');
 
     const row = await onlySession();
     expect(row.sub).toBe(ALICE.sub);
@@ -395,9 +401,44 @@ describe('callback failures', () => {
     });
 
     expect(callback.status).toBe(400);
-    expect(await callback.text()).toContain('correlation failed');
+    const page = await callback.text();
+    expect(page).toContain('correlation failed');
+    // Issue 15 item 2: the /app look, the reason folded away, a way on to /app.
+    expect(page).toContain('href="/app/app.css"');
+    expect(page).toContain('<details class="detail">');
+    expect(page).toContain('href="/app"');
     expect(browser.cookie('__Host-orders-session')).toBeUndefined();
     expect(await countRows(database, 'sessions')).toBe(0);
+  });
+
+  it('a wrong OIDC_CLIENT_SECRET: a page for the person, a log line naming the variable for the operator', async () => {
+    const browser = new TestBrowser();
+    const { formPost } = await formPostPage(browser);
+    const lines: string[] = [];
+    const other = buildApp(testConfig({ ...environment, OIDC_CLIENT_SECRET: `${CLIENT_SECRET}-wrong` }), {
+      database: database.handle,
+      logStream: { write: (line) => void lines.push(line) },
+    });
+    try {
+      await other.ready();
+      await waitFor(async () => other.oidc.status === 'ready');
+      const callback = await other.inject({
+        method: 'POST',
+        url: '/signin-oidc',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: browser.cookieHeader() },
+        payload: new URLSearchParams(formPost.hidden).toString(),
+      });
+      expect(callback.statusCode).toBe(502);
+      expect(callback.headers['content-type']).toBe('text/html; charset=utf-8');
+      const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(logged.some((line) => line.level === 50 && line.msg.includes('check OIDC_CLIENT_SECRET'))).toBe(
+        true,
+      );
+      expect(lines.join('\n')).not.toContain(CLIENT_SECRET);
+      expect(await countRows(database, 'sessions')).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a state protected by another SESSION_SECRET (misconfigured instance): 400 "unable to unprotect state"', async () => {

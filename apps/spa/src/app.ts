@@ -57,6 +57,15 @@ export function contentSecurityPolicy(config: SpaConfig): string {
   ].join('; ');
 }
 
+function onBaseHost(request: IncomingMessage, baseUrl: string): boolean {
+  const host = request.headers.host;
+  return (
+    host !== undefined &&
+    URL.canParse(`http://${host}`) &&
+    new URL(`http://${host}`).hostname === new URL(baseUrl).hostname
+  );
+}
+
 /**
  * The request handler of the public-client SPA: static files, `/config.json` (client settings and
  * the provider's metadata, because the authorization server does not offer discovery to other
@@ -70,6 +79,9 @@ export function createSpaHandler(config: SpaConfig, fetchMetadata: FetchMetadata
     '/callback': index,
     '/app.js': publicFile('app.js', 'text/javascript; charset=utf-8'),
     '/app.css': publicFile('app.css', 'text/css; charset=utf-8'),
+    '/favicon.svg': publicFile('favicon.svg', 'image/svg+xml'),
+    // Browsers ask for /favicon.ico whatever the page links.
+    '/favicon.ico': publicFile('favicon.svg', 'image/svg+xml'),
     '/vendor/oidc-client-ts.min.js': oidcClientBundle(),
   };
   const csp = contentSecurityPolicy(config);
@@ -97,6 +109,16 @@ export function createSpaHandler(config: SpaConfig, fetchMetadata: FetchMetadata
     }
     if (path === '/health') {
       send(response, 200, 'text/plain; charset=utf-8', 'ok');
+      return;
+    }
+    if (config.baseUrl !== undefined && !onBaseHost(request, config.baseUrl)) {
+      // The provider knows only {baseUrl}/callback, and the page keeps its sign-in state per
+      // origin: on another host name sign-in would fail with "redirect_uri is not registered".
+      response.writeHead(302, {
+        location: `${config.baseUrl}${request.url ?? '/'}`,
+        'cache-control': 'no-store',
+      });
+      response.end();
       return;
     }
     if (path === '/config.json') {

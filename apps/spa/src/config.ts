@@ -9,6 +9,11 @@ export interface SpaConfig {
   scope: string;
   /** The orders API the page calls with its bearer token (`GET {apiUrl}`). */
   apiUrl: string;
+  /**
+   * SPA_BASE_URL: where the SPA is registered (its redirect URI is `{baseUrl}/callback`). When set,
+   * a page opened on another host name is redirected there first (`pnpm dev` sets it).
+   */
+  baseUrl: string | undefined;
 }
 
 export class SpaConfigError extends Error {
@@ -46,5 +51,7 @@ export function parseSpaConfig(raw: Record<string, string | undefined>): SpaConf
     clientId: env.SPA_CLIENT_ID ?? 'orders-spa',
     scope: env.SPA_SCOPE ?? DEFAULT_SCOPE,
     apiUrl: httpUrl('SPA_API_URL', env.SPA_API_URL ?? 'http://localhost:3000/orders'),
+    baseUrl:
+      env.SPA_BASE_URL === undefined ? undefined : new URL(httpUrl('SPA_BASE_URL', env.SPA_BASE_URL)).origin,
   };
 }

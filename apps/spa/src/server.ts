@@ -19,6 +19,16 @@ const server = createServer((request, response) => {
   });
 });
 
+// One line naming the variable, never a stack trace (a second `pnpm dev`, another program on the port).
+server.once('error', (error: NodeJS.ErrnoException) => {
+  const reason =
+    error.code === 'EADDRINUSE' ? 'is already in use' : `cannot be opened (${error.code ?? error.message})`;
+  console.error(
+    `spa: cannot start: ${config.host}:${config.port} ${reason}: set PORT (SPA_PORT for pnpm dev) or HOST`,
+  );
+  process.exit(1);
+});
+
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -16,6 +16,7 @@ describe('parseSpaConfig', () => {
       clientId: 'orders-spa',
       scope: DEFAULT_SCOPE,
       apiUrl: 'http://localhost:3000/orders',
+      baseUrl: undefined,
     });
     expect(DEFAULT_SCOPE).toBe('openid profile email orders.read offline_access');
   });
@@ -123,5 +124,28 @@ describe('the SPA server', () => {
     expect((await fetch(`${base}/src/server.ts`)).status).toBe(404);
     expect((await fetch(`${base}/../package.json`)).status).toBe(404);
     expect((await fetch(`${base}/`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('one host name (issue 15 item 3)', () => {
+  it('with SPA_BASE_URL, a page opened on another host name is redirected there; /health is not', async () => {
+    let handler: ReturnType<typeof createSpaHandler> | undefined;
+    const server = createServer((request, response) => void handler!(request, response));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    handler = createSpaHandler(
+      parseSpaConfig({ SPA_BASE_URL: `http://localhost:${port}` }),
+      async () => METADATA,
+    );
+    try {
+      const other = await fetch(`http://127.0.0.1:${port}/callback?x=1`, { redirect: 'manual' });
+      expect(other.status).toBe(302);
+      expect(other.headers.get('location')).toBe(`http://localhost:${port}/callback?x=1`);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const same = await fetch(`http://localhost:${port}/`, { redirect: 'manual' });
+      expect(same.status).toBe(200);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 });

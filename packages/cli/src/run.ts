@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { CommandContext } from './commands/context.js';
 import { LIST_HELP, list } from './commands/list.js';
@@ -6,7 +7,13 @@ import { LOGOUT_HELP, logout } from './commands/logout.js';
 import { WHOAMI_HELP, whoami } from './commands/whoami.js';
 import { CliError, EXIT } from './errors.js';
 import { DEFAULTS, resolveSettings } from './settings.js';
+import { closestMatch } from './suggest.js';
 import { printError, type Terminal } from './terminal.js';
+
+/** `orders --version`: this package's version. */
+export const CLI_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export const MAIN_HELP = `Usage: orders [options] <command> [command options]
 
@@ -25,6 +32,7 @@ Options (every command):
   --client-id <id>   client registration     env ORDERS_CLIENT_ID (default ${DEFAULTS.clientId})
   --api-url <url>    orders service          env ORDERS_API_URL   (default ${DEFAULTS.apiUrl})
   -h, --help         show help
+  -V, --version      show the version
 
 Tokens are kept in $ORDERS_CLI_CONFIG_DIR, else $XDG_CONFIG_HOME/orders-cli,
 else ~/.config/orders-cli (tokens.json, mode 0600).
@@ -53,6 +61,12 @@ const COMMANDS = {
 } as const;
 type CommandName = keyof typeof COMMANDS;
 
+const KNOWN_LONG_OPTIONS = new Set([
+  'version',
+  ...Object.keys(GLOBAL_OPTIONS),
+  ...Object.values(COMMANDS).flatMap((command) => Object.keys(command.options)),
+]);
+
 const isCommand = (name: string | undefined): name is CommandName =>
   name !== undefined && Object.hasOwn(COMMANDS, name);
 
@@ -68,21 +82,32 @@ export async function run(rawArgv: readonly string[], runtime: RunEnvironment): 
   const { terminal } = runtime;
   // `pnpm start -- login` forwards the `--` itself; it separates nothing here.
   const argv = rawArgv[0] === '--' ? rawArgv.slice(1) : rawArgv;
-  const usage = (message: string, help = MAIN_HELP) => {
-    printError(terminal, `orders: ${message}`);
-    printError(terminal, '');
-    printError(terminal, help);
+  // One line and the way to more help, never the whole help text nor Node's parser message.
+  const usage = (message: string, helpCommand = 'orders --help') => {
+    printError(terminal, `orders: ${message} (see ${helpCommand})`);
     return EXIT.usage;
   };
+  if (argv.includes('--version') || argv.includes('-V')) {
+    terminal.stdout.write(`orders ${CLI_VERSION}\n`);
+    return EXIT.ok;
+  }
 
+  // An unknown long option first: it may have swallowed the next word, which is then no command.
+  const unknownOption = argv.find(
+    (arg) => arg.startsWith('--') && !KNOWN_LONG_OPTIONS.has(arg.slice(2).split('=')[0]!),
+  );
+  if (unknownOption !== undefined && unknownOption !== '--') {
+    const suggestion = closestMatch(unknownOption.slice(2).split('=')[0]!, [...KNOWN_LONG_OPTIONS]);
+    return usage(`Unknown option '${unknownOption}'${suggestion ? `; did you mean "--${suggestion}"?` : ''}`);
+  }
   const commandIndex = argv.findIndex((arg, index) => !arg.startsWith('-') && !takesValue(argv[index - 1]));
   const name = commandIndex === -1 ? undefined : argv[commandIndex];
   if (name === 'help') {
     const topic = argv[commandIndex + 1];
     if (topic === undefined) return printHelp(terminal, MAIN_HELP);
-    return isCommand(topic) ? printHelp(terminal, COMMANDS[topic].help) : usage(`unknown command "${topic}"`);
+    return isCommand(topic) ? printHelp(terminal, COMMANDS[topic].help) : usage(unknownCommand(topic));
   }
-  if (name !== undefined && !isCommand(name)) return usage(`unknown command "${name}"`);
+  if (name !== undefined && !isCommand(name)) return usage(unknownCommand(name));
 
   const command = name === undefined ? undefined : COMMANDS[name];
   let values: Record<string, string | boolean | undefined>;
@@ -95,13 +120,14 @@ export async function run(rawArgv: readonly string[], runtime: RunEnvironment): 
       strict: true,
     }));
   } catch (error) {
-    return usage((error as Error).message.split('\n')[0] ?? 'invalid arguments', command?.help ?? MAIN_HELP);
+    const options = Object.keys({ ...GLOBAL_OPTIONS, ...(command?.options ?? {}) });
+    return usage(describeParseError(error as Error & { code?: string }, options), helpCommandFor(name));
   }
   if (values.help || name === undefined) {
     if (name === undefined && !values.help) return usage('a command is required');
     return printHelp(terminal, command?.help ?? MAIN_HELP);
   }
-  if (positionals.length > 1) return usage(`unexpected argument "${positionals[1]}"`, command?.help);
+  if (positionals.length > 1) return usage(`unexpected argument "${positionals[1]}"`, helpCommandFor(name));
 
   try {
     const context: CommandContext = {
@@ -132,6 +158,24 @@ export async function run(rawArgv: readonly string[], runtime: RunEnvironment): 
     printError(terminal, `orders: unexpected error: ${(error as Error).stack ?? String(error)}`);
     return EXIT.failure;
   }
+}
+
+const helpCommandFor = (name: string | undefined) =>
+  name === undefined ? 'orders --help' : `orders ${name} --help`;
+
+function unknownCommand(name: string): string {
+  const suggestion = closestMatch(name, [...Object.keys(COMMANDS), 'help']);
+  return `unknown command "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+}
+
+/** Node's parseArgs messages, in one line; an unknown option gets the closest known one. */
+function describeParseError(error: Error & { code?: string }, options: readonly string[]): string {
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown !== undefined) {
+    const suggestion = closestMatch(unknown.replace(/^-+/, ''), options);
+    return `Unknown option '${unknown}'${suggestion ? `; did you mean "--${suggestion}"?` : ''}`;
+  }
+  return (error.message.split('\n')[0] ?? 'invalid arguments').replace(/\. To specify a positional.*$/, '');
 }
 
 /** Global options that take a value, so `--issuer http://x login` finds `login` as the command. */

@@ -112,6 +112,27 @@ describe('commands, help and usage errors', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it.each([
+    [['lsit'], 'unknown command "lsit"; did you mean "list"?'],
+    [['list', '--jsn'], `Unknown option '--jsn'; did you mean "--json"?`],
+    [['--isuer', 'http://127.0.0.1:4000', 'list'], `did you mean "--issuer"?`],
+  ])('orders %j → exit 1 with one line and a suggestion (issue 15 item 11)', async (argv, message) => {
+    const result = await orders(argv);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toContain('Usage:');
+  });
+
+  it('--version prints the package version and exits 0 (issue 15 item 11)', async () => {
+    const { version } = JSON.parse(await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const result = await orders([flag]);
+      expect(result.code).toBe(EXIT.ok);
+      expect(result.stdout).toBe(`orders ${version}\n`);
+    }
+  });
+
   it('whoami and list without a stored session exit 4 without contacting any server', async () => {
     const configDir = await tempDir();
     // Port 9 (discard) is closed: had the CLI tried the network, this would be exit 3.

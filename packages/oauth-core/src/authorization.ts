@@ -1,3 +1,4 @@
+import { isPublicClient } from './client-auth-methods.js';
 import type { ProtocolConfig } from './config.js';
 import {
   invalidRequest,
@@ -7,6 +8,7 @@ import {
   unauthorizedClient,
   unsupportedResponseType,
 } from './errors.js';
+import { authorizationCodeTtlFor } from './fapi2.js';
 import { generateUuid } from './ids.js';
 import { type Client, GRANT_TYPES } from './model.js';
 import { isValidCodeChallenge } from './pkce.js';
@@ -46,6 +48,10 @@ export interface AuthorizationRequest {
   /** RFC 8707 resources, each known. */
   resources: string[];
   loginHint: string | null;
+  /** OIDC Core §3.1.2.1 `acr_values`, space-separated, in order of preference (may be empty). */
+  acrValues: string[];
+  /** RFC 9449 §10 `dpop_jkt`: the code is bound to this DPoP key thumbprint. */
+  dpopJkt: string | null;
 }
 
 export interface AuthorizationRequestDeps {
@@ -91,6 +97,7 @@ export class AuthorizationRequestError extends Error {
 
 const PROMPTS: readonly PromptValue[] = ['none', 'login', 'consent', 'select_account'];
 const MAX_AGE = /^(0|[1-9][0-9]{0,9})$/;
+const DPOP_JKT = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Validates an authorization request, in this order:
@@ -148,8 +155,11 @@ export async function validateAuthorizationRequest(
       throw fail(invalidRequest(`${name.slice(0, 50)} is repeated`));
     }
   }
-  if (single('request') !== undefined) throw fail(invalidRequest('request objects are not supported'));
-  if (single('request_uri') !== undefined) throw fail(invalidRequest('request_uri is not supported'));
+  // A request object (RFC 9101) or request_uri (RFC 9126) was resolved before validation; one left
+  // here came from inside another request object or a pushed request.
+  if (single('request') !== undefined) throw fail(invalidRequest('request objects cannot be nested'));
+  if (single('request_uri') !== undefined)
+    throw fail(invalidRequest('request_uri is only accepted from PAR'));
 
   const responseType = single('response_type');
   if (responseType === undefined) throw fail(invalidRequest('response_type is required'));
@@ -178,8 +188,10 @@ export async function validateAuthorizationRequest(
   const method = single('code_challenge_method');
   if (codeChallenge === null) {
     if (method !== undefined) throw fail(invalidRequest('code_challenge_method without code_challenge'));
-    // RFC 9700 §2.1.1: public clients MUST use PKCE.
-    if (client.secretHash === null) throw fail(invalidRequest('code_challenge is required (PKCE)'));
+    // RFC 9700 §2.1.1: public clients MUST use PKCE; FAPI 2.0 Security Profile §5.3.2.2: every client.
+    if (isPublicClient(client) || client.profile === 'fapi2') {
+      throw fail(invalidRequest('code_challenge is required (PKCE)'));
+    }
   } else {
     // RFC 7636 §4.3: a missing method means plain, which this server refuses (RFC 9700 §2.1.1).
     if (method !== 'S256') throw fail(invalidRequest('code_challenge_method must be S256'));
@@ -195,6 +207,10 @@ export async function validateAuthorizationRequest(
   // OIDC Core §3.1.2.1: "If this parameter contains none with any other value, an error is returned."
   if (prompt.includes('none') && prompt.length > 1)
     throw fail(invalidRequest('prompt=none with other values'));
+
+  const dpopJkt = single('dpop_jkt') ?? null;
+  // RFC 9449 §10: the base64url SHA-256 thumbprint (RFC 7638) of the key, 43 characters.
+  if (dpopJkt !== null && !DPOP_JKT.test(dpopJkt)) throw fail(invalidRequest('dpop_jkt is malformed'));
 
   const maxAgeParam = single('max_age');
   if (maxAgeParam !== undefined && !MAX_AGE.test(maxAgeParam))
@@ -227,6 +243,8 @@ export async function validateAuthorizationRequest(
     maxAge,
     resources,
     loginHint: single('login_hint') ?? null,
+    acrValues: (single('acr_values') ?? '').split(' ').filter((value) => value !== ''),
+    dpopJkt,
   };
 }
 
@@ -242,8 +260,9 @@ export interface AuthorizationSubject {
   sid: string | null;
   /** When the user authenticated (OIDC `auth_time`). */
   authTime: number;
-  /** RFC 8176 `amr` of the sign-in (how the SSO session authenticated the user). */
+  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
   amr?: readonly string[];
+  acr?: string | null;
 }
 
 export interface AuthorizationCodeContext {
@@ -310,7 +329,7 @@ export async function issueAuthorizationCode(
   const now = clock.nowSeconds();
   const grantId = generateUuid(random);
   const code = generateOpaqueToken(random);
-  const expiresAt = now + config.authorizationCodeTtl;
+  const expiresAt = now + authorizationCodeTtlFor(request.client, config.authorizationCodeTtl);
   await stores.transaction(async (tx) => {
     await tx.grants.createGrant({
       id: grantId,
@@ -321,6 +340,7 @@ export async function issueAuthorizationCode(
       sid: subject.sid,
       authTime: subject.authTime,
       amr: subject.amr ?? null,
+      acr: subject.acr ?? null,
       createdAt: now,
       revokedAt: null,
     });
@@ -338,6 +358,7 @@ export async function issueAuthorizationCode(
       authTime: subject.authTime,
       expiresAt,
       usedAt: null,
+      dpopJkt: request.dpopJkt,
     });
   });
   return { code, grantId, expiresAt, scopes };

@@ -65,8 +65,9 @@ export interface DeviceApprovalSubject {
   scopes?: readonly string[];
   sid: string | null;
   authTime: number;
-  /** RFC 8176 `amr` of the sign-in (how the SSO session authenticated the user). */
+  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
   amr?: readonly string[];
+  acr?: string | null;
 }
 
 export interface DeviceApprovalContext extends DeviceVerificationContext {
@@ -122,6 +123,7 @@ export async function approveDeviceAuthorization(
       sid: subject.sid,
       authTime: subject.authTime,
       amr: subject.amr ?? null,
+      acr: subject.acr ?? null,
       createdAt: now,
       revokedAt: null,
     });

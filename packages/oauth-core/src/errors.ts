@@ -23,6 +23,8 @@ export type OAuthErrorCode =
   | 'consent_required'
   | 'interaction_required'
   | 'invalid_request_uri'
+  // RFC 9101 §6.3
+  | 'invalid_request_object'
   // RFC 6750 §3.1
   | 'invalid_token'
   | 'insufficient_scope'

@@ -133,3 +133,32 @@ export async function introspectToken(
   }
   return INACTIVE;
 }
+
+/** RFC 9701 §4: the media type a resource asks for (`Accept`) and the answer carries. */
+export const INTROSPECTION_JWT_MEDIA_TYPE = 'application/token-introspection+jwt';
+
+/** Whether the `Accept` header asks for a JWT-secured introspection response (RFC 9701 §4). */
+export function acceptsIntrospectionJwt(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept
+    .split(',')
+    .some((range) => range.split(';')[0]?.trim().toLowerCase() === INTROSPECTION_JWT_MEDIA_TYPE);
+}
+
+/**
+ * RFC 9701 §5: the claims of the JWT-secured response: `iss` (this server), `aud` (the caller:
+ * the resource's id or the client's client_id), `iat`, and the RFC 7662 answer as
+ * `token_introspection`. Signed with `typ: token-introspection+jwt` by the caller.
+ */
+export function introspectionJwtClaims(
+  response: IntrospectionResponse,
+  context: { issuer: string; caller: IntrospectionCaller; now: number },
+): Record<string, unknown> {
+  const { caller } = context;
+  return {
+    iss: context.issuer,
+    aud: caller.type === 'resource' ? caller.resource.id : caller.client.clientId,
+    iat: context.now,
+    token_introspection: response,
+  };
+}

@@ -3,6 +3,9 @@
  * Tokens and codes are never stored in clear: `*Hash` fields hold `hashToken(value)`.
  */
 
+import type { JWK } from 'jose';
+import type { ClientAuthenticationMethod } from './client-auth-methods.js';
+
 export const GRANT_TYPES = {
   authorizationCode: 'authorization_code',
   refreshToken: 'refresh_token',
@@ -51,6 +54,21 @@ export interface Client {
   tokenExchange?: TokenExchangePolicy | null;
   /** Logging out of the SSO session keeps this client's grants (and refresh tokens) alive. */
   keepOfflineAccessOnLogout?: boolean;
+  /** Every user signs in with a second factor for this client (seed `require_mfa`). */
+  requireMfa?: boolean;
+  /**
+   * Client authentication methods this client may use (RFC 7591 §2 `token_endpoint_auth_method`;
+   * see `clientAuthMethods` for records without it).
+   */
+  authMethods?: readonly ClientAuthenticationMethod[];
+  /** RFC 7591 §2 `jwks`: the client's public keys, for `private_key_jwt` and request objects. */
+  jwks?: { keys: readonly JWK[] } | null;
+  /** RFC 7591 §2 `jwks_uri`: where the client publishes its public keys. */
+  jwksUri?: string | null;
+  /** RFC 9101 §10.5 `require_signed_request_object`: authorization requests only as signed JWTs. */
+  requireSignedRequestObject?: boolean;
+  /** `fapi2`: the FAPI 2.0 Security Profile applies to this client (README "FAPI 2.0"). */
+  profile?: 'fapi2' | null;
 }
 
 /** RFC 8693 §3 token type identifiers. */
@@ -84,6 +102,8 @@ export interface Resource {
   secretHash: string | null;
   /** User claims copied into its access tokens. */
   claims: readonly string[];
+  /** Access tokens for it come only from grants that met the multi-factor level (seed `require_mfa`). */
+  requireMfa?: boolean;
 }
 
 export interface User {
@@ -96,6 +116,8 @@ export interface User {
   emailVerified: boolean;
   /** When set, the user can be granted these scopes only. */
   allowedScopes: readonly string[] | null;
+  /** The user always signs in with a second factor (seed `mfa_required`). */
+  mfaRequired?: boolean;
 }
 
 /**
@@ -115,6 +137,8 @@ export interface Grant {
   authTime: number | null;
   /** RFC 8176 `amr` of the sign-in the grant came from; absent for grants without a user sign-in. */
   amr?: readonly string[] | null;
+  /** OIDC `acr` the sign-in reached (`ACR_VALUES`); a refresh keeps it, never raises it. */
+  acr?: string | null;
   createdAt: number;
   revokedAt: number | null;
 }
@@ -134,6 +158,8 @@ export interface AuthorizationCode {
   authTime: number;
   expiresAt: number;
   usedAt: number | null;
+  /** RFC 9449 §10: thumbprint of the DPoP key the code is bound to (`dpop_jkt`); the token request must prove it. */
+  dpopJkt?: string | null;
 }
 
 export interface RefreshToken {

@@ -135,3 +135,16 @@ export function checkPushedAuthorizationRequired(request: AuthorizationRequest, 
     { redirectUri: request.redirectUri, state: request.state, responseMode: request.responseMode },
   );
 }
+
+/**
+ * RFC 9101 §10.5 `require_signed_request_object`: such a client's request must come as a signed
+ * request object, at /authorize or at the PAR endpoint (which refuses it unsigned, so a pushed
+ * request counts as signed).
+ */
+export function checkSignedRequestRequired(request: AuthorizationRequest, signedOrPushed: boolean): void {
+  if (signedOrPushed || request.client.requireSignedRequestObject !== true) return;
+  throw new AuthorizationRequestError(
+    invalidRequest('this client must send a signed request object (RFC 9101)'),
+    { redirectUri: request.redirectUri, state: request.state, responseMode: request.responseMode },
+  );
+}

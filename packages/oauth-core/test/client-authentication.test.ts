@@ -9,10 +9,16 @@ import type { Client, Resource } from '../src/model.js';
 import type { ClientStore, ResourceStore } from '../src/storage/index.js';
 import { makeClient, makeResource, publicClient, secrets } from './fixtures.js';
 
+/** A secret as Python's Authlib and requests-oauthlib send it: in Basic without form-encoding. */
+const AWKWARD_SECRET = 'a+b%2F c:d%';
+const rawBasic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
 const clientList: Client[] = [
   makeClient(),
   publicClient(),
   makeClient({ clientId: 'a b:c', secretHash: secrets.hash('p@ss:w rd') }),
+  makeClient({ clientId: 'python', secretHash: secrets.hash(AWKWARD_SECRET) }),
+  makeClient({ clientId: 'basic-only', authMethods: ['client_secret_basic'], secretHash: secrets.hash('s') }),
 ];
 const resourceList: Resource[] = [makeResource(), makeResource({ id: 'no-secret-api', secretHash: null })];
 const clients: ClientStore = { findClient: async (id) => clientList.find((c) => c.clientId === id) ?? null };
@@ -37,7 +43,7 @@ async function failure(promise: Promise<unknown>): Promise<OAuthError> {
 
 describe('parseBasicAuthorization', () => {
   it('decodes form-urlencoded id and secret (RFC 6749 §2.3.1)', () => {
-    expect(parseBasicAuthorization(basic('a b:c', 'p@ss:w rd'))).toEqual({
+    expect(parseBasicAuthorization(basic('a b:c', 'p@ss:w rd'))).toMatchObject({
       clientId: 'a b:c',
       clientSecret: 'p@ss:w rd',
     });
@@ -45,7 +51,15 @@ describe('parseBasicAuthorization', () => {
 
   it('decodes + as a space', () => {
     const header = `Basic ${Buffer.from('a+b:x+y').toString('base64')}`;
-    expect(parseBasicAuthorization(header)).toEqual({ clientId: 'a b', clientSecret: 'x y' });
+    expect(parseBasicAuthorization(header)).toMatchObject({ clientId: 'a b', clientSecret: 'x y' });
+  });
+
+  it('keeps the undecoded credentials when they differ, or when they cannot be form-decoded', () => {
+    const plus = `Basic ${Buffer.from('a+b:x+y').toString('base64')}`;
+    expect(parseBasicAuthorization(plus)?.raw).toEqual({ clientId: 'a+b', clientSecret: 'x+y' });
+    expect(parseBasicAuthorization(basic('web', 'plain'))?.raw).toBeUndefined();
+    const percent = `Basic ${Buffer.from('web:100%zz').toString('base64')}`;
+    expect(parseBasicAuthorization(percent)).toEqual({ clientId: 'web', clientSecret: '100%zz' });
   });
 
   it('is case-insensitive on the scheme', () => {
@@ -58,7 +72,6 @@ describe('parseBasicAuthorization', () => {
 
   it.each([
     `Basic ${Buffer.from('no-colon').toString('base64')}`,
-    `Basic ${Buffer.from('%zz:x').toString('base64')}`,
     `Basic ${Buffer.from(':secret').toString('base64')}`,
     'Basic a b c',
   ])('throws invalid_client for the malformed header %j', (header) => {
@@ -130,7 +143,58 @@ describe('authenticateClient', () => {
   });
 });
 
+describe('authenticateClient: lenient where real clients skip form-encoding (RFC 6749 §2.3.1)', () => {
+  it('accepts a secret with +, %, : and a space sent raw in Basic', async () => {
+    const result = await authenticateClient(
+      { authorization: rawBasic('python', AWKWARD_SECRET), params: {} },
+      deps,
+    );
+    expect(result).toMatchObject({ client: { clientId: 'python' }, authenticated: true });
+  });
+
+  it('still accepts the same secret form-encoded', async () => {
+    const result = await authenticateClient(
+      { authorization: basic('python', AWKWARD_SECRET), params: {} },
+      deps,
+    );
+    expect(result.client.clientId).toBe('python');
+  });
+
+  it('refuses a wrong secret either way with the same invalid_client', async () => {
+    for (const authorization of [rawBasic('python', 'a+b%2F c:x%'), basic('python', 'a+b%2F c:x%')]) {
+      const error = await failure(authenticateClient({ authorization, params: {} }, deps));
+      expect(error.code).toBe('invalid_client');
+      expect(error.status).toBe(401);
+    }
+  });
+});
+
+describe("authenticateClient: the method must be the client's own and accepted at the endpoint", () => {
+  it('refuses client_secret_post from a client registered for client_secret_basic', async () => {
+    const post = { params: { client_id: 'basic-only', client_secret: 's' } };
+    expect((await failure(authenticateClient(post, deps))).code).toBe('invalid_client');
+    const viaBasic = await authenticateClient({ authorization: basic('basic-only', 's'), params: {} }, deps);
+    expect(viaBasic.method).toBe('client_secret_basic');
+  });
+
+  it('refuses none at introspection, where discovery does not list it', async () => {
+    const input = { params: { client_id: 'spa' }, endpoint: 'introspection' as const };
+    expect((await failure(authenticateClient(input, deps))).code).toBe('invalid_client');
+    expect((await authenticateClient({ ...input, endpoint: 'revocation' }, deps)).method).toBe('none');
+  });
+});
+
 describe('authenticateIntrospectionCaller', () => {
+  it('authenticates a resource by id and secret in the body (client_secret_post)', async () => {
+    const caller = await authenticateIntrospectionCaller(
+      { params: { client_id: 'orders-api', client_secret: 'orders-secret' } },
+      deps,
+    );
+    expect(caller).toMatchObject({ type: 'resource', resource: { id: 'orders-api' } });
+    const wrong = { params: { client_id: 'orders-api', client_secret: 'nope' } };
+    expect((await failure(authenticateIntrospectionCaller(wrong, deps))).code).toBe('invalid_client');
+  });
+
   it('authenticates a resource by id and secret', async () => {
     const caller = await authenticateIntrospectionCaller(
       { authorization: basic('orders-api', 'orders-secret'), params: {} },

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -87,7 +89,10 @@ async function openNodePostgres(
 }
 
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
-  return pgliteDatabase(dataDir === undefined ? await PGlite.create() : await PGlite.create(dataDir));
+  if (dataDir === undefined) return pgliteDatabase(await PGlite.create());
+  // PGlite creates its own folder but not the parents (`.data/` on a first start).
+  await mkdir(dirname(dataDir), { recursive: true });
+  return pgliteDatabase(await PGlite.create(dataDir));
 }
 
 /** A handle on an already created PGlite instance (tests start theirs from a migrated template). */

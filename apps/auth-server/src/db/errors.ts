@@ -37,3 +37,21 @@ export function isDatabaseUnavailableError(error: unknown): boolean {
   }
   return false;
 }
+
+/** The database could not be opened or migrated at start: one line naming DATABASE_URL. */
+export class DatabaseStartError extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`DATABASE_URL: ${reason}`, options);
+    this.name = 'DatabaseStartError';
+  }
+}
+
+/** Where the configured database is, without credentials (a connection string may carry a password). */
+export function describeDatabaseLocation(
+  location: { driver: 'pg'; connectionString: string } | { driver: 'pglite'; dataDir: string | undefined },
+): string {
+  if (location.driver === 'pglite')
+    return location.dataDir ? `PGlite in ${location.dataDir}` : 'in-memory PGlite';
+  const url = new URL(location.connectionString);
+  return `PostgreSQL at ${url.hostname}:${url.port || '5432'}${url.pathname}`;
+}

@@ -13,6 +13,7 @@ import type { JWK } from 'jose';
  *   3. Signing keys: private parts encrypted with KEY_ENCRYPTION_KEY.
  *   4. Interaction (SSO sessions, interactions, consents): owned by the /authorize + login work.
  *   5. Rate limiting: counters shared by every instance.
+ *   6. Second factors: authenticator apps, their used time steps, recovery codes.
  *   7. Kerberos principals: which user a ticket's client principal signs in (seed).
  *
  * Keep this file free of relative imports: drizzle-kit loads it on its own.
@@ -58,6 +59,18 @@ export const clients = pgTable('clients', {
   }>(),
   /** Logout of the SSO session leaves this client's grants (refresh tokens) alive. */
   keepOfflineAccessOnLogout: boolean('keep_offline_access_on_logout').notNull().default(false),
+  /** Every user signs in with a second factor for this client (seed `require_mfa`). */
+  requireMfa: boolean('require_mfa').notNull().default(false),
+  /** RFC 7591 `token_endpoint_auth_method`: the methods this client may use (empty: by `secret_hash`). */
+  authMethods: stringList('auth_methods'),
+  /** RFC 7591 `jwks`: the client's public keys (private_key_jwt, request objects). */
+  jwks: jsonb('jwks').$type<{ keys: JWK[] }>(),
+  /** RFC 7591 `jwks_uri`: fetched with a timeout and cached by the server (src/plugins/client-authentication.ts). */
+  jwksUri: text('jwks_uri'),
+  /** RFC 9101 §10.5 `require_signed_request_object`. */
+  requireSignedRequestObject: boolean('require_signed_request_object').notNull().default(false),
+  /** `fapi2`: the FAPI 2.0 Security Profile applies (oauth-core fapi2.ts). */
+  profile: text('profile'),
   /**
    * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
    * of the registry skips the row, so sign-in, client authentication and its tokens stop working,
@@ -76,6 +89,8 @@ export const resources = pgTable('resources', {
   /** Keyed HMAC of the introspection secret; null when the resource cannot introspect. */
   secretHash: text('secret_hash'),
   claims: stringList('claims'),
+  /** Access tokens only from grants that met the multi-factor level (seed `require_mfa`). */
+  requireMfa: boolean('require_mfa').notNull().default(false),
   /** See `clients.disabledAt`. */
   disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
@@ -90,6 +105,8 @@ export const users = pgTable('users', {
   email: text('email'),
   emailVerified: boolean('email_verified').notNull().default(false),
   allowedScopes: text('allowed_scopes').array(),
+  /** The user always signs in with a second factor (seed `mfa_required`). */
+  mfaRequired: boolean('mfa_required').notNull().default(false),
   /** See `clients.disabledAt`. */
   disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
@@ -109,8 +126,9 @@ export const grants = pgTable(
     resources: stringList('resources'),
     sid: text('sid'),
     authTime: epochSeconds('auth_time'),
-    /** RFC 8176 `amr` of the sign-in; a refresh keeps it. */
+    /** RFC 8176 `amr` and OIDC `acr` of the sign-in; a refresh keeps them. */
     amr: text('amr').array(),
+    acr: text('acr'),
     createdAt: epochSeconds('created_at').notNull(),
     revokedAt: epochSeconds('revoked_at'),
   },
@@ -134,6 +152,8 @@ export const authorizationCodes = pgTable(
     authTime: epochSeconds('auth_time').notNull(),
     expiresAt: epochSeconds('expires_at').notNull(),
     usedAt: epochSeconds('used_at'),
+    /** RFC 9449 §10 `dpop_jkt`: the token request must prove this key. */
+    dpopJkt: text('dpop_jkt'),
   },
   (table) => [index('authorization_codes_grant_id_idx').on(table.grantId)],
 );
@@ -187,8 +207,10 @@ export const revokedJwtAccessTokens = pgTable(
 );
 
 /**
- * RFC 9449 §11.1: DPoP proofs already seen, by `hashToken(jkt + "." + jti)`, kept until the proof
- * would be refused for its age anyway; expired rows are deleted periodically.
+ * Single-use JWT ids already seen (oauth-core `JtiReplayStore`): DPoP proofs (RFC 9449 §11.1, by
+ * `hashToken(jkt + "." + jti)`), client assertions (RFC 7523 §3, `client_assertion:<client>:<jti>`)
+ * and request objects (RFC 9101, `request_object:<client>:<jti>`), each kept until the JWT would be
+ * refused for its age anyway; expired rows are deleted periodically. The name is historical.
  */
 export const dpopJtis = pgTable(
   'dpop_jtis',
@@ -270,8 +292,14 @@ export const ssoSessions = pgTable(
     sub: text('sub').notNull(),
     /** OIDC `auth_time`: when the user last entered credentials in this session. */
     authTime: epochSeconds('auth_time').notNull(),
-    /** RFC 8176 `amr` of the sign-in that began or renewed the session (`pwd`, or `wia` for Kerberos). */
-    amr: text('amr').array(),
+    /**
+     * The sign-in methods completed in this session (oauth-core `CompletedMethod`): a password
+     * sign-in starts the list, a second factor or step-up adds to it.
+     */
+    methods: jsonb('methods')
+      .$type<Array<{ method: string; at: number; userVerified?: boolean; synced?: boolean }>>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     createdAt: epochSeconds('created_at').notNull(),
     expiresAt: epochSeconds('expires_at').notNull(),
   },
@@ -335,6 +363,57 @@ export const rateLimitCounters = pgTable(
     hits: integer('hits').notNull(),
   },
   (table) => [index('rate_limit_counters_window_started_at_idx').on(table.windowStartedAt)],
+);
+
+// ─── 6. Second factors ───────────────────────────────────────────────────────────────────────────
+
+/**
+ * Authenticator apps (RFC 6238 TOTP). The secret is encrypted with KEY_ENCRYPTION_KEY like the
+ * signing keys (AAD = `totp:<id>`). `confirmed_at` is null while an enrolment waits for its first
+ * valid code; such a row never counts as a factor.
+ */
+export const totpCredentials = pgTable(
+  'totp_credentials',
+  {
+    id: text('id').primaryKey(),
+    sub: text('sub').notNull(),
+    name: text('name').notNull(),
+    secretEncrypted: text('secret_encrypted').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    confirmedAt: epochSeconds('confirmed_at'),
+    lastUsedAt: epochSeconds('last_used_at'),
+  },
+  (table) => [index('totp_credentials_sub_idx').on(table.sub)],
+);
+
+/**
+ * RFC 6238 §5.2: "the verifier MUST NOT accept the second attempt of the OTP after the successful
+ * validation has been issued for the first OTP". One row per user and accepted time step; the
+ * primary key makes the conditional insert the single race-critical step across instances.
+ */
+export const totpUsedSteps = pgTable(
+  'totp_used_steps',
+  {
+    sub: text('sub').notNull(),
+    step: bigint('step', { mode: 'number' }).notNull(),
+    usedAt: epochSeconds('used_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.sub, table.step] })],
+);
+
+/**
+ * Recovery codes: ten single-use codes per user, shown once. Only a keyed HMAC of each is stored
+ * (key derived from KEY_ENCRYPTION_KEY), so a copied table cannot be searched offline.
+ */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    sub: text('sub').notNull(),
+    codeHash: text('code_hash').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    usedAt: epochSeconds('used_at'),
+  },
+  (table) => [primaryKey({ columns: [table.sub, table.codeHash] })],
 );
 
 // ─── 7. Kerberos principals ──────────────────────────────────────────────────────────────────────

@@ -1,5 +1,5 @@
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
-import { authenticateClient, OAuthError } from '@oidc-orders/oauth-core';
+import { OAuthError } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { databaseRateLimitStore } from './database-rate-limit-store.js';
@@ -62,16 +62,15 @@ export function tokenRateLimitRouteConfig(app: FastifyInstance) {
  * The rate-limit key of a token request: `client:<id>` when the request authenticates as that
  * client (or names a public client), otherwise `ip:<address>`, so a request carrying someone
  * else's client_id with a wrong secret spends its own IP's budget, never that client's.
- * Authentication is a keyed HMAC against the in-memory registry: cheap to do twice.
+ * Authentication is a keyed HMAC against the in-memory registry (or one signature check): cheap to do twice.
  */
 export async function tokenClientKey(request: FastifyRequest): Promise<string> {
-  const { stores, secrets } = request.server.protocol;
   try {
     const { params } = readFormParameters(request.body, ['resource', 'audience']);
-    const { client } = await authenticateClient(
-      { authorization: request.headers.authorization, params },
-      { clients: stores.clients, secrets },
-    );
+    // An assertion is checked but its jti is not spent: the route authenticates it for real next.
+    const { client } = await request.server.clientAuthentication.authenticate(request, 'token', params, {
+      inspectOnly: true,
+    });
     return `client:${client.clientId}`;
   } catch {
     return `ip:${request.ip}`;

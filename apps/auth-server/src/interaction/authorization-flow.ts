@@ -1,14 +1,21 @@
 import {
+  ACR_VALUES,
   type AuthorizationParams,
   type AuthorizationRequest,
   accessDenied,
+  acrOf,
+  amrOf,
   type Clock,
+  type EnrolledFactors,
   grantableScopes,
   issueAuthorizationCode,
+  nextLevelStep,
   OAuthError,
   type ProtocolConfig,
   type ProtocolStores,
   type RandomSource,
+  requiredAcr,
+  resolveAudiences,
   type User,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
@@ -37,10 +44,16 @@ export interface AuthorizationFlowDeps {
   protocolConfig: ProtocolConfig;
   /** Seconds an interaction waits for the user. */
   interactionTtl: number;
+  /** The second factors a user has enrolled (authenticator apps, passkeys, recovery codes). */
+  enrolledFactors(sub: string): Promise<EnrolledFactors>;
 }
 
 export type NextStep =
   | { kind: 'login' }
+  /** The session's level is too low and the user has a factor that reaches it: the otp page. */
+  | { kind: 'otp'; user: User }
+  /** The level needs a factor the user has not enrolled: enrolment first (the enrol page). */
+  | { kind: 'enrol'; user: User }
   | { kind: 'consent'; user: User; scopes: string[] }
   | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession }
   | { kind: 'error'; error: OAuthError };
@@ -49,7 +62,14 @@ export type NextStep =
  * What `nextStep` reads from a request: who asks, for which scopes, and the OIDC sign-in demands.
  * An `AuthorizationRequest` is one; the device verification page builds one for a device code.
  */
-export type SignInRequirements = Pick<AuthorizationRequest, 'client' | 'scopes' | 'prompt' | 'maxAge'>;
+export type SignInRequirements = Pick<AuthorizationRequest, 'client' | 'scopes' | 'prompt' | 'maxAge'> &
+  Partial<Pick<AuthorizationRequest, 'acrValues' | 'resources'>>;
+
+/** RFC 8176 `amr` and OIDC `acr` of a session, as recorded into the grant. */
+export const levelOf = (session: SsoSession) => ({
+  amr: amrOf(session.methods),
+  acr: acrOf(session.methods),
+});
 
 export interface InteractionProgress {
   loginSid: string | null;
@@ -59,6 +79,11 @@ export interface InteractionProgress {
 // OIDC Core §3.1.2.6: the errors of prompt=none when the user would have to act.
 const loginRequired = () =>
   new OAuthError('login_required', { description: 'the user must sign in', detail: 'prompt=none' });
+const interactionRequired = () =>
+  new OAuthError('interaction_required', {
+    description: 'the user must complete a further authentication step',
+    detail: 'prompt=none below the required level',
+  });
 const consentRequired = () =>
   new OAuthError('consent_required', {
     description: 'the user must approve the request',
@@ -67,6 +92,36 @@ const consentRequired = () =>
 
 export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
   const { stores, interactions, consents, clock } = deps;
+
+  /** Whether a resource of the request (named, or owning a requested scope) demands multi-factor. */
+  async function resourceRequiresMfa(request: SignInRequirements): Promise<boolean> {
+    const all = await stores.resources.listResources();
+    const named = request.resources ?? [];
+    return resolveAudiences(request.scopes, named, all).some((resource) => resource.requireMfa === true);
+  }
+
+  /**
+   * The second-factor step the session still needs (oauth-core `requiredAcr`, `nextLevelStep`),
+   * or `null` when it met the level. OIDC Core §3.1.2.1 `acr_values` triggers step-up here.
+   */
+  async function levelStep(request: SignInRequirements, session: SsoSession, user: User) {
+    const enrolled = await deps.enrolledFactors(user.sub);
+    const required = requiredAcr({
+      acrValues: request.acrValues ?? [],
+      clientRequiresMfa: request.client.requireMfa === true,
+      userRequiresMfa: user.mfaRequired === true,
+      userHasSecondFactor: enrolled.otp || enrolled.passkey,
+      resourceRequiresMfa: await resourceRequiresMfa(request),
+    });
+    let step = nextLevelStep(session.methods, required, enrolled);
+    // OIDC Core §5.5.1.1: a requested acr is a voluntary claim. Only a passkey reaches the
+    // phishing-resistant level, and this server cannot enrol one during sign-in, so such a request
+    // is answered at the multi-factor level (the ID token's `acr` tells the client which it got).
+    if (step.kind === 'enrol' && step.passkeyOnly)
+      step = nextLevelStep(session.methods, ACR_VALUES.mfa, enrolled);
+    if (step.kind === 'satisfied') return null;
+    return step.kind === 'second_factor' ? { kind: 'otp' as const, user } : { kind: 'enrol' as const, user };
+  }
 
   return {
     /**
@@ -99,6 +154,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       const user = await stores.users.findUserBySub(activeSession.sub);
       // The account was removed since the session began: the session no longer names anyone.
       if (user === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+
+      const level = await levelStep(request, activeSession, user);
+      if (level !== null) return promptNone ? { kind: 'error', error: interactionRequired() } : level;
 
       const scopes = grantableScopes(request.scopes, request.client, user);
       // The user's own restriction leaves nothing to grant: asking for consent would be pointless.
@@ -162,7 +220,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
           scopes: step.scopes,
           sid: step.session.id,
           authTime: step.session.authTime,
-          amr: step.session.amr ?? undefined,
+          ...levelOf(step.session),
         },
         { stores, clock, random: deps.random, config: deps.protocolConfig },
       );

@@ -1,3 +1,4 @@
+import type { CompletedMethod } from '@oidc-orders/oauth-core';
 import { and, eq, gt, lte } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { ssoSessions } from '../db/schema.js';
@@ -6,10 +7,10 @@ import { ssoSessions } from '../db/schema.js';
 export interface SsoSession {
   id: string;
   sub: string;
-  /** OIDC `auth_time`, whole seconds. */
+  /** OIDC `auth_time`, whole seconds: when the latest method of `methods` succeeded. */
   authTime: number;
-  /** RFC 8176 `amr` of the sign-in; absent for sessions from before it was recorded. */
-  amr?: string[];
+  /** The sign-in methods completed (oauth-core `CompletedMethod`; amr and acr derive from them). */
+  methods: CompletedMethod[];
   createdAt: number;
   expiresAt: number;
 }
@@ -23,9 +24,22 @@ export interface SsoSessionRepository {
    * Re-authentication of the same user inside a live session: keeps the `sid` (relying parties
    * keep their sessions), moves `auth_time` and expiry, and replaces the cookie key.
    */
-  renew(id: string, keyHash: string, authTime: number, expiresAt: number, amr?: string[]): Promise<void>;
+  renew(
+    id: string,
+    keyHash: string,
+    authTime: number,
+    expiresAt: number,
+    methods: CompletedMethod[],
+  ): Promise<void>;
+  /**
+   * A further method completed (second factor, step-up): records the methods and `auth_time` and
+   * replaces the cookie key (the session is worth more now; no fixation).
+   */
+  recordMethods(id: string, keyHash: string, methods: CompletedMethod[], authTime: number): Promise<void>;
   /** Deletes the session and returns what was deleted (for logout notifications), or `null`. */
   delete(id: string): Promise<SsoSession | null>;
+  /** The user's live sessions (the account page lists them), oldest first. */
+  listActive(sub: string, now: number): Promise<SsoSession[]>;
   /** Housekeeping: drops sessions that expired at or before `now`. */
   deleteExpired(now: number): Promise<void>;
 }
@@ -34,23 +48,24 @@ const columns = {
   id: ssoSessions.id,
   sub: ssoSessions.sub,
   authTime: ssoSessions.authTime,
-  amr: ssoSessions.amr,
+  methods: ssoSessions.methods,
   createdAt: ssoSessions.createdAt,
   expiresAt: ssoSessions.expiresAt,
 };
 
-type SessionRow = Omit<SsoSession, 'amr'> & { amr: string[] | null };
-
-const sessionOf = (row: SessionRow | undefined): SsoSession | null => {
-  if (row === undefined) return null;
-  const { amr, ...session } = row;
-  return amr === null ? session : { ...session, amr };
-};
+/** The jsonb column is typed loosely; method names are the oauth-core table's keys. */
+const withMethods = (row: Omit<SsoSession, 'methods'> & { methods: unknown }): SsoSession => ({
+  ...row,
+  methods: row.methods as CompletedMethod[],
+});
 
 export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepository {
   return {
     async create(session, keyHash) {
       await db.insert(ssoSessions).values({ ...session, keyHash });
+    },
+    async recordMethods(id, keyHash, methods, authTime) {
+      await db.update(ssoSessions).set({ keyHash, methods, authTime }).where(eq(ssoSessions.id, id));
     },
     async findActive(keyHash, now) {
       const rows = await db
@@ -58,17 +73,25 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
         .from(ssoSessions)
         .where(and(eq(ssoSessions.keyHash, keyHash), gt(ssoSessions.expiresAt, now)))
         .limit(1);
-      return sessionOf(rows[0]);
+      return rows[0] ? withMethods(rows[0]) : null;
     },
-    async renew(id, keyHash, authTime, expiresAt, amr) {
+    async renew(id, keyHash, authTime, expiresAt, methods) {
       await db
         .update(ssoSessions)
-        .set({ keyHash, authTime, expiresAt, amr: amr ?? null })
+        .set({ keyHash, authTime, expiresAt, methods })
         .where(eq(ssoSessions.id, id));
     },
     async delete(id) {
       const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(columns);
-      return sessionOf(rows[0]);
+      return rows[0] ? withMethods(rows[0]) : null;
+    },
+    async listActive(sub, now) {
+      const rows = await db
+        .select(columns)
+        .from(ssoSessions)
+        .where(and(eq(ssoSessions.sub, sub), gt(ssoSessions.expiresAt, now)))
+        .orderBy(ssoSessions.createdAt);
+      return rows.map(withMethods);
     },
     async deleteExpired(now) {
       await db.delete(ssoSessions).where(lte(ssoSessions.expiresAt, now));

@@ -8,6 +8,8 @@ export interface ErrorPageInput {
   /** The OAuth error code, shown small for support requests. */
   code?: string;
   basePath: string;
+  /** A way on: where to go from here (the client's home, the start page). */
+  next?: { href: string; label: string };
 }
 
 /**
@@ -18,6 +20,10 @@ export interface ErrorPageInput {
 export function renderErrorPage(input: ErrorPageInput): string {
   const body = html`<p>${input.message}</p>
 ${input.code ? html`<p class="muted">Error code: <code>${input.code}</code></p>` : null}
-<p class="muted">Return to the application you came from and try again.</p>`;
+${
+  input.next
+    ? html`<p><a class="button" href="${input.next.href}">${input.next.label}</a></p>`
+    : html`<p class="muted">Return to the application you came from and try again.</p>`
+}`;
   return renderPage({ title: input.title, body, basePath: input.basePath });
 }

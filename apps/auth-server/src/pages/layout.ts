@@ -25,6 +25,7 @@ export function renderPage(frame: PageFrame): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${frame.title}</title>
+<link rel="icon" href="${frame.basePath}/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${frame.basePath}/assets/styles.css">
 ${scripts}
 </head>

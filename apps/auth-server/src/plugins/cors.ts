@@ -1,4 +1,5 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import { isPublicClient } from '@oidc-orders/oauth-core';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -19,7 +20,7 @@ export const corsPlugin = fp(
     const allowedOrigins = async (): Promise<ReadonlySet<string>> => {
       const clients = await app.stores.listClients();
       return new Set(
-        clients.filter((client) => client.secretHash === null).flatMap((client) => client.allowedCorsOrigins),
+        clients.filter((client) => isPublicClient(client)).flatMap((client) => client.allowedCorsOrigins),
       );
     };
 

@@ -1,5 +1,7 @@
 import fp from 'fastify-plugin';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
+import type { DatabaseLocation } from '../db/database-url.js';
+import { DatabaseStartError, describeDatabaseLocation } from '../db/errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,6 +18,11 @@ export interface DatabasePluginOptions {
  * Opens the database, applies the committed migrations, and closes it when the app closes (only
  * when this plugin opened it: a database handed in by the caller belongs to the caller).
  */
+function startError(what: string, location: DatabaseLocation, error: unknown): DatabaseStartError {
+  const reason = error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
+  return new DatabaseStartError(`${what} ${describeDatabaseLocation(location)}: ${reason}`, { cause: error });
+}
+
 export const databasePlugin = fp<DatabasePluginOptions>(
   async (app, options) => {
     const database =
@@ -27,6 +34,8 @@ export const databasePlugin = fp<DatabasePluginOptions>(
             { reason: error.message, code: (error as { code?: unknown }).code },
             'idle database connection failed',
           ),
+      }).catch((error: unknown) => {
+        throw startError('cannot open', app.config.database, error);
       }));
     if (!options.database) {
       app.addHook('onClose', async () => {
@@ -35,9 +44,10 @@ export const databasePlugin = fp<DatabasePluginOptions>(
     }
     try {
       await database.migrate();
+      app.log.info({ driver: app.config.database.driver }, 'database ready: migrations applied');
     } catch (error) {
       if (!options.database) await database.close().catch(() => {});
-      throw error;
+      throw startError('cannot migrate', app.config.database, error);
     }
     app.decorate('database', database);
   },

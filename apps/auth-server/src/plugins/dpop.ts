@@ -12,7 +12,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { deriveDpopNonceKey } from '../keys/key-encryption.js';
-import { createDpopReplayStore } from '../storage/drizzle-dpop-replay.js';
+import { createJtiReplayStore } from '../storage/drizzle-jti-replay.js';
 
 /** How often expired `dpop_jtis` rows are deleted (each instance; the deletes are idempotent). */
 export const DPOP_REPLAY_CLEANUP_INTERVAL_MS = 5 * 60_000;
@@ -28,6 +28,11 @@ export interface DpopService {
    * proof was sent (refused for a client registered with `dpop_bound_access_tokens`).
    */
   verifyTokenRequest(request: FastifyRequest, client: Client, path: string): Promise<string | null>;
+  /**
+   * PAR endpoint (RFC 9449 §10.1): an optional proof for `POST {issuer}{path}`; its key binds the
+   * authorization code. Returns the thumbprint, or `null` when no proof was sent.
+   */
+  verifyOptionalProof(request: FastifyRequest, client: Client, path: string): Promise<string | null>;
   /**
    * Protected resource (RFC 9449 §7.1): a proof for this request that hashes `accessToken` (`ath`).
    * Returns the thumbprint, to compare with the token's `cnf.jkt`. Errors are the token-endpoint
@@ -57,22 +62,23 @@ export const dpopPlugin = fp<{ clock: Clock }>(
   async (app, { clock }) => {
     const issuer = app.config.issuer;
     const nonces = createDpopNonces(deriveDpopNonceKey(app.config.keyEncryptionKey), clock);
-    const replay = createDpopReplayStore(app.database.db);
+    const replay = createJtiReplayStore(app.database.db);
 
     const service: DpopService = {
       algorithms: DPOP_SIGNING_ALGS,
       nonces,
       replay,
       async verifyTokenRequest(request, client, path) {
-        const proof = readDpopHeader(request);
-        if (proof === undefined) {
-          // RFC 9449 §5.2: "the authorization server MUST reject token requests from this client
-          // that do not contain the DPoP header."
-          if (client.dpopBoundAccessTokens === true) {
-            throw invalidRequest('this client must send a DPoP proof', 'dpop_bound_access_tokens');
-          }
-          return null;
+        // RFC 9449 §5.2: "the authorization server MUST reject token requests from this client
+        // that do not contain the DPoP header."
+        if (readDpopHeader(request) === undefined && client.dpopBoundAccessTokens === true) {
+          throw invalidRequest('this client must send a DPoP proof', 'dpop_bound_access_tokens');
         }
+        return service.verifyOptionalProof(request, client, path);
+      },
+      async verifyOptionalProof(request, client, path) {
+        const proof = readDpopHeader(request);
+        if (proof === undefined) return null;
         const verified = await verifyDpopProof(
           proof,
           {

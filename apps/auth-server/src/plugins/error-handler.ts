@@ -1,8 +1,10 @@
+import accepts from '@fastify/accepts';
 import { isOAuthError, OAuthError, type OAuthErrorCode } from '@oidc-orders/oauth-core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDatabaseUnavailableError } from '../db/errors.js';
 import { renderErrorPage } from '../pages/error.js';
+import { prefersHtml } from '../pages/negotiate.js';
 import { sendHtml } from '../pages/respond.js';
 
 /** How a route reports errors; set per route with `config: { errorStyle }`. */
@@ -31,6 +33,9 @@ export const NO_STORE_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache
  */
 export const errorHandlerPlugin = fp(
   async (app) => {
+    // request.accepts(): pages for browsers, JSON for programs (src/pages/negotiate.ts).
+    if (!app.hasRequestDecorator('accepts')) await app.register(accepts);
+    const basePath = () => (app.hasDecorator('config') ? basePathOf(app.config.issuer) : '');
     app.setErrorHandler((error: FastifyError | OAuthError | Error, request, reply) => {
       const oauthError = toOAuthError(error, request);
       const logDetails = { err: error, error: oauthError.code, detail: oauthError.detail };
@@ -42,7 +47,34 @@ export const errorHandlerPlugin = fp(
         );
       } else if (oauthError.status >= 500) request.log.error(logDetails, 'request failed');
       else request.log.info({ error: oauthError.code, detail: oauthError.detail }, 'request rejected');
-      return sendOAuthError(reply, oauthError, request.routeOptions.config?.errorStyle ?? 'oauth');
+      const style = request.routeOptions.config?.errorStyle;
+      // A person who opened a JSON endpoint in a browser (discovery while the database is down)
+      // gets a page; OAuth clients never send `Accept: text/html` first, so they keep RFC 6749 JSON.
+      if (style === undefined && request.method === 'GET' && prefersHtml(request)) {
+        return sendErrorAsPage(reply, oauthError, basePath());
+      }
+      return sendOAuthError(reply, oauthError, style ?? 'oauth');
+    });
+
+    // Unknown paths: a page for browsers, `{error, error_description}` for programs.
+    app.setNotFoundHandler((request, reply) => {
+      if (prefersHtml(request)) {
+        const page = renderErrorPage({
+          title: 'Page not found',
+          message: 'There is no page at this address.',
+          code: 'not_found',
+          basePath: basePath(),
+          next: { href: `${basePath()}/`, label: 'Go to the start page' },
+        });
+        return sendHtml(reply, 404, page);
+      }
+      return reply
+        .code(404)
+        .type('application/json; charset=utf-8')
+        .send({
+          error: 'not_found',
+          error_description: `no route for ${request.method} ${request.url.split('?')[0]}`,
+        });
     });
   },
   { name: 'error-handler', fastify: '5.x' },
@@ -85,6 +117,31 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError, style: ErrorStyl
     .headers({ ...headers, ...NO_STORE_HEADERS })
     .type('application/json; charset=utf-8')
     .send(error.toJSON());
+}
+
+function sendErrorAsPage(reply: FastifyReply, error: OAuthError, basePath: string) {
+  const unavailable = error.status === 503;
+  const page = renderErrorPage({
+    title: unavailable
+      ? 'Temporarily unavailable'
+      : error.status >= 500
+        ? 'Something went wrong'
+        : 'This request is not valid',
+    message: unavailable
+      ? 'The service is temporarily unavailable. Please try again in a moment.'
+      : error.status >= 500
+        ? 'The service had a problem. Please try again in a moment.'
+        : 'The request could not be understood.',
+    code: error.code,
+    basePath,
+  });
+  reply.headers(error.headers);
+  return sendHtml(reply, error.status, page);
+}
+
+function basePathOf(issuer: string): string {
+  const { pathname } = new URL(issuer);
+  return pathname === '/' ? '' : pathname;
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

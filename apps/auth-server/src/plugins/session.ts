@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
+import {
+  authTimeOf,
+  type Clock,
+  type CompletedMethod,
+  type RandomSource,
+  withCompletedMethod,
+} from '@oidc-orders/oauth-core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { SsoSession, SsoSessionRepository } from '../interaction/sso-session-repository.js';
@@ -39,10 +45,28 @@ export interface SsoSessionManager {
    * Records a successful login of `sub` now and sets a new cookie key (no session fixation). The
    * same user keeps the session id; another user's session on this browser is ended first.
    */
-  start(request: FastifyRequest, reply: FastifyReply, sub: string, amr?: string[]): Promise<SsoSession>;
+  start(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    sub: string,
+    method?: Omit<CompletedMethod, 'at'>,
+  ): Promise<SsoSession>;
+  /**
+   * Records a further method (second factor, step-up) in `session` now: amr, acr and `auth_time`
+   * follow from it, and the cookie key is replaced.
+   */
+  addMethod(
+    reply: FastifyReply,
+    session: SsoSession,
+    method: Omit<CompletedMethod, 'at'>,
+  ): Promise<SsoSession>;
   /** Ends the request's session (row and cookie) and notifies listeners. Returns what ended. */
   end(request: FastifyRequest, reply: FastifyReply): Promise<SsoSession | null>;
   onSessionEnded(listener: SessionEndedListener): void;
+  /** The user's live sessions. */
+  listActive(sub: string): Promise<SsoSession[]>;
+  /** Ends every session of `keep.sub` but `keep` (with logout notifications); returns how many. */
+  endOthers(request: FastifyRequest, keep: SsoSession): Promise<number>;
   /** The browser-binding key, creating and setting the cookie when the browser has none yet. */
   ensureBrowserKey(request: FastifyRequest, reply: FastifyReply): string;
   /** The browser-binding key sent by the browser, or `null`. */
@@ -102,8 +126,10 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
   return {
     cookieNames,
     current,
-    async start(request, reply, sub, amr = ['pwd']) {
+    async start(request, reply, sub, method = { method: 'password' }) {
       const now = clock.nowSeconds();
+      // The first method of a sign-in (a password, or a passwordless one) starts the list over.
+      const methods: CompletedMethod[] = [{ ...method, at: now }];
       const key = newKey();
       const expiresAt = now + options.sessionTtl;
       // Housekeeping on the login path keeps the table small without a scheduler.
@@ -112,8 +138,8 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
       let session: SsoSession;
       if (existing !== null && existing.sub === sub) {
         // Same user signing in again (prompt=login, max_age): same sid, fresh auth_time, new key.
-        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, amr);
-        session = { ...existing, authTime: now, expiresAt, amr };
+        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, methods);
+        session = { ...existing, authTime: now, expiresAt, methods };
       } else {
         // Someone else signs in on this browser: the previous user's session ends first.
         await endCurrent(request);
@@ -121,7 +147,7 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
           id: Buffer.from(random.bytes(16)).toString('base64url'),
           sub,
           authTime: now,
-          amr,
+          methods,
           createdAt: now,
           expiresAt,
         };
@@ -130,6 +156,17 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
       reply.setCookie(cookieNames.session, key, { ...baseCookie, expires: new Date(expiresAt * 1000) });
       return session;
     },
+    async addMethod(reply, session, method) {
+      const methods = withCompletedMethod(session.methods, { ...method, at: clock.nowSeconds() });
+      const authTime = authTimeOf(methods) ?? session.authTime;
+      const key = newKey();
+      await repository.recordMethods(session.id, hashCookieValue(key), methods, authTime);
+      reply.setCookie(cookieNames.session, key, {
+        ...baseCookie,
+        expires: new Date(session.expiresAt * 1000),
+      });
+      return { ...session, methods, authTime };
+    },
     async end(request, reply) {
       const ended = await endCurrent(request);
       if (sessionKeyOf(request) !== null) reply.clearCookie(cookieNames.session, baseCookie);
@@ -137,6 +174,20 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
     },
     onSessionEnded(listener) {
       listeners.push(listener);
+    },
+    listActive(sub) {
+      return repository.listActive(sub, clock.nowSeconds());
+    },
+    async endOthers(request, keep) {
+      let ended = 0;
+      for (const other of await repository.listActive(keep.sub, clock.nowSeconds())) {
+        if (other.id === keep.id) continue;
+        const deleted = await repository.delete(other.id);
+        if (deleted === null) continue;
+        ended += 1;
+        await notifyEnded(deleted, request);
+      }
+      return ended;
     },
     ensureBrowserKey(request, reply) {
       const existing = request.cookies[cookieNames.browser] || mintedBrowserKeys.get(request);

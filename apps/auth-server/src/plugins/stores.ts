@@ -36,6 +36,7 @@ export const storesPlugin = fp<StoresPluginOptions>(
         secrets: secretHasher,
         lifetimes: app.config.lifetimes,
         now: options.clock.nowSeconds(),
+        keyEncryptionKey: app.config.keyEncryptionKey,
       });
       // Clients and resources are served from memory on the hot path; drop the old snapshot.
       stores.invalidateRegistry();

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 
 /**
  * The sign-in pages' static files: the one stylesheet and the form_post submitter (external,
@@ -16,6 +16,10 @@ const assets: Record<string, { type: string; body: Buffer }> = {
     type: 'text/javascript; charset=utf-8',
     body: readFileSync(new URL('../pages/form-post-submit.js', import.meta.url)),
   },
+  'favicon.svg': {
+    type: 'image/svg+xml',
+    body: readFileSync(new URL('../pages/favicon.svg', import.meta.url)),
+  },
   // Continues to the post-logout redirect once the front-channel logout iframes have loaded.
   'signed-out.js': {
     type: 'text/javascript; charset=utf-8',
@@ -23,14 +27,20 @@ const assets: Record<string, { type: string; body: Buffer }> = {
   },
 };
 
+function sendAsset(reply: FastifyReply, asset: { type: string; body: Buffer }) {
+  return reply
+    .type(asset.type)
+    .header('cache-control', 'public, max-age=3600')
+    .header('x-content-type-options', 'nosniff')
+    .send(asset.body);
+}
+
 export const assetRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
     const asset = Object.hasOwn(assets, request.params.name) ? assets[request.params.name] : undefined;
     if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-    return reply
-      .type(asset.type)
-      .header('cache-control', 'public, max-age=3600')
-      .header('x-content-type-options', 'nosniff')
-      .send(asset.body);
+    return sendAsset(reply, asset);
   });
+  // Browsers ask for /favicon.ico whatever the page says; answer rather than log a 404 per page.
+  app.get('/favicon.ico', async (_request, reply) => sendAsset(reply, assets['favicon.svg']!));
 };

@@ -10,7 +10,7 @@ import {
   authorizationResponseParams,
   formActionSourceFor,
 } from '../interaction/authorization-response.js';
-import { renderErrorPage } from '../pages/error.js';
+import { type ErrorPageInput, renderErrorPage } from '../pages/error.js';
 import { renderFormPostPage } from '../pages/form-post.js';
 import { sendHtml } from '../pages/respond.js';
 
@@ -83,7 +83,7 @@ export function respondWithOAuthError(
 export function sendErrorPage(
   reply: FastifyReply,
   status: number,
-  page: { title: string; message: string; code?: string },
+  page: Omit<ErrorPageInput, 'basePath'>,
   context: PageContext,
 ) {
   return sendHtml(reply, status, renderErrorPage({ ...page, basePath: context.basePath }));

@@ -2,6 +2,8 @@ import {
   type AuthorizationParams,
   type AuthorizationRequest,
   checkPushedAuthorizationRequired,
+  checkSignedRequestRequired,
+  resolveAuthorizationRequestObject,
   resolvePushedAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +18,7 @@ import {
   respondWithOAuthError,
   targetOf,
 } from './authorization-reply.js';
+import { interactionPageUrl } from './interaction-url.js';
 
 export interface AuthorizeRoutesOptions {
   flow: AuthorizationFlow;
@@ -29,6 +32,13 @@ export interface AuthorizeRoutesOptions {
 export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async (app, options) => {
   const { flow, pageContext } = options;
   const pushedRequests = createPushedAuthorizationRequestStore(app.database.db);
+  const requestObjects = {
+    keys: app.clientAuthentication.keys,
+    replay: app.clientAuthentication.replay,
+    issuer: app.config.issuer,
+    clock: app.protocol.clock,
+    clients: app.protocol.stores.clients,
+  };
 
   async function handle(
     request: FastifyRequest,
@@ -44,9 +54,12 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         store: pushedRequests,
         clock: app.protocol.clock,
       });
-      if (pushed !== null) params = pushed;
+      // RFC 9101 §5: a request object by value stands for the parameters it carries.
+      const signed = pushed === null ? await resolveAuthorizationRequestObject(params, requestObjects) : null;
+      params = pushed ?? signed ?? params;
       authorizationRequest = await flow.validate(params);
       checkPushedAuthorizationRequired(authorizationRequest, pushed !== null);
+      checkSignedRequestRequired(authorizationRequest, pushed !== null || signed !== null);
     } catch (error) {
       return respondToValidationError(reply, error, pageContext, status);
     }
@@ -68,6 +81,8 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         return respondToClient(reply, target, { code }, pageContext, status);
       }
       case 'login':
+      case 'otp':
+      case 'enrol':
       case 'consent': {
         const browserKey = app.ssoSessions.ensureBrowserKey(request, reply);
         // Validation passed, so no name repeats (but `resource`): single values are the whole request.
@@ -75,7 +90,7 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         const interaction = await flow.startInteraction({ params: single, resources }, browserKey);
         return reply
           .header('cache-control', 'no-store')
-          .redirect(`${pageContext.basePath}/interaction/${interaction.id}/${step.kind}`, 303);
+          .redirect(interactionPageUrl(pageContext, interaction.id, step.kind, single.client_id), 303);
       }
     }
   }

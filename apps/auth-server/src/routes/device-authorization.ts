@@ -1,8 +1,4 @@
-import {
-  authenticateClient,
-  authorizeDevice,
-  type DeviceAuthorizationSettings,
-} from '@oidc-orders/oauth-core';
+import { authorizeDevice, type DeviceAuthorizationSettings } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
@@ -18,7 +14,7 @@ export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
  * `client_id`); errors as RFC 6749 §5.2 JSON. The verification URI is built from ISSUER.
  */
 export const deviceAuthorizationRoutes: FastifyPluginAsync = async (app) => {
-  const { stores, clock, random, secrets } = app.protocol;
+  const { stores, clock, random } = app.protocol;
   const settings: DeviceAuthorizationSettings = {
     verificationUri: `${app.config.issuer}${DEVICE_VERIFICATION_PATH}`,
     deviceCodeTtl: app.config.device.deviceCodeTtl,
@@ -31,10 +27,7 @@ export const deviceAuthorizationRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       // RFC 8707 §2: `resource` is the one parameter that may repeat.
       const { params, repeated } = readFormParameters(request.body, ['resource']);
-      const { client } = await authenticateClient(
-        { authorization: request.headers.authorization, params },
-        { clients: stores.clients, secrets },
-      );
+      const { client } = await app.clientAuthentication.authenticate(request, 'device_authorization', params);
       const response = await authorizeDevice(
         { params, resources: repeated.resource ?? [], client },
         { stores, clock, random, settings },

@@ -15,14 +15,14 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { databaseRateLimitStore } from '../http/database-rate-limit-store.js';
-import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
+import { type AuthorizationFlow, levelOf } from '../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { renderDeviceCodePage, renderDeviceOutcomePage } from '../pages/device.js';
 import { sendHtml } from '../pages/respond.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage } from './authorization-reply.js';
 import { DEVICE_VERIFICATION_PATH } from './device-authorization.js';
-import type { DevicePurposeResolver, InteractionPurpose } from './interaction.js';
+import type { DevicePurposeResolver, InteractionPage, InteractionPurpose } from './interaction.js';
 
 /**
  * The RFC 8628 §3.3 verification page and the device ending of login/consent interactions.
@@ -105,7 +105,13 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
     const purpose: InteractionPurpose = {
       client,
       // prompt=consent: the consent page is shown whatever was approved before (see above).
-      requirements: { client, scopes: [...deviceCode.scopes], prompt: ['consent'], maxAge: null },
+      requirements: {
+        client,
+        scopes: [...deviceCode.scopes],
+        resources: [...deviceCode.resources],
+        prompt: ['consent'],
+        maxAge: null,
+      },
       loginHint: undefined,
       formActionSources: [],
       consentNotice: DEVICE_CONSENT_NOTICE,
@@ -117,7 +123,7 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
             scopes: step.scopes,
             sid: step.session.id,
             authTime: step.session.authTime,
-            amr: step.session.amr ?? undefined,
+            ...levelOf(step.session),
           },
           { stores, clock, random },
         );
@@ -153,7 +159,7 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
   options,
 ) => {
   const { flow, stores, clock, pageContext } = options;
-  const interactionUrl = (id: string, page: 'login' | 'consent') =>
+  const interactionUrl = (id: string, page: InteractionPage) =>
     `${pageContext.basePath}/interaction/${id}/${page}`;
 
   // Scoped to this plugin (`global: false`): only the code entry below is limited. RFC 8628 §5.1:
@@ -232,7 +238,13 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
       const { deviceCode, client } = lookup;
       const session = await app.ssoSessions.current(request);
       const step = await flow.nextStep(
-        { client, scopes: [...deviceCode.scopes], prompt: ['consent'], maxAge: null },
+        {
+          client,
+          scopes: [...deviceCode.scopes],
+          resources: [...deviceCode.resources],
+          prompt: ['consent'],
+          maxAge: null,
+        },
         session,
         null,
       );
@@ -245,8 +257,9 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
         browserKey,
         deviceCode.deviceCodeHash,
       );
-      // With an SSO session: straight to consent (prompt=consent makes that the earliest end).
-      const page = step.kind === 'login' ? 'login' : 'consent';
+      // With an SSO session: straight to consent (prompt=consent makes that the earliest end), after
+      // the second factor when the session has not met the level the same rules as /authorize ask.
+      const page = step.kind === 'complete' ? 'consent' : step.kind;
       return reply.header('cache-control', 'no-store').redirect(interactionUrl(interaction.id, page), 303);
     },
   );

@@ -1,4 +1,9 @@
-import { DPOP_SIGNING_ALGS } from '@oidc-orders/oauth-core';
+import {
+  ACR_VALUES_SUPPORTED,
+  authMethodsSupportedAt,
+  CLIENT_JWT_SIGNING_ALGS,
+  DPOP_SIGNING_ALGS,
+} from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.js';
@@ -16,7 +21,23 @@ export const SUPPORTED_GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:token-exchange',
 ];
 
-const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+/**
+ * `*_auth_methods_supported` and `*_auth_signing_alg_values_supported` come from oauth-core's one
+ * table of client authentication methods, the same the endpoints authenticate against.
+ * RFC 9126 §2 and RFC 8628 §3.1: PAR and device authorization authenticate as the token endpoint.
+ */
+function authenticationMetadata() {
+  const algs = [...CLIENT_JWT_SIGNING_ALGS];
+  return {
+    token_endpoint_auth_methods_supported: authMethodsSupportedAt('token'),
+    token_endpoint_auth_signing_alg_values_supported: algs,
+    revocation_endpoint_auth_methods_supported: authMethodsSupportedAt('revocation'),
+    revocation_endpoint_auth_signing_alg_values_supported: algs,
+    // RFC 7662 §2.1: introspection requires authentication, so public clients (`none`) cannot use it.
+    introspection_endpoint_auth_methods_supported: authMethodsSupportedAt('introspection'),
+    introspection_endpoint_auth_signing_alg_values_supported: algs,
+  };
+}
 
 /**
  * OpenID Connect Discovery 1.0 and the JWKS (RFC 7517 §5). Both are served from memory. Every URL
@@ -59,22 +80,28 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
       'nonce',
       'at_hash',
       'sid',
+      'amr',
+      'acr',
       'name',
       'email',
       'email_verified',
     ],
     // RFC 9700 §2.1.1: S256 only; `plain` offers no protection against a leaked authorization request.
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, 'none'],
-    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, 'none'],
-    // RFC 7662 §2.1: introspection requires authentication, so public clients (`none`) cannot use it.
-    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    ...authenticationMetadata(),
+    // RFC 9701 §7: JWT-secured introspection responses are signed with ES256.
+    introspection_signing_alg_values_supported: ['ES256'],
     // RFC 9207: the authorization response carries `iss`, against mix-up attacks.
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ['none', 'login', 'consent'],
+    // OIDC Discovery §3: the authentication levels `acr_values` may ask for (README "Authentication levels").
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // RFC 9101: request objects by value, at /authorize and at the PAR endpoint; `request_uri`
+    // only as the PAR endpoint's reference (RFC 9126), so not as a URL to fetch.
+    request_parameter_supported: true,
     request_uri_parameter_supported: false,
+    request_object_signing_alg_values_supported: [...CLIENT_JWT_SIGNING_ALGS],
     // RFC 9449 §5.1: the algorithms accepted in DPoP proofs.
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     // OIDC Front-Channel Logout 1.0 §3 and Back-Channel Logout 1.0 §2.1: both are offered, and

@@ -1,4 +1,5 @@
 import {
+  type AuthenticationMethod,
   type AuthorizationRequest,
   type Client,
   dummyPasswordVerify,
@@ -9,6 +10,7 @@ import {
   verifyPassword,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ACCOUNT_CLIENT, isAccountInteraction } from '../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type {
   AuthorizationFlow,
@@ -21,9 +23,15 @@ import type { ConsentRepository } from '../interaction/consent-repository.js';
 import { type CsrfPurpose, csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import type { Interaction, InteractionRepository } from '../interaction/interaction-repository.js';
 import type { SsoSession } from '../interaction/sso-session-repository.js';
+import { qrCodeDataUrl } from '../mfa/qr-code.js';
+import type { RecoveryCodeRepository } from '../mfa/recovery-codes.js';
+import type { TotpRepository } from '../mfa/totp-repository.js';
 import { renderConsentPage } from '../pages/consent.js';
+import { renderEnrolTotpPage } from '../pages/enrol-totp.js';
 import { renderLoginPage } from '../pages/login.js';
 import { sendLogoutConfirmPage } from '../pages/logout-confirm.js';
+import { renderOtpPage } from '../pages/otp.js';
+import { renderRecoveryCodePage, renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
 import { sendSignedOutPage } from '../pages/signed-out.js';
 import { hashCookieValue } from '../plugins/session.js';
@@ -36,6 +44,7 @@ import {
   sendErrorPage,
   targetOf,
 } from './authorization-reply.js';
+import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './interaction-url.js';
 import { type KerberosSignInOptions, kerberosSignInRoutes } from './kerberos-sign-in.js';
 
 /** One login attempt, as a rate limiter sees it. */
@@ -107,16 +116,17 @@ export interface InteractionRoutesOptions {
   resolveDevicePurpose?: DevicePurposeResolver;
   /** Kerberos single sign-on (src/routes/kerberos-sign-in.ts); without it the login page has no link. */
   kerberos?: KerberosSignIn;
+  /** Authenticator apps: the otp and enrol pages. */
+  totp: TotpRepository;
+  /** Recovery codes: the recovery page, and the set shown after the first enrolment. */
+  recoveryCodes: RecoveryCodeRepository;
 }
 
-/** How a sign-in step was completed (README "Kerberos": the ID token's `amr`). */
-export type SignInMethod = 'password' | 'kerberos';
-
 /**
- * RFC 8176 §2 `amr` of each sign-in method: `pwd` for a password; `wia` ("Windows integrated
- * authentication") for Kerberos through HTTP Negotiate, whatever the desktop runs (README "Kerberos").
+ * The first-factor sign-in methods of the login step (oauth-core `AUTHENTICATION_METHODS` says
+ * what each contributes to `amr` and `acr`; README "Kerberos").
  */
-const AMR_OF: Record<SignInMethod, string[]> = { password: ['pwd'], kerberos: ['wia'] };
+export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos'>;
 
 /** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
 export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
@@ -149,11 +159,17 @@ const stringField = (body: unknown, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
+/** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
+export type InteractionPage = 'login' | 'kerberos' | 'otp' | 'recovery' | 'enrol' | 'continue' | 'consent';
+
+/** Same text for a wrong code and a used one: the page does not help guessing. */
+export const INVALID_CODE_MESSAGE = 'That code is not valid. Enter the current code from your app.';
+
 /** Login, consent and logout pages (README "Pages"). */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
   const { flow, stores, interactions, consents, pageContext } = options;
-  const pageUrl = (id: string, page: 'login' | 'consent' | 'kerberos') =>
-    `${pageContext.basePath}/interaction/${id}/${page}`;
+  const pageUrl = (interaction: Interaction, page: InteractionPage) =>
+    interactionPageUrl(pageContext, interaction.id, page, interaction.request.params.client_id);
 
   /**
    * The interaction named in the URL, if it is live and was started by this browser; otherwise an
@@ -165,13 +181,19 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   ): Promise<LoadedInteraction | null> {
     const interaction = await interactions.findActive(request.params.id, options.nowSeconds());
     if (interaction === null) {
+      // Typically Back after signing in: the interaction is consumed. Offer the way on, the
+      // client's own start page, which begins a fresh sign-in (or finds the user signed in).
+      const next = await clientHomeLink(stores, clientIdFromQuery(request.query));
       sendErrorPage(
         reply,
         400,
         {
           title: 'This sign-in request has expired',
-          message: 'The sign-in took too long or was already completed.',
+          message: next
+            ? 'The sign-in took too long or was already completed. Start again from the application.'
+            : 'The sign-in took too long or was already completed.',
           code: 'interaction_expired',
+          ...(next ? { next } : {}),
         },
         pageContext,
       );
@@ -204,6 +226,9 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       }
       return { interaction, browserKey, purpose };
     }
+    if (isAccountInteraction(interaction.request.params)) {
+      return { interaction, browserKey, purpose: accountPurpose(interaction) };
+    }
     try {
       // Re-validated at every step: the client may have been changed or removed meanwhile.
       const authorizationRequest = await flow.revalidate(interaction.request);
@@ -212,6 +237,27 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       await respondToValidationError(reply, error, pageContext, 303);
       return null;
     }
+  }
+
+  /** The account page's sign-in: it ends back on /account (max_age=0 when re-authenticating). */
+  function accountPurpose(interaction: Interaction): InteractionPurpose {
+    const backToAccount = (reply: FastifyReply) =>
+      reply.header('cache-control', 'no-store').redirect(`${pageContext.basePath}/account`, 303);
+    const maxAge = interaction.request.params.max_age;
+    return {
+      client: ACCOUNT_CLIENT,
+      requirements: {
+        client: ACCOUNT_CLIENT,
+        scopes: ['openid'],
+        prompt: [],
+        maxAge: maxAge === undefined ? null : Number(maxAge),
+      },
+      loginHint: undefined,
+      formActionSources: [],
+      complete: async (reply) => backToAccount(reply),
+      deny: async (reply) => backToAccount(reply),
+      fail: async (reply) => backToAccount(reply),
+    };
   }
 
   /** The /authorize ending: the code, or the error, goes to the client's redirect URI. */
@@ -294,12 +340,15 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       username: username ?? loaded.purpose.loginHint,
       errorMessage,
       basePath: pageContext.basePath,
-      kerberosHref: options.kerberos ? pageUrl(id, 'kerberos') : undefined,
+      kerberosHref: options.kerberos ? pageUrl(loaded.interaction, 'kerberos') : undefined,
       // The Kerberos challenge's body is this form too: it must post to the login URL.
-      formAction: options.kerberos ? pageUrl(id, 'login') : undefined,
+      formAction: options.kerberos ? pageUrl(loaded.interaction, 'login') : undefined,
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
+
+  const redirectToPage = (reply: FastifyReply, loaded: LoadedInteraction, page: InteractionPage) =>
+    reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, page), 303);
 
   /** A second submission (double click, back button) after the interaction was consumed. */
   function sendAlreadyCompleted(reply: FastifyReply) {
@@ -336,10 +385,12 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     const step = await flow.nextStep(loaded.purpose.requirements, session, progress);
     switch (step.kind) {
       case 'login':
+      case 'otp':
+      case 'enrol':
       case 'consent':
         return reply
           .header('cache-control', 'no-store')
-          .redirect(pageUrl(loaded.interaction.id, step.kind), 303);
+          .redirect(pageUrl(loaded.interaction, step.kind), 303);
       case 'complete':
         return complete(reply, loaded, step);
       case 'error': {
@@ -423,7 +474,8 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     user: User,
     method: SignInMethod,
   ) {
-    const session = await app.ssoSessions.start(request, reply, user.sub, AMR_OF[method]);
+    // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
+    const session = await app.ssoSessions.start(request, reply, user.sub, { method });
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }
@@ -442,6 +494,253 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     });
   }
 
+  // ─── Second factor: authenticator app code, and enrolment when one is required ───────────────
+
+  /**
+   * The session this page may act on: the step must still be `expected` (otherwise the browser is
+   * sent to the step it is at). Returns `null` after answering.
+   */
+  async function sessionAtStep(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    expected: 'otp' | 'enrol',
+  ): Promise<{ session: SsoSession; user: User } | null> {
+    const session = await app.ssoSessions.current(request);
+    const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
+    if (step.kind === expected && session !== null) return { session, user: step.user };
+    if (step.kind === 'complete' || step.kind === 'error') {
+      await proceed(reply, loaded, session, progressOf(loaded.interaction));
+    } else {
+      await redirectToPage(reply, loaded, step.kind);
+    }
+    return null;
+  }
+
+  /** The login lockout, applied to second-factor codes under a key of their own per user. */
+  async function secondFactorAllowed(request: FastifyRequest, sub: string, clientId: string) {
+    if (!options.loginAttemptGuard) return { allowed: true } as const;
+    const decision = normalizeDecision(
+      await options.loginAttemptGuard.allow({ ip: request.ip, username: `mfa:${sub}` }),
+    );
+    if (!decision.allowed) {
+      audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
+        limit: decision.limit === 'username' ? 'mfa_user' : 'mfa_ip',
+        sub,
+        ip: request.ip,
+        client_id: clientId,
+        retry_after_seconds: decision.retryAfterSeconds,
+      });
+    }
+    return decision;
+  }
+
+  function sendOtpPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    status: number,
+    errorMessage?: string,
+  ) {
+    const page = renderOtpPage({
+      clientName: loaded.purpose.client.clientName,
+      csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
+      errorMessage,
+      basePath: pageContext.basePath,
+      recoveryUrl: pageUrl(loaded.interaction, 'recovery'),
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/otp', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null) return reply;
+    if ((await sessionAtStep(request, reply, loaded, 'otp')) === null) return reply;
+    return sendOtpPage(reply, loaded, 200);
+  });
+
+  app.post<{ Params: { id: string } }>('/interaction/:id/otp', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null || !checkCsrf(request, reply, loaded, 'otp')) return reply;
+    const current = await sessionAtStep(request, reply, loaded, 'otp');
+    if (current === null) return reply;
+    const { session } = current;
+    const clientId = loaded.purpose.client.clientId;
+    const decision = await secondFactorAllowed(request, session.sub, clientId);
+    if (!decision.allowed) {
+      // RFC 6585 §4, as for passwords: 429 with Retry-After and the same words.
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return sendOtpPage(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds));
+    }
+    const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${session.sub}` };
+    const verification = await options.totp.verify(session.sub, stringField(request.body, 'otp') ?? '');
+    if (verification.outcome !== 'accepted') {
+      await options.loginAttemptGuard?.recordFailure(attempt);
+      audit(request.log, AUDIT_EVENTS.factorFailed, {
+        sub: session.sub,
+        method: 'otp',
+        reason: verification.outcome,
+        client_id: clientId,
+        ip: request.ip,
+      });
+      return sendOtpPage(reply, loaded, 401, INVALID_CODE_MESSAGE);
+    }
+    await options.loginAttemptGuard?.recordSuccess(attempt);
+    audit(request.log, AUDIT_EVENTS.factorSucceeded, {
+      sub: session.sub,
+      method: 'otp',
+      credential_id: verification.credentialId,
+      client_id: clientId,
+      ip: request.ip,
+    });
+    const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'otp' });
+    return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+  });
+
+  function sendRecoveryPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    status: number,
+    errorMessage?: string,
+  ) {
+    const page = renderRecoveryCodePage({
+      clientName: loaded.purpose.client.clientName,
+      csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
+      errorMessage,
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/recovery', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null) return reply;
+    if ((await sessionAtStep(request, reply, loaded, 'otp')) === null) return reply;
+    return sendRecoveryPage(reply, loaded, 200);
+  });
+
+  app.post<{ Params: { id: string } }>('/interaction/:id/recovery', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null || !checkCsrf(request, reply, loaded, 'otp')) return reply;
+    const current = await sessionAtStep(request, reply, loaded, 'otp');
+    if (current === null) return reply;
+    const { session } = current;
+    const clientId = loaded.purpose.client.clientId;
+    const decision = await secondFactorAllowed(request, session.sub, clientId);
+    if (!decision.allowed) {
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return sendRecoveryPage(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds));
+    }
+    const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${session.sub}` };
+    if (!(await options.recoveryCodes.use(session.sub, stringField(request.body, 'recovery_code') ?? ''))) {
+      await options.loginAttemptGuard?.recordFailure(attempt);
+      audit(request.log, AUDIT_EVENTS.factorFailed, {
+        sub: session.sub,
+        method: 'recovery_code',
+        reason: 'invalid',
+        client_id: clientId,
+        ip: request.ip,
+      });
+      return sendRecoveryPage(reply, loaded, 401, 'That recovery code is not valid or was already used.');
+    }
+    await options.loginAttemptGuard?.recordSuccess(attempt);
+    audit(request.log, AUDIT_EVENTS.factorSucceeded, {
+      sub: session.sub,
+      method: 'recovery_code',
+      remaining: await options.recoveryCodes.remaining(session.sub),
+      client_id: clientId,
+      ip: request.ip,
+    });
+    const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'recovery_code' });
+    return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+  });
+
+  /** After the recovery codes were shown: on with the interaction. */
+  app.post<{ Params: { id: string } }>('/interaction/:id/continue', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null || !checkCsrf(request, reply, loaded, 'enrol')) return reply;
+    const session = await app.ssoSessions.current(request);
+    return proceed(reply, loaded, session, progressOf(loaded.interaction));
+  });
+
+  async function sendEnrolPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    status: number,
+    enrolment: { id: string; secret: string; uri: string },
+    errorMessage?: string,
+  ) {
+    const page = renderEnrolTotpPage({
+      lead: `${loaded.purpose.client.clientName} requires a second step when you sign in. Set up an authenticator app to continue.`,
+      csrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
+      secret: enrolment.secret,
+      qrCodeDataUrl: await qrCodeDataUrl(enrolment.uri),
+      enrolmentId: enrolment.id,
+      errorMessage,
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/enrol', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null) return reply;
+    const current = await sessionAtStep(request, reply, loaded, 'enrol');
+    if (current === null) return reply;
+    const enrolment = await options.totp.startEnrolment(
+      current.user.sub,
+      current.user.username,
+      'Authenticator app',
+    );
+    return sendEnrolPage(reply, loaded, 200, enrolment);
+  });
+
+  app.post<{ Params: { id: string } }>('/interaction/:id/enrol', async (request, reply) => {
+    const loaded = await loadInteraction(request, reply);
+    if (loaded === null || !checkCsrf(request, reply, loaded, 'enrol')) return reply;
+    const current = await sessionAtStep(request, reply, loaded, 'enrol');
+    if (current === null) return reply;
+    const { session, user } = current;
+    const enrolment = await options.totp.pendingEnrolment(
+      stringField(request.body, 'enrolment') ?? '',
+      user.sub,
+      user.username,
+    );
+    if (enrolment === null) return redirectToPage(reply, loaded, 'enrol');
+    const clientId = loaded.purpose.client.clientId;
+    const decision = await secondFactorAllowed(request, user.sub, clientId);
+    if (!decision.allowed) {
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return sendEnrolPage(reply, loaded, 429, enrolment, tooManyAttemptsMessage(decision.retryAfterSeconds));
+    }
+    const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${user.sub}` };
+    if (!(await options.totp.confirm(enrolment.id, user.sub, stringField(request.body, 'otp') ?? ''))) {
+      await options.loginAttemptGuard?.recordFailure(attempt);
+      return sendEnrolPage(reply, loaded, 400, enrolment, INVALID_CODE_MESSAGE);
+    }
+    await options.loginAttemptGuard?.recordSuccess(attempt);
+    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
+      sub: user.sub,
+      method: 'otp',
+      credential_id: enrolment.id,
+      client_id: clientId,
+    });
+    // The confirming code proved possession: it completes the second factor of this sign-in.
+    const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'otp' });
+    if (await options.recoveryCodes.hasSet(user.sub)) {
+      return proceed(reply, loaded, stepped, progressOf(loaded.interaction));
+    }
+    // The first factor enrolled: its recovery codes, shown once, before going on.
+    const codes = await options.recoveryCodes.regenerate(user.sub);
+    audit(request.log, AUDIT_EVENTS.recoveryCodesIssued, { sub: user.sub });
+    const page = renderRecoveryCodesShownPage({
+      codes,
+      continueCsrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
+      continueAction: pageUrl(loaded.interaction, 'continue'),
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
+  });
+
   // ─── Consent ───────────────────────────────────────────────────────────────────────────────────
 
   app.get<{ Params: { id: string } }>('/interaction/:id/consent', async (request, reply) => {
@@ -449,8 +748,8 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     if (loaded === null) return reply;
     const session = await app.ssoSessions.current(request);
     const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
-    if (step.kind === 'login' || step.kind === 'error') {
-      return reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction.id, 'login'), 303);
+    if (step.kind !== 'consent' && step.kind !== 'complete') {
+      return redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
     }
     const page = renderConsentPage({
       clientName: loaded.purpose.client.clientName,
@@ -492,9 +791,9 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     }
 
     const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
-    if (step.kind === 'login' || step.kind === 'error') {
+    if (step.kind !== 'consent' && step.kind !== 'complete') {
       // The session ended (or changed) while the consent page was open: sign in first.
-      return reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction.id, 'login'), 303);
+      return redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
     }
     await consents.remember(step.user.sub, loaded.purpose.client.clientId, step.scopes, options.nowSeconds());
     await interactions.recordApproval(loaded.interaction.id, step.scopes);

@@ -1,25 +1,30 @@
-import { authenticateIntrospectionCaller, introspectToken, invalidRequest } from '@oidc-orders/oauth-core';
+import {
+  acceptsIntrospectionJwt,
+  INTROSPECTION_JWT_MEDIA_TYPE,
+  introspectionJwtClaims,
+  introspectToken,
+  invalidRequest,
+} from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
 
 /**
  * RFC 7662 token introspection. §2.1: the endpoint requires authorization; callers are resources
- * (their `id` and `secret` in HTTP Basic) or confidential clients. A token that is not addressed to
- * the caller is reported as `{active: false}` exactly like an unknown one (§2.2).
+ * (their `id` and `secret`, HTTP Basic or in the body) or clients authenticating as at the token
+ * endpoint (public clients cannot). A token that is not addressed to the caller is reported as
+ * `{active: false}` exactly like an unknown one (§2.2). RFC 9701: a caller sending
+ * `Accept: application/token-introspection+jwt` gets the answer as a JWT signed with the server's key.
  */
 export const introspectionRoutes: FastifyPluginAsync = async (app) => {
-  const { stores, verifier, clock, config, secrets } = app.protocol;
+  const { stores, verifier, clock, config, signer } = app.protocol;
 
   app.post(
     '/introspect',
     { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
     async (request, reply) => {
       const { params } = readFormParameters(request.body);
-      const caller = await authenticateIntrospectionCaller(
-        { authorization: request.headers.authorization, params },
-        { clients: stores.clients, resources: stores.resources, secrets },
-      );
+      const caller = await app.clientAuthentication.introspectionCaller(request, params);
       const token = params.token;
       if (token === undefined) throw invalidRequest('token is required');
       const response = await introspectToken(token, params.token_type_hint, caller, {
@@ -29,7 +34,16 @@ export const introspectionRoutes: FastifyPluginAsync = async (app) => {
         config,
       });
       // The answer describes a credential: never cached (RFC 7662 §4 privacy considerations).
-      return reply.headers(NO_STORE_HEADERS).send(response);
+      reply.headers(NO_STORE_HEADERS);
+      if (!acceptsIntrospectionJwt(request.headers.accept)) return reply.send(response);
+      const claims = introspectionJwtClaims(response, {
+        issuer: app.config.issuer,
+        caller,
+        now: clock.nowSeconds(),
+      });
+      // RFC 9701 §5: signed (ES256, this server's default access-token algorithm), never encrypted here.
+      const jwt = await signer.sign(claims, { alg: 'ES256', typ: 'token-introspection+jwt' });
+      return reply.type(INTROSPECTION_JWT_MEDIA_TYPE).send(jwt);
     },
   );
 };

@@ -1,4 +1,4 @@
-import { authenticateClient, invalidRequest, revokeToken } from '@oidc-orders/oauth-core';
+import { invalidRequest, revokeToken } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
@@ -10,17 +10,14 @@ import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
  * someone else's, so the endpoint cannot be used to probe tokens.
  */
 export const revocationRoutes: FastifyPluginAsync = async (app) => {
-  const { stores, verifier, clock, config, secrets } = app.protocol;
+  const { stores, verifier, clock, config } = app.protocol;
 
   app.post(
     '/revoke',
     { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
     async (request, reply) => {
       const { params } = readFormParameters(request.body);
-      const { client } = await authenticateClient(
-        { authorization: request.headers.authorization, params },
-        { clients: stores.clients, secrets },
-      );
+      const { client } = await app.clientAuthentication.authenticate(request, 'revocation', params);
       const token = params.token;
       if (token === undefined) throw invalidRequest('token is required');
       await revokeToken(token, params.token_type_hint, client, { stores, verifier, clock, config });
@@ -28,7 +25,9 @@ export const revocationRoutes: FastifyPluginAsync = async (app) => {
         client_id: client.clientId,
         ...(params.token_type_hint ? { token_type_hint: params.token_type_hint.slice(0, 40) } : {}),
       });
-      return reply.headers(NO_STORE_HEADERS).code(200).send();
+      // RFC 7009 §2.2 says only "HTTP status code 200"; an empty JSON object lets JSON client
+      // libraries that parse every answer (and stop at a parse error) carry on.
+      return reply.headers(NO_STORE_HEADERS).code(200).type('application/json').send({});
     },
   );
 };

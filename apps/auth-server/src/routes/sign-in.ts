@@ -9,15 +9,20 @@ import type {
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
 import { isDatabaseUnavailableError } from '../db/errors.js';
 import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
+import { createTotpRepository } from '../mfa/totp-repository.js';
 import { renderErrorPage } from '../pages/error.js';
+import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import { accountRoutes } from './account.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -26,6 +31,7 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
@@ -51,6 +57,10 @@ export interface SignInRoutesOptions {
   deviceUserCodeAttemptsPerMinute?: number;
   /** Kerberos single sign-on, when KRB5_KTNAME is configured (README "Kerberos"). */
   kerberos?: KerberosSignIn;
+  /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
+  keyEncryptionKey: Uint8Array;
+  /** Development only: the seeded clients and users the landing page lists. */
+  developmentSeed?: DevelopmentSeedSummary;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -131,6 +141,19 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     return sendHtml(reply, status, page);
   });
 
+  const totp = createTotpRepository({
+    db: options.db,
+    keyEncryptionKey: options.keyEncryptionKey,
+    clock: protocol.clock,
+    random: protocol.random,
+    issuer,
+  });
+  const recoveryCodes = createRecoveryCodeRepository({
+    db: options.db,
+    keyEncryptionKey: options.keyEncryptionKey,
+    clock: protocol.clock,
+    random: protocol.random,
+  });
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
   const flow = createAuthorizationFlow({
@@ -141,6 +164,11 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     random: protocol.random,
     protocolConfig: protocol.config,
     interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
+    enrolledFactors: async (sub) => ({
+      otp: await totp.hasConfirmed(sub),
+      passkey: false,
+      recoveryCodes: (await recoveryCodes.remaining(sub)) > 0,
+    }),
   });
 
   const deviceVerification: DeviceVerificationOptions = {
@@ -155,6 +183,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   };
 
   await app.register(assetRoutes);
+  await app.register(homeRoutes, { pageContext, development: options.developmentSeed });
   await app.register(authorizeRoutes, { flow, pageContext });
   await app.register(deviceVerificationRoutes, deviceVerification);
   await app.register(interactionRoutes, {
@@ -168,5 +197,17 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,
+    totp,
+    recoveryCodes,
+  });
+  await app.register(accountRoutes, {
+    appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
+    flow,
+    stores: protocol.stores,
+    db: options.db,
+    totp,
+    recoveryCodes,
+    clock: protocol.clock,
+    pageContext,
   });
 };

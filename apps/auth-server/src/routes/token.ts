@@ -1,9 +1,4 @@
-import {
-  authenticateClient,
-  createGrantRegistry,
-  type GrantContext,
-  handleTokenRequest,
-} from '@oidc-orders/oauth-core';
+import { createGrantRegistry, type GrantContext, handleTokenRequest } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
@@ -17,7 +12,7 @@ import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
  */
 export const tokenRoutes: FastifyPluginAsync = async (app) => {
   const registry = createGrantRegistry();
-  const { stores, clock, random, signer, verifier, config, secrets } = app.protocol;
+  const { stores, clock, random, signer, verifier, config } = app.protocol;
   const grantContext: GrantContext = { stores, clock, random, signer, verifier, config };
   // Per client_id, off unless TOKEN_RATE_LIMIT_PER_MINUTE is set (src/http/token-rate-limit.ts).
   const rateLimited = await registerTokenRateLimit(app);
@@ -32,10 +27,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       // RFC 8707 §2 `resource` and RFC 8693 §2.1 `audience` are the parameters that may repeat.
       const { params, repeated } = readFormParameters(request.body, ['resource', 'audience']);
-      const { client, authenticated } = await authenticateClient(
-        { authorization: request.headers.authorization, params },
-        { clients: stores.clients, secrets },
-      );
+      const { client, authenticated } = await app.clientAuthentication.authenticate(request, 'token', params);
       // RFC 9449 §5: a verified proof binds the tokens to its key (checked before any grant work).
       const dpopJkt = await app.dpop.verifyTokenRequest(request, client, '/token');
       const response = await handleTokenRequest(

@@ -1,3 +1,4 @@
+import type { ClientAuthenticationMethod } from '@oidc-orders/oauth-core';
 import { type Static, Type } from '@sinclair/typebox';
 
 /**
@@ -17,6 +18,14 @@ export const SEEDABLE_GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:device_code',
   'urn:ietf:params:oauth:grant-type:token-exchange',
 ] as const;
+
+/** RFC 7591 §2 `token_endpoint_auth_method` values (oauth-core CLIENT_AUTHENTICATION_METHODS). */
+export const SEEDABLE_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+] as const satisfies readonly ClientAuthenticationMethod[];
 
 const ScopeToken = Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
 
@@ -65,6 +74,19 @@ export const SeedClientSchema = Type.Object(
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
     token_exchange: Type.Optional(SeedTokenExchangePolicySchema),
     keep_offline_access_on_logout: Type.Optional(Type.Boolean()),
+    require_mfa: Type.Optional(Type.Boolean()),
+    token_endpoint_auth_method: Type.Optional(
+      Type.Union(SEEDABLE_AUTH_METHODS.map((method) => Type.Literal(method))),
+    ),
+    jwks: Type.Optional(
+      Type.Object(
+        { keys: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: 20 }) },
+        { additionalProperties: false },
+      ),
+    ),
+    jwks_uri: Type.Optional(NonEmptyString),
+    require_signed_request_object: Type.Optional(Type.Boolean()),
+    profile: Type.Optional(Type.Literal('fapi2')),
   },
   { additionalProperties: false },
 );
@@ -79,6 +101,7 @@ export const SeedResourceSchema = Type.Object(
     secret: Type.Optional(NonEmptyString),
     secret_hash: Type.Optional(Type.String({ pattern: '^hmac-sha256\\$[A-Za-z0-9_-]{43}$' })),
     claims: Type.Optional(Type.Array(NonEmptyString)),
+    require_mfa: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -95,6 +118,9 @@ export const SeedUserSchema = Type.Object(
     allowed_scopes: Type.Optional(Type.Array(NonEmptyString)),
     /** Kerberos client principal, `name@REALM`, matched exactly (README "Kerberos"). */
     kerberos_principal: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 1024 })),
+    /** RFC 4648 base32 (spaces allowed): pre-enrols an authenticator app; stored encrypted. */
+    totp_secret: Type.Optional(Type.String({ pattern: '^[A-Za-z2-7 ]{16,128}=*$' })),
+    mfa_required: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

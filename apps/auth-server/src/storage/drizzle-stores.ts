@@ -3,6 +3,7 @@ import type {
   AuthorizationCode,
   AuthorizationCodeStore,
   Client,
+  ClientAuthenticationMethod,
   ClientStore,
   DeviceCode,
   DeviceCodeStatus,
@@ -125,6 +126,11 @@ export async function writeRegistryRecords(
         scopes: [...client.scopes],
         allowedCorsOrigins: [...client.allowedCorsOrigins],
         tokenExchange: tokenExchangeRow(client.tokenExchange),
+        authMethods: [...(client.authMethods ?? [])],
+        jwks: client.jwks == null ? null : { keys: [...client.jwks.keys] },
+        jwksUri: client.jwksUri ?? null,
+        requireSignedRequestObject: client.requireSignedRequestObject ?? false,
+        profile: client.profile ?? null,
         // Writing an entry (the seed names it again) enables it.
         disabledAt: null,
         updatedAt: now,
@@ -228,6 +234,13 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
             subjectTokenTypes: row.tokenExchange.subjectTokenTypes as TokenTypeUri[],
           },
     keepOfflineAccessOnLogout: row.keepOfflineAccessOnLogout,
+    requireMfa: row.requireMfa,
+    // The seed loader only writes ClientAuthenticationMethod values and the `fapi2` profile.
+    authMethods: row.authMethods as ClientAuthenticationMethod[],
+    jwks: row.jwks,
+    jwksUri: row.jwksUri,
+    requireSignedRequestObject: row.requireSignedRequestObject,
+    profile: row.profile === 'fapi2' ? 'fapi2' : null,
   };
 }
 
@@ -249,6 +262,7 @@ function resourceFromRow(row: typeof resources.$inferSelect): Resource {
     accessTokenSigningAlg: row.accessTokenSigningAlg as SigningAlg,
     secretHash: row.secretHash,
     claims: row.claims,
+    requireMfa: row.requireMfa,
   };
 }
 
@@ -290,6 +304,7 @@ function userFromRow(row: typeof users.$inferSelect): User {
     email: row.email,
     emailVerified: row.emailVerified,
     allowedScopes: row.allowedScopes,
+    mfaRequired: row.mfaRequired,
   };
 }
 
@@ -829,7 +844,8 @@ function grantFromRow(row: typeof grants.$inferSelect): Grant {
     resources: row.resources,
     sid: row.sid,
     authTime: row.authTime,
-    ...(row.amr === null ? {} : { amr: row.amr }),
+    amr: row.amr,
+    acr: row.acr,
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
   };
@@ -850,6 +866,7 @@ function codeFromRow(row: typeof authorizationCodes.$inferSelect): Authorization
     authTime: row.authTime,
     expiresAt: row.expiresAt,
     usedAt: row.usedAt,
+    dpopJkt: row.dpopJkt,
   };
 }
 

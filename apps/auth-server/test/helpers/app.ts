@@ -2,6 +2,7 @@ import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config.js';
+import type { ClientKeyOptions } from '../../src/plugins/client-authentication.js';
 import type { SeedDocument } from '../../src/schemas/seed.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { testSeed } from './seed.js';
@@ -32,6 +33,8 @@ export interface TestAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Reuse a database (e.g. to start a second app on the same keys); otherwise a fresh one. */
   database?: TestDatabase;
+  /** How clients' jwks_uri are fetched (shorter cooldowns and timeouts than production). */
+  clientKeys?: ClientKeyOptions;
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -47,6 +50,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
     logger: options.logger ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
+    ...(options.clientKeys ? { clientKeys: options.clientKeys } : {}),
   });
   try {
     await app.ready();

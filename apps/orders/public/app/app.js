@@ -62,7 +62,8 @@ function renderOrders(orders) {
     }
     return row;
   });
-  $('#orders tbody').replaceChildren(...rows.reverse());
+  // Oldest first, as GET /orders, the SPA and the CLI list them.
+  $('#orders tbody').replaceChildren(...rows);
   $('#orders').hidden = orders.length === 0;
   $('#no-orders').hidden = orders.length !== 0;
 }
@@ -79,6 +80,8 @@ async function placeOrder(event) {
   const quantity = Number(input.value);
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > 1000) {
     input.setAttribute('aria-invalid', 'true');
+    // A success message from an earlier order must not stand beside this error.
+    setStatus('');
     showError('Enter a whole number of items from 1 to 1000.');
     input.focus();
     return;
@@ -96,6 +99,7 @@ async function placeOrder(event) {
     await loadOrders();
     setStatus(`Order #${order.id} placed: ${order.quantity} item${order.quantity === 1 ? '' : 's'}.`);
   } catch (error) {
+    setStatus('');
     handleFailure(error);
   } finally {
     button.disabled = false;
@@ -122,7 +126,14 @@ async function start() {
     $('#signed-in').hidden = false;
     setStatus('Loading your orders…');
     const orders = await loadOrders();
-    setStatus(orders.length === 1 ? 'You have 1 order.' : `You have ${orders.length} orders.`);
+    // With no orders the list itself says "You have no orders yet."; one message is enough.
+    setStatus(
+      orders.length === 0
+        ? ''
+        : orders.length === 1
+          ? 'You have 1 order.'
+          : `You have ${orders.length} orders.`,
+    );
   } catch (error) {
     handleFailure(error);
   }

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -64,6 +66,8 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   const drizzleOptions = { schema, ...(options.logger ? { logger: options.logger } : {}) };
 
   if (location.driver === 'pglite') {
+    // PGlite creates its own folder but not the parents (`.data/` on a first start).
+    if (location.dataDir !== undefined) await mkdir(dirname(location.dataDir), { recursive: true });
     const client = await PGlite.create(location.dataDir);
     const db = drizzlePglite(client, drizzleOptions);
     return {

@@ -1,8 +1,10 @@
+import accepts from '@fastify/accepts';
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { findDatabaseError, NUMERIC_VALUE_OUT_OF_RANGE, UNIQUE_VIOLATION } from '../db/sql-state.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../errors.js';
+import { type Page, prefersHtml, sendPage } from '../pages/page.js';
 
 export interface ErrorBody {
   statusCode: number;
@@ -103,12 +105,53 @@ export function toErrorReply(error: unknown): ErrorReply {
   return { body: { statusCode: 500, message: 'Internal Server Error' }, logLevel: 'error' };
 }
 
+/** The same error for a person: plain words first, the API message folded away as the detail. */
+export function pageForError(body: ErrorBody, error: unknown): Page {
+  const code = error instanceof DomainError ? error.code : undefined;
+  const detail = [body.message, ...(body.errors ?? [])].join('; ');
+  if (code === 'SIGN_IN_UNAVAILABLE') {
+    return {
+      title: 'Signing in is not possible right now',
+      message: 'This app cannot reach the sign-in service at the moment. Wait a little, then try again.',
+      detail,
+      actions: [{ href: '/app', label: 'Try again' }],
+    };
+  }
+  if (body.statusCode === 503) {
+    return {
+      title: 'Temporarily unavailable',
+      message: 'A service this app needs is not answering. Wait a little, then try again.',
+      detail,
+    };
+  }
+  if (body.statusCode >= 500) {
+    return {
+      title: 'Something went wrong',
+      message: 'This app had a problem answering. Try again; if it keeps happening, tell the administrator.',
+    };
+  }
+  if (body.statusCode === 401) {
+    return {
+      title: 'Please sign in',
+      message: 'You need to sign in to see this page.',
+      detail,
+      actions: [{ href: '/login?returnUrl=/app', label: 'Sign in' }],
+    };
+  }
+  if (body.statusCode === 403) {
+    return { title: 'Not allowed', message: 'You are not allowed to do this.', detail };
+  }
+  return { title: 'This request is not valid', message: body.message, detail };
+}
+
 /**
  * Registered on the root instance (fastify-plugin) before any route plugin, so every
  * encapsulated route context inherits it.
  */
 export default fp(
   async (app) => {
+    // request.accepts(): pages for browsers, JSON for API clients (src/pages/page.ts).
+    await app.register(accepts);
     app.setErrorHandler(async (error, request, reply) => {
       const { body, headers, logLevel } = toErrorReply(error);
       if (logLevel === 'error') {
@@ -122,10 +165,18 @@ export default fp(
         request.log.info({ statusCode: body.statusCode, reason: body.message }, 'request rejected');
       }
       if (headers) reply.headers(headers);
+      if (prefersHtml(request)) return sendPage(reply, body.statusCode, pageForError(body, error));
       return reply.code(body.statusCode).send(body);
     });
 
     app.setNotFoundHandler(async (request, reply) => {
+      if (prefersHtml(request)) {
+        return sendPage(reply, 404, {
+          title: 'Page not found',
+          message: 'There is no page at this address.',
+          detail: `${request.method} ${request.url.split('?')[0]}`,
+        });
+      }
       return reply
         .code(404)
         .send({ statusCode: 404, message: `Route ${request.method} ${request.url} not found` });

@@ -23,6 +23,9 @@ export const APP_FILES: Readonly<Record<string, StaticFile>> = {
   '/app/': read('index.html', 'text/html; charset=utf-8'),
   '/app/app.js': read('app.js', 'text/javascript; charset=utf-8'),
   '/app/app.css': read('app.css', 'text/css; charset=utf-8'),
+  '/app/favicon.svg': read('favicon.svg', 'image/svg+xml'),
+  // Browsers ask for /favicon.ico whatever the page links; answer instead of a 404 per page.
+  '/favicon.ico': read('favicon.svg', 'image/svg+xml'),
 };
 
 /**
@@ -54,6 +57,14 @@ const appRoutes: FastifyPluginAsync = async (app) => {
     contentSecurityPolicy: { useDefaults: false, directives },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
+    // RFC 6797 §7.2: "An HSTS Host MUST NOT include the STS header field in HTTP responses conveyed
+    // over non-secure transport." Set below, only when the request came over HTTPS.
+    strictTransportSecurity: false,
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (request.protocol === 'https') {
+      reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    }
   });
 
   const send = (reply: FastifyReply, file: StaticFile) =>

@@ -20,7 +20,8 @@ import {
 } from '../oidc/state.js';
 import { scheduleAccessToken } from '../oidc/token-refresher.js';
 import type { SessionTokens } from '../oidc/token-sealing.js';
-import { sendErrorPage, sendSignedOutPage, sendSignOutConfirmation } from '../pages/error-page.js';
+import { BACK_TO_APP, type Page, prefersHtml, sendPage } from '../pages/page.js';
+import { sendSignedOutPage, sendSignOutConfirmation } from '../pages/sign-out.js';
 import { parseFormStrictly } from '../plugins/input-guard.js';
 import { publicBaseUrl } from '../public-url.js';
 import { homeSchema, loginSchema } from '../schemas/signin.js';
@@ -104,6 +105,8 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const session = await app.sessions.load(request);
     if (!session) return startSignIn(request, reply, '/');
     reply.header('cache-control', 'no-store');
+    // A person lands on the orders app; API clients keep the JSON summary (README "Endpoints").
+    if (prefersHtml(request)) return reply.redirect('/app', 303);
     const name = session.claims.name;
     return {
       name: typeof name === 'string' ? name : null,
@@ -122,10 +125,11 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const body = formFields(request.body);
     const stateParameter = body?.get('state');
     if (!body || !stateParameter) {
-      return sendErrorPage(reply, 400, {
-        title: 'Sign-in failed',
-        message: 'unable to unprotect state (no state)',
-      });
+      return sendPage(
+        reply,
+        400,
+        signInFailed(SIGN_IN_MESSAGES.incomplete, 'unable to unprotect state (no state)'),
+      );
     }
     let state: Awaited<ReturnType<typeof unprotectState>>;
     try {
@@ -133,10 +137,14 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     } catch (error) {
       if (!(error instanceof StateUnprotectError)) throw error;
       audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'state_invalid' });
-      return sendErrorPage(reply, 400, {
-        title: 'Sign-in failed',
-        message: 'unable to unprotect state (it was not issued by this application, or it expired)',
-      });
+      return sendPage(
+        reply,
+        400,
+        signInFailed(
+          SIGN_IN_MESSAGES.expired,
+          'unable to unprotect state (it was not issued by this application, or it expired)',
+        ),
+      );
     }
     const correlationCookie = `${CORRELATION_COOKIE_PREFIX}${state.correlationId}`;
     const correlationValue = request.cookies[correlationCookie];
@@ -145,10 +153,15 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       !sameHash(sha256Base64url(correlationValue), state.correlationHash)
     ) {
       audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'correlation_failed' });
-      return sendErrorPage(reply, 400, {
-        title: 'Sign-in failed',
-        message: 'correlation failed: this sign-in was not started in this browser, or its cookie expired',
-      });
+      return sendPage(
+        reply,
+        400,
+        signInFailed(
+          SIGN_IN_MESSAGES.otherWindow,
+          'correlation failed: this sign-in was not started in this browser, or its cookie expired',
+          state.returnUrl,
+        ),
+      );
     }
     // Single use, whatever happens next.
     reply.clearCookie(correlationCookie, { path: '/', secure: true, httpOnly: true, sameSite: 'none' });
@@ -233,9 +246,11 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const csrf = formFields(request.body)?.get('csrf');
     if (!isValidSignOutCsrfToken(signOutKey!, session?.id, csrf)) {
       audit(request.log, AUDIT_EVENTS.logoutRefused, { reason: 'csrf' });
-      return sendErrorPage(reply, 403, {
+      return sendPage(reply, 403, {
         title: 'Not signed out',
-        message: 'The sign-out form expired or did not come from this application.',
+        message:
+          'The sign-out form expired or did not come from this application. Sign out again from the app.',
+        detail: 'sign-out CSRF token missing or invalid',
       });
     }
     return signOut(request, reply);
@@ -249,10 +264,11 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const session = await app.sessions.end(request, reply);
     reply.header('cache-control', 'no-store');
     if (app.oidc.status !== 'ready') {
-      return sendErrorPage(reply, 200, {
+      return sendPage(reply, 200, {
         title: 'Signed out',
         message:
-          'You are signed out of this application. The authorization server cannot be reached right now.',
+          'You are signed out of this application. The sign-in service cannot be reached right now, so you may still be signed in there.',
+        actions: [BACK_TO_APP],
       });
     }
     const provider = app.oidc.require();
@@ -302,33 +318,41 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (error instanceof client.AuthorizationResponseError) {
       // The provider answered with an error (RFC 6749 §4.1.2.1), e.g. access_denied.
       audit(request.log, AUDIT_EVENTS.signInFailed, { reason: `authorization_error:${error.error}` });
-      return sendErrorPage(reply, 400, {
-        title: 'Sign-in failed',
-        message: `The sign-in was refused (${error.error}).`,
-      });
+      const message = error.error === 'access_denied' ? SIGN_IN_MESSAGES.cancelled : SIGN_IN_MESSAGES.refused;
+      return sendPage(reply, 400, signInFailed(message, `authorization error: ${error.error}`));
     }
     if (error instanceof client.ResponseBodyError) {
       audit(request.log, AUDIT_EVENTS.signInFailed, { reason: `code_refused:${error.error}` });
-      return sendErrorPage(reply, 400, {
-        title: 'Sign-in failed',
-        message: `The authorization server refused the code (${error.error}).`,
-      });
+      if (error.error === 'invalid_client') {
+        // Not the user's fault and not fixed by retrying: say so to the operator in plain words.
+        request.log.error(
+          { error: error.error },
+          "the authorization server refused this app's client credentials: check OIDC_CLIENT_SECRET (and OIDC_CLIENT_ID)",
+        );
+        return sendPage(
+          reply,
+          502,
+          signInFailed(
+            SIGN_IN_MESSAGES.misconfigured,
+            `token endpoint: ${error.error} (client authentication failed)`,
+          ),
+        );
+      }
+      return sendPage(reply, 400, signInFailed(SIGN_IN_MESSAGES.expired, `token endpoint: ${error.error}`));
     }
     if (error instanceof client.ClientError && isNetworkFailure(error)) {
       request.log.warn({ reason: describe(error) }, 'sign-in callback: authorization server unreachable');
       audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'provider_unreachable' });
-      return sendErrorPage(reply, 502, {
-        title: 'Sign-in failed',
-        message: 'The authorization server could not be reached. Please try again.',
-      });
+      return sendPage(reply, 502, signInFailed(SIGN_IN_MESSAGES.unreachable, describe(error)));
     }
     // ID token or response validation (signature, iss, aud, exp, nonce, state, iss parameter…).
     request.log.warn({ reason: describe(error) }, 'sign-in callback: response validation failed');
     audit(request.log, AUDIT_EVENTS.signInFailed, { reason: 'response_invalid' });
-    return sendErrorPage(reply, 400, {
-      title: 'Sign-in failed',
-      message: 'The response of the authorization server could not be validated.',
-    });
+    return sendPage(
+      reply,
+      400,
+      signInFailed(SIGN_IN_MESSAGES.unverifiable, `response could not be validated: ${describe(error)}`),
+    );
   }
 
   async function withUserInfo(
@@ -360,6 +384,36 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }
 };
+
+/** What a person reads when the sign-in callback fails; the technical reason goes in the detail. */
+const SIGN_IN_MESSAGES = {
+  otherWindow: 'This sign-in was started in another browser window or took too long. Start again.',
+  expired: 'This sign-in took too long or was already used. Start again.',
+  incomplete: 'The answer from the sign-in service was incomplete. Start again.',
+  cancelled: 'The sign-in was cancelled. Start again when you are ready.',
+  refused:
+    'The sign-in service could not sign you in. Start again; if it keeps happening, tell the administrator.',
+  unreachable: 'The sign-in service cannot be reached right now. Wait a little, then start again.',
+  unverifiable:
+    'The answer from the sign-in service could not be checked, so you were not signed in. Start again; if it keeps happening, tell the administrator.',
+  misconfigured:
+    'This app is not set up correctly to sign you in (the sign-in service does not recognise it). The administrator has been told in the log.',
+} as const;
+
+function signInFailed(message: string, detail: string, returnUrl = '/app'): Page {
+  return {
+    title: 'Sign-in did not complete',
+    message,
+    detail,
+    actions: [
+      {
+        href: `/login?${new URLSearchParams({ returnUrl: isLocalReturnUrl(returnUrl) ? returnUrl : '/app' })}`,
+        label: 'Start again',
+      },
+      BACK_TO_APP,
+    ],
+  };
+}
 
 /** A form body as URLSearchParams; a repeated field (an array from formbody) makes it invalid. */
 function formFields(body: unknown): URLSearchParams | undefined {

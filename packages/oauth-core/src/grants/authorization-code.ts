@@ -59,6 +59,11 @@ export const authorizationCodeGrant = {
       if (!request.clientAuthenticated) throw invalidGrant('public client code without PKCE');
     }
 
+    // RFC 9449 §10: a code bound with `dpop_jkt` (or a DPoP proof at PAR) is redeemed only with a
+    // proof by that key.
+    if (code.dpopJkt != null && request.dpopJkt !== code.dpopJkt) {
+      throw invalidGrant('the DPoP proof is not by the key the code is bound to');
+    }
     if (grant === null || grant.revokedAt !== null) throw invalidGrant('grant revoked');
     if (user === null) throw invalidGrant('user no longer exists');
     const target = selectAccessTokenTarget({

@@ -1,3 +1,4 @@
+import { isPublicClient } from '../client-auth-methods.js';
 import { invalidScope, unauthorizedClient } from '../errors.js';
 import { GRANT_TYPES, type TokenResponse } from '../model.js';
 import { formatScope, OIDC_SCOPES, parseScope, selectAccessTokenTarget } from '../scopes.js';
@@ -14,7 +15,7 @@ export const clientCredentialsGrant = {
   async handle(request, context): Promise<TokenResponse> {
     const { client, params } = request;
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
-    if (!request.clientAuthenticated || client.secretHash === null) {
+    if (!request.clientAuthenticated || isPublicClient(client)) {
       throw unauthorizedClient('client_credentials needs a confidential client');
     }
     const requested = parseScope(params.scope);

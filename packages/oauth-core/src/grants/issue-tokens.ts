@@ -1,3 +1,5 @@
+import { ACR_VALUES, grantMeetsAcr } from '../authentication-level.js';
+import { invalidGrant } from '../errors.js';
 import type { Client, Grant, TokenResponse, User } from '../model.js';
 import { type AccessTokenTarget, formatScope } from '../scopes.js';
 import type { IssuedTokenRecords, TokenStores } from '../storage/index.js';
@@ -77,6 +79,11 @@ export async function issueUserTokens(
   context: GrantContext,
 ): Promise<TokenResponse> {
   const { client, user, grant } = issuance;
+  // A resource with `require_mfa` gets tokens only from grants whose sign-in met the level; a
+  // refresh keeps the grant's level and so can never raise it.
+  if (issuance.target.resource?.requireMfa && !grantMeetsAcr(grant.acr, ACR_VALUES.mfa)) {
+    throw invalidGrant('the grant did not meet the multi-factor level the resource requires');
+  }
   const accessToken = await issueAccessToken(
     {
       client,
@@ -112,6 +119,7 @@ export async function issueUserTokens(
         nonce: issuance.idToken.nonce,
         authTime: grant.authTime,
         amr: grant.amr,
+        acr: grant.acr,
         sid: grant.sid,
         accessToken: accessToken.token,
       },

@@ -1,4 +1,5 @@
 import type { JWTPayload } from 'jose';
+import { isPublicClient } from '../client-auth-methods.js';
 import {
   invalidRequest,
   invalidScope,
@@ -152,7 +153,7 @@ export const tokenExchangeGrant = {
     const { client, params } = request;
     const policy = client.tokenExchange ?? null;
     // RFC 8693 §5: the server decides who may exchange; only authenticated clients with a policy.
-    if (!request.clientAuthenticated || client.secretHash === null || policy === null) {
+    if (!request.clientAuthenticated || isPublicClient(client) || policy === null) {
       throw unauthorizedClient('token exchange needs a confidential client with a token_exchange policy');
     }
     const verifier = context.verifier;

@@ -86,6 +86,11 @@ export function describeStoreContract(
         subjectTokenTypes: ['urn:ietf:params:oauth:token-type:access_token'],
       },
       keepOfflineAccessOnLogout: true,
+      authMethods: ['private_key_jwt'],
+      jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x-coordinate', y: 'y-coordinate', kid: 'k1' }] },
+      jwksUri: null,
+      requireSignedRequestObject: true,
+      profile: 'fapi2',
       ...over,
     });
     const resource = (over: Partial<Resource> = {}): Resource => ({
@@ -134,6 +139,7 @@ export function describeStoreContract(
       authTime: T0 - 10,
       expiresAt: T0 + 60,
       usedAt: null,
+      dpopJkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I',
       ...over,
     });
     const refresh = (suffix = 'r', over: Partial<RefreshToken> = {}): RefreshToken => ({

@@ -23,8 +23,9 @@ export interface IdTokenInput {
   /** From the authorization request; absent on refresh (OIDC Core §12.2). */
   nonce?: string | null;
   authTime?: number | null;
-  /** RFC 8176 `amr` of the sign-in, when known. */
+  /** RFC 8176 `amr` and OIDC Core §2 `acr` of the sign-in, when known. */
   amr?: readonly string[] | null;
+  acr?: string | null;
   /** The SSO session id (OIDC Front/Back-Channel Logout `sid`). */
   sid?: string | null;
   /** The access token issued with it, for `at_hash`. */
@@ -51,6 +52,7 @@ export async function issueIdToken(input: IdTokenInput, context: IdTokenContext)
       exp: now + context.config.idTokenTtl,
       ...(input.authTime != null ? { auth_time: input.authTime } : {}),
       ...(input.amr != null && input.amr.length > 0 ? { amr: [...input.amr] } : {}),
+      ...(input.acr != null ? { acr: input.acr } : {}),
       ...(input.nonce != null ? { nonce: input.nonce } : {}),
       ...(input.sid != null ? { sid: input.sid } : {}),
       ...(input.accessToken != null ? { at_hash: computeAtHash(input.accessToken, alg) } : {}),

@@ -2,7 +2,7 @@ import type { JWTPayload } from 'jose';
 import type { SigningAlg } from '../model.js';
 
 /** JWT `typ` header values this server writes. */
-export type JwtType = 'at+jwt' | 'JWT' | 'logout+jwt';
+export type JwtType = 'at+jwt' | 'JWT' | 'logout+jwt' | 'token-introspection+jwt';
 
 /**
  * Signs with the server's currently active key for `alg` and puts its `kid` in the header.

@@ -4,6 +4,4 @@ CREATE TABLE "kerberos_principals" (
 	"updated_at" bigint NOT NULL
 );
 --> statement-breakpoint
-ALTER TABLE "grants" ADD COLUMN "amr" text[];--> statement-breakpoint
-ALTER TABLE "sso_sessions" ADD COLUMN "amr" text[];--> statement-breakpoint
 CREATE INDEX "kerberos_principals_sub_idx" ON "kerberos_principals" USING btree ("sub");

@@ -1,14 +1,14 @@
-import type { DpopReplayStore } from '@oidc-orders/oauth-core';
+import type { JtiReplayStore } from '@oidc-orders/oauth-core';
 import { lte } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { dpopJtis } from '../db/schema.js';
 
 /**
- * oauth-core `DpopReplayStore` on the `dpop_jtis` table, shared by every instance: a proof replayed
- * against another instance is still seen. `markUsed` is one `INSERT … ON CONFLICT DO NOTHING
- * RETURNING`, atomic across processes.
+ * oauth-core `JtiReplayStore` on the `dpop_jtis` table, shared by every instance: a DPoP proof,
+ * client assertion or request object replayed against another instance is still seen. `markUsed`
+ * is one `INSERT … ON CONFLICT DO NOTHING RETURNING`, atomic across processes.
  */
-export function createDpopReplayStore(db: AppDatabase): DpopReplayStore {
+export function createJtiReplayStore(db: AppDatabase): JtiReplayStore {
   return {
     async markUsed(key, expiresAt) {
       const rows = await db

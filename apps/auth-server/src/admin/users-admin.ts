@@ -1,0 +1,157 @@
+import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
+import { and, count, eq, isNull } from 'drizzle-orm';
+import type { AppDatabase } from '../db/client.js';
+import { grants, ssoSessions, users } from '../db/schema.js';
+import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
+import { createTotpRepository } from '../mfa/totp-repository.js';
+import { createDrizzleStores } from '../storage/drizzle-stores.js';
+import { setEntryDisabled } from '../storage/registry-status.js';
+
+/**
+ * User administration on a running deployment's database (`pnpm --filter auth-server users …`).
+ * Every instance reads users, sessions and grants from the database on each request, so a change
+ * here takes effect at once everywhere, without a restart.
+ */
+export interface UsersAdminDeps {
+  db: AppDatabase;
+  keyEncryptionKey: Uint8Array;
+  clock: Clock;
+  random: RandomSource;
+  issuer: string;
+}
+
+export interface UserOverview {
+  sub: string;
+  username: string;
+  name: string | null;
+  email: string | null;
+  mfaRequired: boolean;
+  /** Disabled by `users disable` or by the seed file no longer naming the user. */
+  disabled: boolean;
+  authenticatorApps: number;
+  recoveryCodesRemaining: number;
+  activeSessions: number;
+  activeGrants: number;
+}
+
+export class UserNotFoundError extends Error {
+  constructor(username: string) {
+    super(`no user named ${JSON.stringify(username)}`);
+    this.name = 'UserNotFoundError';
+  }
+}
+
+export function createUsersAdmin(deps: UsersAdminDeps) {
+  const { db, clock } = deps;
+  const totp = createTotpRepository(deps);
+  const recoveryCodes = createRecoveryCodeRepository(deps);
+
+  async function find(username: string) {
+    const [row] = await db.select().from(users).where(eq(users.username, username)).limit(1);
+    if (!row) throw new UserNotFoundError(username);
+    return row;
+  }
+
+  async function overview(row: typeof users.$inferSelect): Promise<UserOverview> {
+    const [sessions] = await db
+      .select({ value: count() })
+      .from(ssoSessions)
+      .where(eq(ssoSessions.sub, row.sub));
+    const [liveGrants] = await db
+      .select({ value: count() })
+      .from(grants)
+      .where(and(eq(grants.sub, row.sub), isNull(grants.revokedAt)));
+    return {
+      sub: row.sub,
+      username: row.username,
+      name: row.name,
+      email: row.email,
+      mfaRequired: row.mfaRequired,
+      disabled: row.disabledAt !== null,
+      authenticatorApps: (await totp.list(row.sub)).length,
+      recoveryCodesRemaining: await recoveryCodes.remaining(row.sub),
+      activeSessions: sessions?.value ?? 0,
+      activeGrants: liveGrants?.value ?? 0,
+    };
+  }
+
+  /** Ends every SSO session of the user and revokes every grant (refresh and opaque access tokens). */
+  async function endEverything(sub: string): Promise<{ sessions: number; grants: number }> {
+    const now = clock.nowSeconds();
+    const ended = await db
+      .delete(ssoSessions)
+      .where(eq(ssoSessions.sub, sub))
+      .returning({ id: ssoSessions.id });
+    const live = await db
+      .select({ id: grants.id })
+      .from(grants)
+      .where(and(eq(grants.sub, sub), isNull(grants.revokedAt)));
+    const stores = createDrizzleStores(db);
+    for (const grant of live) await stores.grants.revokeGrant(grant.id, now);
+    return { sessions: ended.length, grants: live.length };
+  }
+
+  return {
+    async list(): Promise<UserOverview[]> {
+      const rows = await db.select().from(users).orderBy(users.username);
+      return Promise.all(rows.map(overview));
+    },
+
+    async show(username: string): Promise<UserOverview> {
+      return overview(await find(username));
+    },
+
+    async add(input: { username: string; sub: string; password: string; name?: string; email?: string }) {
+      await db.insert(users).values({
+        sub: input.sub,
+        username: input.username,
+        passwordHash: await hashPassword(input.password),
+        name: input.name ?? null,
+        email: input.email ?? null,
+        updatedAt: clock.nowSeconds(),
+      });
+      return overview(await find(input.username));
+    },
+
+    /**
+     * The user cannot sign in (every lookup skips a disabled user, src/storage/registry-status.ts),
+     * and their sessions end and grants are revoked now: refresh and opaque access tokens stop at
+     * once on every instance. Returns whether the user was enabled before.
+     */
+    async disable(username: string) {
+      const row = await find(username);
+      const changed = await setEntryDisabled(db, 'users', row.sub, clock.nowSeconds());
+      return { sub: row.sub, changed, ...(await endEverything(row.sub)) };
+    },
+
+    async enable(username: string) {
+      const row = await find(username);
+      return { sub: row.sub, changed: await setEntryDisabled(db, 'users', row.sub, null) };
+    },
+
+    /** A new password; the user's sessions and grants end (whoever knew the old one is out). */
+    async resetPassword(username: string, password: string) {
+      const row = await find(username);
+      await db
+        .update(users)
+        .set({ passwordHash: await hashPassword(password), updatedAt: clock.nowSeconds() })
+        .where(eq(users.sub, row.sub));
+      return { sub: row.sub, ...(await endEverything(row.sub)) };
+    },
+
+    /** Removes every authenticator app and recovery code; the next sign-in asks for a new one if required. */
+    async resetMfa(username: string) {
+      const row = await find(username);
+      return {
+        sub: row.sub,
+        authenticatorApps: await totp.removeAll(row.sub),
+        recoveryCodes: await recoveryCodes.removeAll(row.sub),
+      };
+    },
+
+    endEverything,
+    find,
+  };
+}
+
+export type UsersAdmin = ReturnType<typeof createUsersAdmin>;

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import { passwordProblem } from '../account/common-passwords.js';
+import { createUsersAdmin, UserNotFoundError, type UserOverview } from '../admin/users-admin.js';
+import { AUDIT_EVENTS, auditLine } from '../audit.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { KeyDecryptionError } from '../keys/key-encryption.js';
+
+/**
+ * Operator commands: `pnpm --filter auth-server users <command>`, against DATABASE_URL while the
+ * server runs. Passwords are read from standard input, never from arguments (`ps`, shell history).
+ * What a command did goes to stdout; its audit event to stderr as a JSON log line.
+ */
+const USAGE = `usage: users <command>
+  list                                  every user, with factors, sessions and grants
+  show <username>                       one user
+  add <username> [--sub S] [--name N] [--email E]  < password
+                                        a new user (sub defaults to a random UUID)
+  disable <username>                    the user cannot sign in; sessions, refresh and access tokens stop now
+  enable <username>                     the user can sign in again
+  reset-password <username>  < password a new password; the user's sessions and tokens end
+  reset-mfa <username>                  removes the user's authenticator apps and recovery codes`;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index < 0 ? undefined : args[index + 1];
+}
+
+function describe(user: UserOverview): string {
+  return [
+    `${user.username}\tsub=${user.sub}`,
+    `name=${user.name ?? '-'}`,
+    `email=${user.email ?? '-'}`,
+    `apps=${user.authenticatorApps}`,
+    `recovery_codes=${user.recoveryCodesRemaining}`,
+    `mfa_required=${user.mfaRequired}`,
+    `disabled=${user.disabled}`,
+    `sessions=${user.activeSessions}`,
+    `grants=${user.activeGrants}`,
+  ].join('\t');
+}
+
+async function newPassword(username: string): Promise<string> {
+  const password = await readStdin();
+  if (password === '') throw new ConfigError('no password on standard input');
+  const problem = passwordProblem(password, username);
+  if (problem !== null) throw new ConfigError(problem);
+  return password;
+}
+
+async function main(args: string[]): Promise<void> {
+  const [command, username = '', ...rest] = args;
+  if (command === undefined || command === 'help' || (command !== 'list' && username === '')) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = command === undefined || command === 'help' ? 0 : 1;
+    return;
+  }
+  const config = loadConfig(process.env);
+  const database = await openDatabase(config.database);
+  try {
+    await database.migrate();
+    const admin = createUsersAdmin({
+      db: database.db,
+      keyEncryptionKey: config.keyEncryptionKey,
+      clock: systemClock,
+      random: systemRandom,
+      issuer: config.issuer,
+    });
+    await run(admin, command, username, rest);
+  } finally {
+    await database.close();
+  }
+}
+
+async function run(
+  admin: ReturnType<typeof createUsersAdmin>,
+  command: string,
+  username: string,
+  rest: string[],
+): Promise<void> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const event = (name: (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS], sub: string, count?: number) =>
+    process.stderr.write(auditLine(name, { sub, ...(count === undefined ? {} : { count }) }));
+  switch (command) {
+    case 'list':
+      for (const user of await admin.list()) out(describe(user));
+      return;
+    case 'show':
+      out(describe(await admin.show(username)));
+      return;
+    case 'add': {
+      const user = await admin.add({
+        username,
+        sub: option(rest, '--sub') ?? randomUUID(),
+        password: await newPassword(username),
+        name: option(rest, '--name'),
+        email: option(rest, '--email'),
+      });
+      event(AUDIT_EVENTS.adminUserAdded, user.sub);
+      out(`added ${describe(user)}`);
+      return;
+    }
+    case 'disable': {
+      const result = await admin.disable(username);
+      event(AUDIT_EVENTS.adminUserDisabled, result.sub);
+      out(
+        `${result.changed ? 'disabled' : 'already disabled:'} ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
+      );
+      return;
+    }
+    case 'enable': {
+      const result = await admin.enable(username);
+      event(AUDIT_EVENTS.adminUserEnabled, result.sub);
+      out(`${result.changed ? 'enabled' : 'already enabled:'} ${username}`);
+      return;
+    }
+    case 'reset-password': {
+      const result = await admin.resetPassword(username, await newPassword(username));
+      event(AUDIT_EVENTS.adminPasswordReset, result.sub);
+      out(
+        `password reset for ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
+      );
+      return;
+    }
+    case 'reset-mfa': {
+      const result = await admin.resetMfa(username);
+      event(AUDIT_EVENTS.adminMfaReset, result.sub, result.authenticatorApps);
+      out(
+        `removed ${result.authenticatorApps} authenticator app(s) and ${result.recoveryCodes} recovery code(s) of ${username}`,
+      );
+      return;
+    }
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      process.exitCode = 1;
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const known =
+    error instanceof ConfigError || error instanceof KeyDecryptionError || error instanceof UserNotFoundError;
+  process.stderr.write(`users: ${known ? (error as Error).message : String(error)}\n`);
+  process.exit(1);
+});

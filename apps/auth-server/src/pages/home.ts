@@ -1,0 +1,51 @@
+import { html } from './html.js';
+import { renderPage } from './layout.js';
+
+/** What the landing page may show about the seed; only given in development, never secrets. */
+export interface DevelopmentSeedSummary {
+  clients: readonly { clientId: string; name: string | undefined; redirectUris: readonly string[] }[];
+  usernames: readonly string[];
+  /** Where the passwords are (the seed file), so the page can say where to look without showing them. */
+  seedFile: string | undefined;
+}
+
+export interface HomePageInput {
+  issuer: string;
+  basePath: string;
+  development: DevelopmentSeedSummary | undefined;
+}
+
+/** The issuer root: what this service is and where its machine-readable documents live. */
+export function renderHomePage(input: HomePageInput): string {
+  const link = (path: string, label: string) =>
+    html`<li><a href="${input.basePath}${path}">${label}</a> <code class="muted">${path}</code></li>`;
+  const body = html`<p class="lead">This is an OAuth 2.0 and OpenID Connect authorization server. Applications
+send you here to sign in; there is nothing to do on this page itself.</p>
+<p class="muted">Issuer: <code>${input.issuer}</code></p>
+<h2>For developers</h2>
+<ul class="links">
+${link('/.well-known/openid-configuration', 'Discovery document')}
+${link('/jwks', 'Signing keys (JWKS)')}
+${link('/health/ready', 'Health')}
+</ul>
+${input.development ? renderDevelopmentSeed(input.development, input.basePath) : null}`;
+  return renderPage({ title: 'Authorization server', body, basePath: input.basePath });
+}
+
+function renderDevelopmentSeed(seed: DevelopmentSeedSummary, _basePath: string) {
+  const clients = seed.clients.map((client) => {
+    const home = client.redirectUris[0] ? new URL(client.redirectUris[0]).origin : undefined;
+    return html`<li><code>${client.clientId}</code>${client.name ? html` (${client.name})` : null}${
+      home ? html`: <a href="${home}/">${home}</a>` : null
+    }</li>`;
+  });
+  const users = seed.usernames.map((name) => html`<li><code>${name}</code></li>`);
+  return html`<section class="dev-only" aria-labelledby="dev-title">
+<h2 id="dev-title">Development only</h2>
+<p class="muted">Shown because NODE_ENV=development. Registered clients:</p>
+<ul>${clients.length > 0 ? clients : html`<li>none: the seed file registers no client</li>`}</ul>
+<p class="muted">Users you can sign in as:</p>
+<ul>${users.length > 0 ? users : html`<li>none</li>`}</ul>
+${seed.seedFile ? html`<p class="muted">Their passwords are in the seed file <code>${seed.seedFile}</code>.</p>` : null}
+</section>`;
+}

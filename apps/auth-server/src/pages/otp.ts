@@ -1,0 +1,32 @@
+import { html } from './html.js';
+import { renderPage } from './layout.js';
+
+export interface OtpPageInput {
+  clientName: string;
+  csrfToken: string;
+  /** Shown above the form after a wrong, replayed or rate-limited code. */
+  errorMessage?: string;
+  basePath: string;
+  /** The linked page that takes a recovery code instead. */
+  recoveryUrl: string;
+}
+
+/**
+ * The second step of the contract: one `<form method="post">` with an input named `otp`. Posts
+ * back to its own URL (the interaction's otp page). Never asks for the password: a step-up on a
+ * session that already completed it shows this page alone.
+ */
+export function renderOtpPage(input: OtpPageInput): string {
+  const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
+${input.errorMessage ? html`<p class="alert" role="alert" id="otp-error">${input.errorMessage}</p>` : null}
+<form method="post" class="stack"${input.errorMessage ? html` aria-describedby="otp-error"` : null}>
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<div class="field">
+<label for="otp">Code from your authenticator app</label>
+<input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus>
+</div>
+<button type="submit" class="primary">Verify</button>
+</form>
+<p><a href="${input.recoveryUrl}" data-link="recovery-code">Use a recovery code instead</a></p>`;
+  return renderPage({ title: 'Two-step verification', body, basePath: input.basePath });
+}

@@ -1,0 +1,45 @@
+import { html } from './html.js';
+import { renderPage } from './layout.js';
+
+export interface RecoveryCodePageInput {
+  clientName: string;
+  csrfToken: string;
+  errorMessage?: string;
+  basePath: string;
+}
+
+/** Sign-in with a recovery code instead of the app: one form with an input named `recovery_code`. */
+export function renderRecoveryCodePage(input: RecoveryCodePageInput): string {
+  const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
+${input.errorMessage ? html`<p class="alert" role="alert" id="recovery-error">${input.errorMessage}</p>` : null}
+<form method="post" class="stack"${input.errorMessage ? html` aria-describedby="recovery-error"` : null}>
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<div class="field">
+<label for="recovery_code">Recovery code</label>
+<input id="recovery_code" name="recovery_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required autofocus>
+</div>
+<button type="submit" class="primary">Verify</button>
+</form>`;
+  return renderPage({ title: 'Use a recovery code', body, basePath: input.basePath });
+}
+
+export interface RecoveryCodesShownInput {
+  codes: readonly string[];
+  /** The form that continues (to the application, or back to the account page). */
+  continueCsrfToken: string;
+  continueAction?: string;
+  basePath: string;
+}
+
+/** The new set, shown once: each code works one time when the authenticator app is not at hand. */
+export function renderRecoveryCodesShownPage(input: RecoveryCodesShownInput): string {
+  const body = html`<p class="lead">Keep these codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.</p>
+<ul class="recovery-codes" id="recovery-codes">
+${input.codes.map((code) => html`<li><code data-recovery-code="${code}">${code}</code></li>`)}
+</ul>
+<form method="post" class="stack"${input.continueAction ? html` action="${input.continueAction}"` : null}>
+<input type="hidden" name="csrf" value="${input.continueCsrfToken}">
+<button type="submit" class="primary">I have saved them, continue</button>
+</form>`;
+  return renderPage({ title: 'Your recovery codes', body, basePath: input.basePath });
+}

@@ -1,0 +1,143 @@
+import {
+  type AuthenticatedClient,
+  authenticateClient,
+  authenticateIntrospectionCaller,
+  type ClientAuthenticationEndpoint,
+  type ClientKeySource,
+  type Clock,
+  type IntrospectionCaller,
+  invalidClient,
+  type JtiReplayStore,
+} from '@oidc-orders/oauth-core';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { DEVICE_AUTHORIZATION_PATH } from '../routes/device-authorization.js';
+import { PAR_PATH } from '../routes/par.js';
+import { createJtiReplayStore } from '../storage/drizzle-jti-replay.js';
+
+/** How the server reads a client's `jwks_uri` (README "Client keys"). */
+export interface ClientKeyOptions {
+  /** Give up on a `jwks_uri` fetch after this long. */
+  fetchTimeoutMs?: number;
+  /** Keep a fetched key set this long before fetching again. */
+  cacheMaxAgeMs?: number;
+  /** An assertion with an unknown `kid` re-reads the set at most this often (protects the client's host). */
+  refreshCooldownMs?: number;
+}
+
+export const CLIENT_JWKS_DEFAULTS = {
+  fetchTimeoutMs: 5_000,
+  cacheMaxAgeMs: 10 * 60_000,
+  refreshCooldownMs: 30_000,
+} as const;
+
+/** Client authentication as every route uses it (oauth-core `authenticateClient` with this server's keys and stores). */
+export interface ClientAuthenticationService {
+  readonly keys: ClientKeySource;
+  readonly replay: JtiReplayStore;
+  /**
+   * Authenticates the client of `request` at `endpoint` from the parsed form `params`.
+   * `inspectOnly` checks an assertion without spending its `jti` (rate-limit keys).
+   */
+  authenticate(
+    request: FastifyRequest,
+    endpoint: ClientAuthenticationEndpoint,
+    params: Readonly<Record<string, string | undefined>>,
+    options?: { inspectOnly?: boolean },
+  ): Promise<AuthenticatedClient>;
+  /** The introspection endpoint's caller: a resource or a client. */
+  introspectionCaller(
+    request: FastifyRequest,
+    params: Readonly<Record<string, string | undefined>>,
+  ): Promise<IntrospectionCaller>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    clientAuthentication: ClientAuthenticationService;
+  }
+}
+
+/** The public URL of each endpoint that authenticates clients (an accepted assertion `aud`). */
+export function clientAuthenticationEndpointUrls(
+  issuer: string,
+): Record<ClientAuthenticationEndpoint, string> {
+  return {
+    token: `${issuer}/token`,
+    pushed_authorization: `${issuer}${PAR_PATH}`,
+    device_authorization: `${issuer}${DEVICE_AUTHORIZATION_PATH}`,
+    revocation: `${issuer}/revoke`,
+    introspection: `${issuer}/introspect`,
+  };
+}
+
+/**
+ * A client's keys as jose resolvers, one per client, rebuilt when its registration changes: inline
+ * `jwks` as a local set; `jwks_uri` as jose's remote set (fetched with a timeout, cached, and
+ * re-read when an assertion names an unknown `kid`, at most once per cooldown).
+ */
+export function createClientKeySource(options: ClientKeyOptions = {}): ClientKeySource {
+  const settings = { ...CLIENT_JWKS_DEFAULTS, ...options };
+  const cache = new Map<string, { registration: string; getKey: JWTVerifyGetKey }>();
+  return {
+    keysFor(client) {
+      const registration = client.jwksUri ?? JSON.stringify(client.jwks ?? null);
+      const cached = cache.get(client.clientId);
+      if (cached?.registration === registration) return cached.getKey;
+      let getKey: JWTVerifyGetKey;
+      if (client.jwksUri != null) {
+        getKey = createRemoteJWKSet(new URL(client.jwksUri), {
+          timeoutDuration: settings.fetchTimeoutMs,
+          cacheMaxAge: settings.cacheMaxAgeMs,
+          cooldownDuration: settings.refreshCooldownMs,
+        });
+      } else if (client.jwks != null && client.jwks.keys.length > 0) {
+        getKey = createLocalJWKSet({ keys: [...client.jwks.keys] });
+      } else {
+        throw invalidClient('the client registered no keys');
+      }
+      cache.set(client.clientId, { registration, getKey });
+      return getKey;
+    },
+  };
+}
+
+export const clientAuthenticationPlugin = fp<{ clock: Clock; keys?: ClientKeyOptions }>(
+  async (app, { clock, keys: keyOptions }) => {
+    const { stores, secrets } = app.protocol;
+    const keys = createClientKeySource(keyOptions);
+    const replay = createJtiReplayStore(app.database.db);
+    const endpointUrls = clientAuthenticationEndpointUrls(app.config.issuer);
+    const deps = (inspectOnly: boolean) => ({
+      clients: stores.clients,
+      resources: stores.resources,
+      secrets,
+      assertions: {
+        keys,
+        replay: inspectOnly ? null : replay,
+        issuer: app.config.issuer,
+        clock,
+        endpointUrls,
+      },
+    });
+
+    app.decorate('clientAuthentication', {
+      keys,
+      replay,
+      authenticate(request, endpoint, params, options) {
+        return authenticateClient(
+          { authorization: request.headers.authorization, params, endpoint },
+          deps(options?.inspectOnly === true),
+        );
+      },
+      introspectionCaller(request, params) {
+        return authenticateIntrospectionCaller(
+          { authorization: request.headers.authorization, params, endpoint: 'introspection' },
+          deps(false),
+        );
+      },
+    } satisfies ClientAuthenticationService);
+  },
+  { name: 'client-authentication', fastify: '5.x', dependencies: ['config', 'db', 'protocol'] },
+);

@@ -1,0 +1,319 @@
+import {
+  type Clock,
+  hashPassword,
+  type ProtocolStores,
+  type User,
+  verifyPassword,
+} from '@oidc-orders/oauth-core';
+import { eq } from 'drizzle-orm';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ACCOUNT_CLIENT,
+  ACCOUNT_INTERACTION_PARAMS,
+  RECENT_AUTHENTICATION_SECONDS,
+} from '../account/account-interaction.js';
+import type { AppAccessRepository } from '../account/app-access.js';
+import { passwordProblem } from '../account/common-passwords.js';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import type { AppDatabase } from '../db/client.js';
+import { users } from '../db/schema.js';
+import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
+import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
+import type { SsoSession } from '../interaction/sso-session-repository.js';
+import { qrCodeDataUrl } from '../mfa/qr-code.js';
+import type { RecoveryCodeRepository } from '../mfa/recovery-codes.js';
+import type { TotpRepository } from '../mfa/totp-repository.js';
+import { renderAccountPage } from '../pages/account.js';
+import { renderEnrolTotpPage } from '../pages/enrol-totp.js';
+import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
+import { sendHtml } from '../pages/respond.js';
+import type { PageContext } from './authorization-reply.js';
+import { sendErrorPage } from './authorization-reply.js';
+import { INVALID_CODE_MESSAGE } from './interaction.js';
+
+export interface AccountRoutesOptions {
+  appAccess: AppAccessRepository;
+  flow: AuthorizationFlow;
+  stores: ProtocolStores;
+  db: AppDatabase;
+  totp: TotpRepository;
+  recoveryCodes: RecoveryCodeRepository;
+  clock: Clock;
+  pageContext: PageContext;
+}
+
+interface SignedIn {
+  session: SsoSession;
+  user: User;
+  browserKey: string;
+}
+
+type Notice = { kind: 'ok' | 'error'; text: string };
+
+const field = (body: unknown, name: string): string => {
+  const value = (body as Record<string, unknown> | null | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/**
+ * The account page (README "Account page"): a signed-in person manages their authenticator apps,
+ * recovery codes, password and sessions. Signing in goes through the ordinary interaction pages;
+ * changes that could lock the owner out or let an intruder stay (factors, recovery codes) need an
+ * authentication younger than five minutes, else the person signs in again first.
+ */
+export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (app, options) => {
+  const { flow, totp, recoveryCodes, clock, pageContext } = options;
+  const accountUrl = `${pageContext.basePath}/account`;
+
+  /** Starts the account page's sign-in (or re-authentication with max_age=0) and sends the browser there. */
+  async function signInFirst(request: FastifyRequest, reply: FastifyReply, reauthenticate: boolean) {
+    const browserKey = app.ssoSessions.ensureBrowserKey(request, reply);
+    const session = await app.ssoSessions.current(request);
+    const params: Record<string, string> = {
+      ...ACCOUNT_INTERACTION_PARAMS,
+      ...(reauthenticate ? { max_age: '0' } : {}),
+    };
+    const requirements = {
+      client: ACCOUNT_CLIENT,
+      scopes: ['openid'],
+      prompt: [],
+      maxAge: reauthenticate ? 0 : null,
+    };
+    const step = await flow.nextStep(requirements, session, null);
+    const page =
+      step.kind === 'complete' || step.kind === 'error' || step.kind === 'consent' ? 'login' : step.kind;
+    const interaction = await flow.startInteraction({ params, resources: [] }, browserKey);
+    return reply
+      .header('cache-control', 'no-store')
+      .redirect(`${pageContext.basePath}/interaction/${interaction.id}/${page}`, 303);
+  }
+
+  /** The signed-in person at their level (second factor done when they have one), or `null` after redirecting. */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | null> {
+    const session = await app.ssoSessions.current(request);
+    const step = await flow.nextStep(
+      { client: ACCOUNT_CLIENT, scopes: ['openid'], prompt: [], maxAge: null },
+      session,
+      null,
+    );
+    if (step.kind !== 'complete') {
+      await signInFirst(request, reply, false);
+      return null;
+    }
+    return {
+      session: step.session,
+      user: step.user,
+      browserKey: app.ssoSessions.ensureBrowserKey(request, reply),
+    };
+  }
+
+  /** A POST: signed in, CSRF token valid; sensitive ones also need a recent authentication. */
+  async function authorizedChange(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    sensitive: boolean,
+  ): Promise<SignedIn | null> {
+    const current = await signedIn(request, reply);
+    if (current === null) return null;
+    if (!isValidCsrfToken(field(request.body, 'csrf'), current.browserKey, 'account', current.session.id)) {
+      sendErrorPage(
+        reply,
+        403,
+        {
+          title: 'This form has expired',
+          message: 'The form could not be verified. Please reload the page and try again.',
+          code: 'csrf_token_invalid',
+        },
+        pageContext,
+      );
+      return null;
+    }
+    if (sensitive && clock.nowSeconds() - current.session.authTime > RECENT_AUTHENTICATION_SECONDS) {
+      await signInFirst(request, reply, true);
+      return null;
+    }
+    return current;
+  }
+
+  async function sendAccountPage(reply: FastifyReply, current: SignedIn, status = 200, notice?: Notice) {
+    const { user, session } = current;
+    const sessions = await app.ssoSessions.listActive(user.sub);
+    const page = renderAccountPage({
+      name: user.name,
+      email: user.email,
+      username: user.username,
+      csrfToken: csrfTokenFor(current.browserKey, 'account', session.id),
+      authenticatorApps: await totp.list(user.sub),
+      recoveryCodesRemaining: await recoveryCodes.remaining(user.sub),
+      sessions: sessions.map((other) => ({ ...other, current: other.id === session.id })),
+      apps: await options.appAccess.list(user.sub),
+      notice,
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, status, page);
+  }
+
+  async function sendRecoveryCodes(reply: FastifyReply, current: SignedIn, request: FastifyRequest) {
+    const codes = await recoveryCodes.regenerate(current.user.sub);
+    audit(request.log, AUDIT_EVENTS.recoveryCodesIssued, { sub: current.user.sub });
+    const page = renderRecoveryCodesShownPage({
+      codes,
+      continueCsrfToken: csrfTokenFor(current.browserKey, 'account', current.session.id),
+      continueAction: accountUrl,
+      basePath: pageContext.basePath,
+    });
+    return sendHtml(reply, 200, page);
+  }
+
+  app.get('/account', async (request, reply) => {
+    const current = await signedIn(request, reply);
+    if (current === null) return reply;
+    return sendAccountPage(reply, current);
+  });
+
+  // The "continue" button of the recovery codes page.
+  app.post('/account', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    return reply.header('cache-control', 'no-store').redirect(accountUrl, 303);
+  });
+
+  // ─── Authenticator apps ────────────────────────────────────────────────────────────────────────
+
+  async function sendEnrolment(
+    reply: FastifyReply,
+    current: SignedIn,
+    enrolment: { id: string; secret: string; uri: string },
+    status = 200,
+    errorMessage?: string,
+  ) {
+    const page = renderEnrolTotpPage({
+      csrfToken: csrfTokenFor(current.browserKey, 'account', current.session.id),
+      secret: enrolment.secret,
+      qrCodeDataUrl: await qrCodeDataUrl(enrolment.uri),
+      enrolmentId: enrolment.id,
+      errorMessage,
+      basePath: pageContext.basePath,
+      action: `${accountUrl}/totp/confirm`,
+    });
+    return sendHtml(reply, status, page);
+  }
+
+  app.post('/account/totp', async (request, reply) => {
+    const current = await authorizedChange(request, reply, true);
+    if (current === null) return reply;
+    const enrolment = await totp.startEnrolment(current.user.sub, current.user.username, 'Authenticator app');
+    return sendEnrolment(reply, current, enrolment);
+  });
+
+  app.post('/account/totp/confirm', async (request, reply) => {
+    const current = await authorizedChange(request, reply, true);
+    if (current === null) return reply;
+    const { user } = current;
+    const enrolment = await totp.pendingEnrolment(field(request.body, 'enrolment'), user.sub, user.username);
+    if (enrolment === null) return reply.header('cache-control', 'no-store').redirect(accountUrl, 303);
+    if (!(await totp.confirm(enrolment.id, user.sub, field(request.body, 'otp')))) {
+      return sendEnrolment(reply, current, enrolment, 400, INVALID_CODE_MESSAGE);
+    }
+    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
+      sub: user.sub,
+      method: 'otp',
+      credential_id: enrolment.id,
+    });
+    // The confirming code proved possession: the session now holds the level the new factor demands
+    // (a user with a factor is always asked for it), and keeps working.
+    current.session = await app.ssoSessions.addMethod(reply, current.session, { method: 'otp' });
+    // The first factor comes with its recovery codes, shown once.
+    if (!(await recoveryCodes.hasSet(user.sub))) return sendRecoveryCodes(reply, current, request);
+    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app added.' });
+  });
+
+  app.post<{ Params: { id: string } }>('/account/totp/:id/rename', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    const name = field(request.body, 'name').trim().slice(0, 60);
+    if (name === '' || !(await totp.rename(request.params.id, current.user.sub, name))) {
+      return sendAccountPage(reply, current, 400, { kind: 'error', text: 'That app could not be renamed.' });
+    }
+    audit(request.log, AUDIT_EVENTS.factorRenamed, {
+      sub: current.user.sub,
+      method: 'otp',
+      credential_id: request.params.id,
+    });
+    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Renamed.' });
+  });
+
+  app.post<{ Params: { id: string } }>('/account/totp/:id/remove', async (request, reply) => {
+    const current = await authorizedChange(request, reply, true);
+    if (current === null) return reply;
+    if (!(await totp.remove(request.params.id, current.user.sub))) {
+      return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That app was not found.' });
+    }
+    audit(request.log, AUDIT_EVENTS.factorRemoved, {
+      sub: current.user.sub,
+      method: 'otp',
+      credential_id: request.params.id,
+    });
+    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
+  });
+
+  // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
+
+  app.post('/account/recovery-codes', async (request, reply) => {
+    const current = await authorizedChange(request, reply, true);
+    if (current === null) return reply;
+    return sendRecoveryCodes(reply, current, request);
+  });
+
+  app.post('/account/password', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    const { user } = current;
+    // The current password is asked even in a recent session: whoever finds an unlocked browser
+    // cannot lock the owner out.
+    if (!(await verifyPassword(field(request.body, 'current_password'), user.passwordHash))) {
+      audit(request.log, AUDIT_EVENTS.passwordChangeFailed, { sub: user.sub, reason: 'wrong_password' });
+      return sendAccountPage(reply, current, 400, {
+        kind: 'error',
+        text: 'The current password is not right.',
+      });
+    }
+    const next = field(request.body, 'new_password');
+    const problem = passwordProblem(next, user.username);
+    if (problem !== null) return sendAccountPage(reply, current, 400, { kind: 'error', text: problem });
+    await options.db
+      .update(users)
+      .set({ passwordHash: await hashPassword(next), updatedAt: clock.nowSeconds() })
+      .where(eq(users.sub, user.sub));
+    audit(request.log, AUDIT_EVENTS.passwordChanged, { sub: user.sub });
+    const refreshed = { ...current, user: (await options.stores.users.findUserBySub(user.sub)) ?? user };
+    return sendAccountPage(reply, refreshed, 200, { kind: 'ok', text: 'Password changed.' });
+  });
+
+  app.post<{ Params: { clientId: string } }>('/account/apps/:clientId/revoke', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    const revoked = await options.appAccess.revoke(current.user.sub, request.params.clientId);
+    audit(request.log, AUDIT_EVENTS.appAccessRevoked, {
+      sub: current.user.sub,
+      client_id: request.params.clientId,
+      count: revoked,
+    });
+    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
+  });
+
+  app.post('/account/sessions/sign-out-others', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    const ended = await app.ssoSessions.endOthers(request, current.session);
+    audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
+      sub: current.user.sub,
+      sid: current.session.id,
+      count: ended,
+    });
+    return sendAccountPage(reply, current, 200, {
+      kind: 'ok',
+      text: `Signed out ${ended} other session(s).`,
+    });
+  });
+};

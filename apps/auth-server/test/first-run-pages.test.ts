@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hiddenFields } from './browser.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { openLoginPage, submitLogin } from './helpers/security.js';
+import { TEST_SECRETS } from './helpers/seed.js';
+
+/** What Chromium sends when a person opens a URL. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8';
+
+describe('pages for people, JSON for programs (issue 15 item 1)', () => {
+  let app: TestApp;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ app, close } = await startTestApp({ env: { NODE_ENV: 'development' } }));
+  });
+  afterAll(() => close());
+
+  it('the issuer root answers a browser with a landing page linking discovery, JWKS and health', async () => {
+    const response = await app.inject({ url: '/', headers: { accept: BROWSER_ACCEPT } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+    for (const path of ['/.well-known/openid-configuration', '/jwks', '/health/ready']) {
+      expect(response.body).toContain(`href="${path}"`);
+    }
+  });
+
+  it('in development the landing page lists the seeded clients and users, never a secret', async () => {
+    const response = await app.inject({ url: '/', headers: { accept: BROWSER_ACCEPT } });
+    expect(response.body).toContain('<code>web</code>');
+    expect(response.body).toContain('<code>alice</code>');
+    for (const secret of Object.values(TEST_SECRETS)) expect(response.body).not.toContain(secret);
+  });
+
+  it('outside development the landing page lists no client or user', async () => {
+    const other = await startTestApp();
+    try {
+      const response = await other.app.inject({ url: '/', headers: { accept: BROWSER_ACCEPT } });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).not.toContain('<code>alice</code>');
+      expect(response.body).not.toContain('class="dev-only"');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('the issuer root answers a program with JSON links', async () => {
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const response = await app.inject({ url: '/', headers: accept ? { accept } : {} });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.json()).toHaveProperty('discovery');
+    }
+  });
+
+  it('an unknown path is a 404 page for a browser and JSON for a program', async () => {
+    const page = await app.inject({ url: '/no-such-page', headers: { accept: BROWSER_ACCEPT } });
+    expect(page.statusCode).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('href="/assets/styles.css"');
+    expect(page.body).toContain('href="/"');
+    const json = await app.inject({ url: '/no-such-page', headers: { accept: '*/*' } });
+    expect(json.statusCode).toBe(404);
+    expect(json.json()).toMatchObject({ error: 'not_found' });
+  });
+
+  it('every page links the favicon, and /favicon.ico answers', async () => {
+    const page = await app.inject({ url: '/', headers: { accept: BROWSER_ACCEPT } });
+    expect(page.body).toContain('rel="icon" href="/assets/favicon.svg"');
+    for (const url of ['/favicon.ico', '/assets/favicon.svg']) {
+      const icon = await app.inject({ url });
+      expect(icon.statusCode).toBe(200);
+      expect(icon.headers['content-type']).toBe('image/svg+xml');
+    }
+  });
+
+  it('the token endpoint keeps RFC 6749 JSON errors whatever the Accept header', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/token',
+      headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=nope',
+    });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+});
+
+describe('going back after signing in (issue 15 item 4)', () => {
+  let app: TestApp;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ app, close } = await startTestApp());
+  });
+  afterAll(() => close());
+
+  it('the expired login page links back to the client that started the sign-in', async () => {
+    const { browser, page } = await openLoginPage(app);
+    const loginUrl = browser.lastUrl;
+    expect(loginUrl).toContain('client_id=web');
+    const done = await submitLogin(browser, page, 'alice', TEST_SECRETS.alicePassword);
+    expect(done.statusCode).toBeLessThan(400);
+    // Back: the browser loads the login page of the finished interaction again.
+    const back = await browser.get(loginUrl);
+    expect(back.statusCode).toBe(400);
+    expect(back.body).toContain('interaction_expired');
+    expect(back.body).toContain('href="https://web.example.test/"');
+    expect(hiddenFields(back.body)).toEqual({});
+  });
+
+  it('an unknown client in the URL gives no link at all (never a URL taken from the request)', async () => {
+    const { browser } = await openLoginPage(app);
+    const expired = await browser.get('/interaction/unknown-id/login?client_id=https%3A%2F%2Fevil.example');
+    expect(expired.statusCode).toBe(400);
+    expect(expired.body).not.toContain('evil.example');
+    expect(expired.body).not.toContain('class="button"');
+  });
+});

@@ -1,0 +1,112 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findFreePort, type ManagedProcess, startNodeProcess } from '../src/processes.js';
+
+/**
+ * `pnpm dev` (scripts/dev.mjs) as a newcomer runs it (issue 15 items 7 and 8): every port checked
+ * before anything starts, loopback only, a progress line per step, then the banner. Its data
+ * (secrets, databases, logs) goes to a temporary DEV_DATA_DIR, and its ports are free ones, so it
+ * neither touches the repository's .data/ nor collides with anyone's running `pnpm dev`.
+ */
+
+const running: ManagedProcess[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((process) => process.stop()));
+});
+
+async function freePorts() {
+  return {
+    AUTH_PORT: String(await findFreePort()),
+    ORDERS_PORT: String(await findFreePort()),
+    SPA_PORT: String(await findFreePort()),
+  };
+}
+
+function launch(env: Record<string, string>): ManagedProcess {
+  const dev = startNodeProcess('pnpm dev', '.', 'scripts/dev.mjs', { CI: 'true', ...env });
+  running.push(dev);
+  return dev;
+}
+
+describe('pnpm dev', () => {
+  it('a taken port stops it at once with one line naming the port, its variable and the way out; nothing starts', async () => {
+    const ports = await freePorts();
+    const squatter: Server = createServer();
+    await new Promise<void>((done) => squatter.listen(Number(ports.ORDERS_PORT), '127.0.0.1', done));
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
+    try {
+      const dev = launch({ ...ports, DEV_DATA_DIR: dataDir });
+      expect(await dev.exited).toBe(1);
+      const errorLines = dev
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('cannot start'));
+      expect(errorLines).toHaveLength(1);
+      expect(errorLines[0]).toContain(`${ports.ORDERS_PORT} (orders, ORDERS_PORT) is already in use`);
+      expect(errorLines[0]).toContain('AUTH_PORT=');
+      expect(dev.output()).not.toMatch(/EADDRINUSE|\n\s+at /);
+      // Checked before anything else: no secrets generated, no server started.
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      await new Promise((done) => squatter.close(done));
+    }
+  });
+
+  it('shows a line per step, then the banner; services listen on loopback only; logs are JSON lines under CI', async () => {
+    const ports = await freePorts();
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
+    const dev = launch({ ...ports, DEV_DATA_DIR: dataDir });
+    await dev.waitForOutput(/Everything is running/);
+    const beforeBanner = dev.output().split('Everything is running')[0]!;
+    const steps = [
+      /Checking that ports .* are free/,
+      /Generating dev-only secrets/,
+      /Writing the development seed/,
+      /Starting the authorization server/,
+      /auth-server: database migrated/,
+      /auth-server: seed applied/,
+      /auth-server: ready/,
+      /Starting the orders service/,
+      /orders: ready/,
+    ];
+    let position = 0;
+    for (const step of steps) {
+      const found = beforeBanner.slice(position).search(step);
+      expect(found, `step ${step} in order`).toBeGreaterThanOrEqual(0);
+      position += found;
+    }
+    expect(beforeBanner).toMatch(/spa: ready/);
+    // No raw service log before the banner: only the launcher's own lines.
+    expect(
+      beforeBanner.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('[dev]')),
+    ).toEqual([]);
+
+    for (const port of Object.values(ports)) {
+      expect((await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' })).status).toBeLessThan(500);
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address && address.family === 'IPv4' && !address.internal);
+      if (external) {
+        await expect(fetch(`http://${external.address}:${port}/`)).rejects.toThrow();
+      }
+    }
+
+    // After the banner, service logs follow as JSON lines naming their service.
+    await fetch(`http://127.0.0.1:${ports.AUTH_PORT}/no-such-page`);
+    await expect
+      .poll(() =>
+        dev
+          .output()
+          .split('Everything is running')[1]!
+          .split('\n')
+          .some((line) => line.startsWith('{"service":"auth-server"')),
+      )
+      .toBe(true);
+
+    await dev.stop();
+    expect(dev.child.exitCode).toBe(0);
+  });
+});

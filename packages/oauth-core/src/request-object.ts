@@ -1,0 +1,155 @@
+import type { JWTPayload } from 'jose';
+import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
+import type { ClientKeySource } from './client-assertion.js';
+import { verifyClientSignedJwt } from './client-signed-jwt.js';
+import { invalidRequest, OAuthError } from './errors.js';
+import type { Client } from './model.js';
+import type { Clock } from './runtime.js';
+import type { JtiReplayStore } from './storage/dpop-replay.js';
+import type { ClientStore } from './storage/index.js';
+import { hashToken } from './tokens/opaque.js';
+
+/**
+ * JWT-Secured Authorization Requests (RFC 9101): the authorization request's parameters as the
+ * claims of a JWT signed by the client (`request`, by value), at the PAR endpoint and at /authorize.
+ * `request_uri` is accepted only as the reference the PAR endpoint handed out (RFC 9126).
+ */
+
+/** How far ahead a request object's `exp` may be (seconds). */
+export const MAX_REQUEST_OBJECT_LIFETIME_SECONDS = 3600;
+const CLOCK_SKEW_SECONDS = 5;
+const MAX_REQUEST_OBJECT_LENGTH = 32_768;
+/** JWT claims that describe the object itself, not authorization parameters. */
+const ENVELOPE_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti']);
+
+const invalidRequestObject = (detail: string) =>
+  new OAuthError('invalid_request_object', { description: 'the request object is invalid', detail });
+
+/** Authorization parameters taken from a request object: single strings, `resource` may repeat. */
+export type RequestObjectParams = Record<string, string | string[]>;
+
+/**
+ * RFC 9101 claim checks, pure: `iss` is the client (§6.1 with OAuth 2.0 JWT BCP), `aud` the issuer
+ * (§4: "the value … SHOULD be or include the authorization server's Issuer Identifier"), `client_id`
+ * inside equals the outer one (§5: "the client_id … MUST" match), `exp` present and not far ahead,
+ * `nbf` not in the future, `jti` present (single use is the caller's replay check). Returns the
+ * parameters (§5: "the authorization server MUST only use the parameters in the Request Object").
+ */
+export function checkRequestObjectClaims(
+  payload: JWTPayload,
+  check: { clientId: string; issuer: string; now: number },
+): { params: RequestObjectParams; jti: string; exp: number } {
+  if (payload.iss !== check.clientId) throw invalidRequestObject('iss is not the client_id');
+  const aud = payload.aud;
+  if (!(aud === check.issuer || (Array.isArray(aud) && aud.includes(check.issuer)))) {
+    throw invalidRequestObject('aud is not the issuer');
+  }
+  if (payload.client_id !== undefined && payload.client_id !== check.clientId) {
+    throw invalidRequestObject('client_id differs from the request');
+  }
+  const { exp, nbf, jti } = payload;
+  if (typeof exp !== 'number' || exp <= check.now - CLOCK_SKEW_SECONDS)
+    throw invalidRequestObject('exp missing or passed');
+  if (exp > check.now + MAX_REQUEST_OBJECT_LIFETIME_SECONDS) throw invalidRequestObject('exp too far ahead');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > check.now + CLOCK_SKEW_SECONDS)) {
+    throw invalidRequestObject('not yet valid');
+  }
+  if (typeof jti !== 'string' || jti === '' || jti.length > 256) throw invalidRequestObject('jti missing');
+  return { params: parametersOf(payload, check.clientId), jti, exp };
+}
+
+function parametersOf(payload: JWTPayload, clientId: string): RequestObjectParams {
+  const params: RequestObjectParams = { client_id: clientId };
+  for (const [name, value] of Object.entries(payload)) {
+    if (ENVELOPE_CLAIMS.has(name) || name === 'client_id') continue;
+    // RFC 9101 §4: "request and request_uri parameters MUST NOT be included in Request Objects".
+    if (name === 'request' || name === 'request_uri') throw invalidRequestObject(`${name} inside the object`);
+    if (name === 'resource' && Array.isArray(value) && value.every((item) => typeof item === 'string')) {
+      params.resource = value as string[];
+    } else if (typeof value === 'string') {
+      params[name] = value;
+    } else if (typeof value === 'number') {
+      // `max_age` is a number in JSON (OIDC Core §6.1).
+      params[name] = String(value);
+    } else {
+      throw invalidRequestObject(`${name.slice(0, 50)} is not a string`);
+    }
+  }
+  return params;
+}
+
+export interface RequestObjectDeps {
+  keys: ClientKeySource;
+  replay: JtiReplayStore;
+  issuer: string;
+  clock: Clock;
+}
+
+/**
+ * Verifies a request object sent by `client` (signature by one of its keys with an allowed
+ * asymmetric algorithm; `none` is never accepted, RFC 9101 §10.2), checks its claims, refuses a
+ * second use of its `jti`, and returns its parameters.
+ */
+export async function verifyRequestObject(
+  requestObject: string,
+  client: Client,
+  deps: RequestObjectDeps,
+): Promise<RequestObjectParams> {
+  const { payload, now } = await verifyClientSignedJwt(requestObject, client, deps, {
+    maxLength: MAX_REQUEST_OBJECT_LENGTH,
+    clockSkewSeconds: CLOCK_SKEW_SECONDS,
+    fail: invalidRequestObject,
+  });
+  const { params, jti, exp } = checkRequestObjectClaims(payload, {
+    clientId: client.clientId,
+    issuer: deps.issuer,
+    now,
+  });
+  if (!(await deps.replay.markUsed(hashToken(`request_object:${client.clientId}:${jti}`), exp))) {
+    throw invalidRequestObject('jti already used');
+  }
+  return params;
+}
+
+/** A request object's parameters as single values plus the RFC 8707 `resource` list. */
+export function splitRequestObjectParams(params: RequestObjectParams): {
+  params: Record<string, string>;
+  resources: string[];
+} {
+  const single: Record<string, string> = {};
+  let resources: string[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (name === 'resource') resources = typeof value === 'string' ? [value] : value;
+    else if (typeof value === 'string') single[name] = value;
+  }
+  return { params: single, resources };
+}
+
+/**
+ * /authorize with `request` (RFC 9101 §5): the parameters of the verified object (with the outer
+ * `client_id`), or `null` when the request has none. The object is checked before its redirect
+ * URI is trusted, so every failure is shown on an error page (`AuthorizationRequestError` without
+ * a target), never redirected.
+ */
+export async function resolveAuthorizationRequestObject(
+  params: AuthorizationParams,
+  deps: RequestObjectDeps & { clients: ClientStore },
+): Promise<AuthorizationParams | null> {
+  const requestObject = params.request;
+  if (requestObject === undefined || requestObject === '') return null;
+  const unredirectable = (error: OAuthError) => new AuthorizationRequestError(error, null);
+  if (typeof requestObject !== 'string') throw unredirectable(invalidRequest('request is repeated'));
+  const clientId = params.client_id;
+  // RFC 9101 §5: "client_id … MUST" also be sent outside the object.
+  if (typeof clientId !== 'string' || clientId === '') {
+    throw unredirectable(invalidRequest('client_id is required with request'));
+  }
+  const client = await deps.clients.findClient(clientId);
+  if (client === null) throw unredirectable(invalidRequest('unknown client_id'));
+  try {
+    return await verifyRequestObject(requestObject, client, deps);
+  } catch (error) {
+    if (error instanceof OAuthError) throw unredirectable(error);
+    throw error;
+  }
+}
