@@ -168,8 +168,14 @@ export const INVALID_CODE_MESSAGE = 'That code is not valid. Enter the current c
 /** Login, consent and logout pages (README "Pages"). */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
   const { flow, stores, interactions, consents, pageContext } = options;
+  // Login and consent carry client_id, so an expired interaction's page can lead back to the client.
   const pageUrl = (interaction: Interaction, page: InteractionPage) =>
-    interactionPageUrl(pageContext, interaction.id, page, interaction.request.params.client_id);
+    interactionPageUrl(
+      pageContext,
+      interaction.id,
+      page,
+      page === 'login' || page === 'consent' ? interaction.request.params.client_id : undefined,
+    );
 
   /**
    * The interaction named in the URL, if it is live and was started by this browser; otherwise an
