@@ -30,6 +30,30 @@ const nginx: Requirement = {
   install: 'apt-get install nginx openssl (or set NGINX_BIN)',
 };
 
+const kerberos: Requirement = {
+  name: 'MIT Kerberos (krb5kdc, kdb5_util, kadmin.local, kinit), curl with SPNEGO, and the optional kerberos binding',
+  available: () =>
+    ['krb5kdc', 'kdb5_util', 'kadmin.local', 'kinit'].every(
+      (program) => onPath(program) || existsSync(join('/usr/sbin', program)),
+    ) &&
+    spawnSync('sh', ['-c', 'curl -V | grep -q SPNEGO'], { stdio: 'ignore' }).status === 0 &&
+    existsSync(
+      join(
+        import.meta.dirname,
+        '..',
+        'apps',
+        'auth-server',
+        'node_modules',
+        'kerberos',
+        'build',
+        'Release',
+        'kerberos.node',
+      ),
+    ),
+  install:
+    'apt-get install krb5-kdc krb5-admin-server krb5-user libkrb5-dev curl, then pnpm install (builds the optional kerberos package)',
+};
+
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const postgresServer: Requirement = {
   name: `a PostgreSQL server at ${adminUrl.replace(/\/\/[^@]*@/, '//')}`,
@@ -63,6 +87,8 @@ const suites: Record<string, Requirement[]> = {
   'test/gateway.test.ts': [nginx],
   'test/multi-instance.test.ts': [postgresServer],
   'test/database-faults.test.ts': [postgresBinaries],
+  'test/kerberos.test.ts': [kerberos],
+  'test/kerberos-browser.test.ts': [kerberos, chromium],
 };
 
 /** The test files whose programs are missing on this machine; throws under CI when there are any. */

@@ -33,12 +33,19 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+/** Extra switches and environment (the Kerberos suite: an allow-list and a credential cache). */
+export interface LaunchOptions {
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBrowser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'e2e-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     viewport: { width: 1024, height: 720 },
     locale: 'en-US',
     timezoneId: 'UTC',

@@ -7,6 +7,9 @@ import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
+import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
+import { userForPrincipal } from './kerberos/principal-mapping.js';
+import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
@@ -21,6 +24,7 @@ import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import type { KerberosSignIn } from './routes/interaction.js';
 import { introspectionRoutes } from './routes/introspect.js';
 import { pushedAuthorizationRequestRoutes } from './routes/par.js';
 import { revocationRoutes } from './routes/revoke.js';
@@ -29,6 +33,7 @@ import { tokenRoutes } from './routes/token.js';
 import { userInfoRoutes } from './routes/userinfo.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
+import { createJtiReplayStore } from './storage/drizzle-jti-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {
@@ -60,6 +65,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const random = deps.random ?? systemRandom;
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
+  // Likewise a Kerberos setup that cannot work (keytab, binding, pinned principal): one line, no start.
+  const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
 
   const app = Fastify({
     logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
@@ -123,9 +130,35 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
       },
       { nowMs: () => clock.nowSeconds() * 1000 },
     ),
+    kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
   });
 
   return app;
+}
+
+type App = Awaited<ReturnType<typeof Fastify>>;
+
+/** Kerberos at the login step: the acceptor, the principal → user mapping, the shared replay record. */
+function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
+  const db = app.database.db;
+  const usernameRealm = app.config.kerberos?.usernameRealm ?? null;
+  app.log.info(
+    { servicePrincipals: acceptor.servicePrincipals, usernameRealm },
+    `kerberos: accepting tickets for ${acceptor.servicePrincipals.join(', ')}`,
+  );
+  // The jti replay table is a generic "seen once" record (key, expiry), shared by every instance.
+  const replay = createJtiReplayStore(db);
+  return {
+    acceptor,
+    replay,
+    nowSeconds: () => app.protocol.clock.nowSeconds(),
+    userForPrincipal: (principal) =>
+      userForPrincipal(principal, {
+        users: app.protocol.stores.users,
+        findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
+        usernameRealm,
+      }),
+  };
 }
 
 /** A server nobody can sign in to is almost always a forgotten SEED_FILE: say so at start. */

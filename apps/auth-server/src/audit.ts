@@ -6,9 +6,12 @@ import type { FastifyBaseLogger } from 'fastify';
  * operator interface (root README, "Security and operations"): renaming one is a breaking change.
  */
 export const AUDIT_EVENTS = {
-  /** A person signed in with a correct password (`sub`, `client_id`, `ip`). */
+  /** A person signed in: a correct password or a Kerberos ticket (`sub`, `client_id`, `ip`, `method`). */
   loginSucceeded: 'auth.login.succeeded',
-  /** Wrong password or unknown user (`reason`, `sub` when the user exists, `client_id`, `ip`). */
+  /**
+   * Wrong password or unknown user (`reason`, `sub` when the user exists, `client_id`, `ip`); for
+   * Kerberos (`method: kerberos`) a rejected ticket, or a valid one whose `kerberos_principal` has no user.
+   */
   loginFailed: 'auth.login.failed',
   /** Consent approved on the consent page (`sub`, `client_id`, `scopes`). */
   consentGranted: 'auth.consent.granted',
@@ -75,6 +78,8 @@ export interface AuditFields {
   limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code' | 'mfa_user' | 'mfa_ip';
   /** Sign-in method (oauth-core `AuthenticationMethod`). */
   method?: string;
+  /** The client principal of a valid Kerberos ticket (an identifier, like `sub`). */
+  kerberos_principal?: string;
   /** A factor's id (never its secret). */
   credential_id?: string;
   /** Recovery codes left after one was used. */

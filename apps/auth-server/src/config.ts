@@ -59,6 +59,12 @@ export const EnvironmentSchema = Type.Object({
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 }),
   /** Where the token endpoint's rate-limit counters live: per instance, or shared by every instance. */
   RATE_LIMIT_STORE: Type.Union([Type.Literal('memory'), Type.Literal('database')], { default: 'memory' }),
+  /** Kerberos (README "Kerberos"): the keytab; MIT GSSAPI reads this same variable itself. */
+  KRB5_KTNAME: Type.Optional(Type.String({ minLength: 1 })),
+  /** Pins the accepted service principal (`HTTP/host@REALM`); default: any key in the keytab. */
+  KERBEROS_SERVICE_PRINCIPAL: Type.Optional(Type.String({ pattern: '^[^/@\\s]+/[^/@\\s]+(@[^@\\s]+)?$' })),
+  /** Realm rule, off by default: `name@<this realm>` signs in the user whose username is `name`. */
+  KERBEROS_USERNAME_REALM: Type.Optional(Type.String({ pattern: '^[^@\\s]+$' })),
 });
 export type Environment = Static<typeof EnvironmentSchema>;
 
@@ -92,6 +98,16 @@ export interface RateLimitConfig {
   store: 'memory' | 'database';
 }
 
+/** Kerberos single sign-on (SPNEGO, RFC 4559); `null` in AppConfig when KRB5_KTNAME is unset. */
+export interface KerberosConfig {
+  /** KRB5_KTNAME as given (`/path` or `FILE:/path`). */
+  keytab: string;
+  /** `HTTP/host@REALM` (or `HTTP/host`): accept tickets for this principal only. */
+  servicePrincipal: string | null;
+  /** The realm whose principals map to usernames (`name@REALM` → user `name`), or `null` (off). */
+  usernameRealm: string | null;
+}
+
 export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
@@ -112,6 +128,7 @@ export interface AppConfig {
   lifetimes: LifetimeDefaults;
   device: DeviceFlowConfig;
   rateLimits: RateLimitConfig;
+  kerberos: KerberosConfig | null;
   /** One-line notes about surprising but valid settings, logged as warnings at start. */
   warnings: readonly string[];
 }
@@ -202,6 +219,26 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
       tokenRequestsPerMinute: environment.TOKEN_RATE_LIMIT_PER_MINUTE,
       store: environment.RATE_LIMIT_STORE,
     },
+    kerberos: kerberosConfigOf(environment),
+  };
+}
+
+function kerberosConfigOf(environment: Environment): KerberosConfig | null {
+  if (environment.KRB5_KTNAME === undefined) {
+    if (
+      environment.KERBEROS_SERVICE_PRINCIPAL !== undefined ||
+      environment.KERBEROS_USERNAME_REALM !== undefined
+    ) {
+      throw new ConfigError(
+        'KRB5_KTNAME is required when KERBEROS_SERVICE_PRINCIPAL or KERBEROS_USERNAME_REALM is set',
+      );
+    }
+    return null;
+  }
+  return {
+    keytab: environment.KRB5_KTNAME,
+    servicePrincipal: environment.KERBEROS_SERVICE_PRINCIPAL ?? null,
+    usernameRealm: environment.KERBEROS_USERNAME_REALM ?? null,
   };
 }
 

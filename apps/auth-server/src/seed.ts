@@ -18,6 +18,7 @@ import type { JWK } from 'jose';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
+import { replaceKerberosPrincipals } from './kerberos/principal-repository.js';
 import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
   type SeedClient,
@@ -313,12 +314,18 @@ function checkResources(seedResources: readonly SeedResource[]): void {
 function checkUsers(seedUsers: readonly SeedUser[]): void {
   const subs = new Set<string>();
   const usernames = new Set<string>();
+  const principals = new Set<string>();
   seedUsers.forEach((user, index) => {
     const where = `users[${index}] (${user.username})`;
     if (subs.has(user.sub)) throw new SeedError(`${where}: duplicate sub`);
     if (usernames.has(user.username)) throw new SeedError(`${where}: duplicate username`);
     subs.add(user.sub);
     usernames.add(user.username);
+    if (user.kerberos_principal !== undefined) {
+      if (principals.has(user.kerberos_principal))
+        throw new SeedError(`${where}: duplicate kerberos_principal`);
+      principals.add(user.kerberos_principal);
+    }
     if ((user.password === undefined) === (user.password_hash === undefined)) {
       throw new SeedError(`${where}: give exactly one of password or password_hash`);
     }
@@ -367,6 +374,13 @@ export async function applySeed(
       resources: seedResources.map((resource) => resourceRecord(resource, deps)),
       users: seedUsers.map((user) => userRecord(user, passwordHashes.get(user.sub) ?? '')),
     },
+    deps.now,
+  );
+  await replaceKerberosPrincipals(
+    db,
+    seedUsers.flatMap((user) =>
+      user.kerberos_principal === undefined ? [] : [{ principal: user.kerberos_principal, sub: user.sub }],
+    ),
     deps.now,
   );
   for (const user of seedUsers) {

@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseStartError } from './db/errors.js';
+import { KeytabError } from './kerberos/keytab.js';
 import { KeyDecryptionError } from './keys/key-encryption.js';
 import { SeedError } from './seed.js';
 
@@ -15,7 +16,7 @@ import { SeedError } from './seed.js';
 const HARD_SHUTDOWN_DEADLINE_MS = 25_000;
 
 /** Errors whose message is already a complete, safe one-line explanation for the operator. */
-const OPERATOR_ERRORS = [ConfigError, SeedError, KeyDecryptionError, DatabaseStartError];
+const OPERATOR_ERRORS = [ConfigError, SeedError, KeyDecryptionError, DatabaseStartError, KeytabError];
 
 function failStart(error: unknown): never {
   const known = OPERATOR_ERRORS.some((type) => error instanceof type);

@@ -124,6 +124,8 @@ describe('openid-client as the relying party, over a real listener', () => {
     expect(claims.nonce).toBe(nonce);
     expect(typeof claims.sid).toBe('string');
     expect(typeof claims.auth_time).toBe('number');
+    // RFC 8176 §2: a password sign-in says `pwd` (a Kerberos one says `wia`: e2e/test/kerberos.test.ts).
+    expect(claims.amr).toEqual(['pwd']);
 
     const logoutUrl = client.buildEndSessionUrl(config, {
       id_token_hint: tokens.id_token!,

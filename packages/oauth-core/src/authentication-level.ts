@@ -48,6 +48,18 @@ export const AUTHENTICATION_METHODS = {
     phishingResistant: false,
     secondFactor: false,
   },
+  /**
+   * Kerberos through HTTP Negotiate (RFC 4559). RFC 8176 has no Kerberos value; `wia` ("Windows
+   * integrated authentication", §2) names exactly this browser-to-server step, whatever the desktop
+   * runs. One factor: the ticket stands for the desktop sign-in (a password, as far as this server
+   * can tell), so a `require_mfa` client still asks for a second factor (README "Kerberos").
+   */
+  kerberos: {
+    amr: () => ['wia'],
+    factors: () => ['knowledge'],
+    phishingResistant: false,
+    secondFactor: false,
+  },
   otp: { amr: () => ['otp'], factors: () => ['possession'], phishingResistant: false, secondFactor: true },
   recovery_code: {
     amr: () => ['otp'],
@@ -72,7 +84,7 @@ const definitionOf = (method: AuthenticationMethod): MethodDefinition => AUTHENT
  * for a level is met by that level or any later one.
  */
 export const ACR_VALUES = {
-  /** One factor: a password (or a passkey without user verification). */
+  /** One factor: a password, a Kerberos ticket (or a passkey without user verification). */
   password: 'urn:oidc-orders:acr:password',
   /** Two factor kinds: password plus authenticator app, recovery code or passkey. */
   mfa: 'urn:oidc-orders:acr:mfa',

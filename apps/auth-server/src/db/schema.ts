@@ -14,6 +14,7 @@ import type { JWK } from 'jose';
  *   4. Interaction (SSO sessions, interactions, consents): owned by the /authorize + login work.
  *   5. Rate limiting: counters shared by every instance.
  *   6. Second factors: authenticator apps, their used time steps, recovery codes.
+ *   7. Kerberos principals: which user a ticket's client principal signs in (seed).
  *
  * Keep this file free of relative imports: drizzle-kit loads it on its own.
  */
@@ -413,4 +414,21 @@ export const recoveryCodes = pgTable(
     usedAt: epochSeconds('used_at'),
   },
   (table) => [primaryKey({ columns: [table.sub, table.codeHash] })],
+);
+
+// ─── 7. Kerberos principals ──────────────────────────────────────────────────────────────────────
+
+/**
+ * Seed user member `kerberos_principal` (README "Kerberos"): the client principal of a ticket,
+ * `name@REALM`, matched exactly (case-sensitive, realm included). Written with the seed; one
+ * principal names at most one user. Kept apart from `users` so the protocol's User stays free of it.
+ */
+export const kerberosPrincipals = pgTable(
+  'kerberos_principals',
+  {
+    principal: text('principal').primaryKey(),
+    sub: text('sub').notNull(),
+    updatedAt: epochSeconds('updated_at').notNull(),
+  },
+  (table) => [index('kerberos_principals_sub_idx').on(table.sub)],
 );

@@ -9,6 +9,10 @@ export interface LoginPageInput {
   /** Shown above the form; always the same generic text for any credential failure. */
   errorMessage?: string;
   basePath: string;
+  /** Kerberos on: the link that starts the SPNEGO exchange (README "Kerberos"). */
+  kerberosHref?: string;
+  /** Where the form posts when the page is not served from the login URL (the Kerberos challenge). */
+  formAction?: string;
 }
 
 /**
@@ -18,7 +22,7 @@ export interface LoginPageInput {
 export function renderLoginPage(input: LoginPageInput): string {
   const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${input.errorMessage}</p>` : null}
-<form method="post" class="stack"${input.errorMessage ? html` aria-describedby="login-error"` : null}>
+<form method="post" class="stack"${input.formAction ? html` action="${input.formAction}"` : null}${input.errorMessage ? html` aria-describedby="login-error"` : null}>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <div class="field">
 <label for="username">Username</label>
@@ -29,6 +33,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 <input id="password" name="password" type="password" autocomplete="current-password" required${input.username ? html` autofocus` : null}>
 </div>
 <button type="submit" class="primary">Sign in</button>
-</form>`;
+</form>
+${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
   return renderPage({ title: 'Sign in', body, basePath: input.basePath });
 }

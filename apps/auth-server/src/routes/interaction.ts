@@ -1,4 +1,5 @@
 import {
+  type AuthenticationMethod,
   type AuthorizationRequest,
   type Client,
   dummyPasswordVerify,
@@ -44,6 +45,7 @@ import {
   targetOf,
 } from './authorization-reply.js';
 import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './interaction-url.js';
+import { type KerberosSignInOptions, kerberosSignInRoutes } from './kerberos-sign-in.js';
 
 /** One login attempt, as a rate limiter sees it. */
 export interface LoginAttempt {
@@ -112,11 +114,22 @@ export interface InteractionRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** Device verification (src/routes/device.ts); without it, device interactions are refused. */
   resolveDevicePurpose?: DevicePurposeResolver;
+  /** Kerberos single sign-on (src/routes/kerberos-sign-in.ts); without it the login page has no link. */
+  kerberos?: KerberosSignIn;
   /** Authenticator apps: the otp and enrol pages. */
   totp: TotpRepository;
   /** Recovery codes: the recovery page, and the set shown after the first enrolment. */
   recoveryCodes: RecoveryCodeRepository;
 }
+
+/**
+ * The first-factor sign-in methods of the login step (oauth-core `AUTHENTICATION_METHODS` says
+ * what each contributes to `amr` and `acr`; README "Kerberos").
+ */
+export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos'>;
+
+/** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
+export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
 
 /** Guards written before decisions carried a retry time answer a plain boolean. */
 function normalizeDecision(decision: boolean | LoginAttemptDecision): LoginAttemptDecision {
@@ -147,7 +160,7 @@ const stringField = (body: unknown, name: string): string | undefined => {
 };
 
 /** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
-export type InteractionPage = 'login' | 'otp' | 'recovery' | 'enrol' | 'continue' | 'consent';
+export type InteractionPage = 'login' | 'kerberos' | 'otp' | 'recovery' | 'enrol' | 'continue' | 'consent';
 
 /** Same text for a wrong code and a used one: the page does not help guessing. */
 export const INVALID_CODE_MESSAGE = 'That code is not valid. Enter the current code from your app.';
@@ -325,13 +338,17 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     username?: string,
     errorMessage?: string,
   ) {
+    const id = loaded.interaction.id;
     const page = renderLoginPage({
       clientName: loaded.purpose.client.clientName,
-      csrfToken: csrfTokenFor(loaded.browserKey, 'login', loaded.interaction.id),
+      csrfToken: csrfTokenFor(loaded.browserKey, 'login', id),
       // OIDC Core §3.1.2.1 login_hint pre-fills the username.
       username: username ?? loaded.purpose.loginHint,
       errorMessage,
       basePath: pageContext.basePath,
+      kerberosHref: options.kerberos ? pageUrl(loaded.interaction, 'kerberos') : undefined,
+      // The Kerberos challenge's body is this form too: it must post to the login URL.
+      formAction: options.kerberos ? pageUrl(loaded.interaction, 'login') : undefined,
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -446,12 +463,42 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       return sendLoginPage(reply, loaded, 401, username, INVALID_CREDENTIALS_MESSAGE);
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
-    audit(request.log, AUDIT_EVENTS.loginSucceeded, { sub: user.sub, client_id: clientId, ip: request.ip });
+    audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+      sub: user.sub,
+      client_id: clientId,
+      ip: request.ip,
+      method: 'password',
+    });
+    return signedIn(request, reply, loaded, user, 'password');
+  });
 
-    const session = await app.ssoSessions.start(request, reply, user.sub);
+  /** A sign-in method succeeded for `user`: the SSO session starts (or renews), the interaction goes on. */
+  async function signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    user: User,
+    method: SignInMethod,
+  ) {
+    // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
+    const session = await app.ssoSessions.start(request, reply, user.sub, { method });
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
-  });
+  }
+
+  if (options.kerberos) {
+    await app.register(kerberosSignInRoutes<LoadedInteraction>(), {
+      ...options.kerberos,
+      pageContext,
+      steps: {
+        load: loadInteraction,
+        clientIdOf: (loaded) => loaded.purpose.client.clientId,
+        showLoginPage: (reply, loaded, status, message) =>
+          sendLoginPage(reply, loaded, status, undefined, message),
+        signedIn: (request, reply, loaded, user) => signedIn(request, reply, loaded, user, 'kerberos'),
+      },
+    });
+  }
 
   // ─── Second factor: authenticator app code, and enrolment when one is required ───────────────
 

@@ -32,7 +32,7 @@ import {
   deviceVerificationRoutes,
 } from './device.js';
 import { homeRoutes } from './home.js';
-import { interactionRoutes, type LoginAttemptGuard } from './interaction.js';
+import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
 export interface SignInProtocolServices {
@@ -55,6 +55,8 @@ export interface SignInRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
   deviceUserCodeAttemptsPerMinute?: number;
+  /** Kerberos single sign-on, when KRB5_KTNAME is configured (README "Kerberos"). */
+  kerberos?: KerberosSignIn;
   /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
@@ -194,6 +196,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     nowSeconds: () => protocol.clock.nowSeconds(),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
+    kerberos: options.kerberos,
     totp,
     recoveryCodes,
   });

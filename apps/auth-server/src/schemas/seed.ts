@@ -116,6 +116,8 @@ export const SeedUserSchema = Type.Object(
     email: Type.Optional(Type.String({ minLength: 3 })),
     email_verified: Type.Optional(Type.Boolean()),
     allowed_scopes: Type.Optional(Type.Array(NonEmptyString)),
+    /** Kerberos client principal, `name@REALM`, matched exactly (README "Kerberos"). */
+    kerberos_principal: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 1024 })),
     /** RFC 4648 base32 (spaces allowed): pre-enrols an authenticator app; stored encrypted. */
     totp_secret: Type.Optional(Type.String({ pattern: '^[A-Za-z2-7 ]{16,128}=*$' })),
     mfa_required: Type.Optional(Type.Boolean()),

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import type { User } from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import { type SpnegoAcceptor, SpnegoRejectedError } from '../kerberos/gssapi-acceptor.js';
+import type { PageContext } from './authorization-reply.js';
+import { sendErrorPage } from './authorization-reply.js';
+
+/**
+ * Kerberos single sign-on at the login step (README "Kerberos"): the login page's
+ * `data-sign-in="kerberos"` link leads here, and the browser answers the HTTP Negotiate challenge
+ * (RFC 4559) with a Kerberos ticket for this service, wrapped in SPNEGO (RFC 4178).
+ *
+ *   no `Authorization: Negotiate` → 401 + `WWW-Authenticate: Negotiate`, whose body is the login
+ *     form with a short explanation: a browser without a ticket (or not configured to send one)
+ *     simply shows it, so there is nothing to loop on;
+ *   a token GSSAPI rejects (bad, expired, replayed, for another service) → 403 with the login form
+ *     and no new challenge (RFC 9110 §15.5.4: the credentials were understood and refused);
+ *   a valid token for an unknown principal → 403 "not registered here", audited;
+ *   a valid token for a user → the sign-in step completes as with a password (303 onward), with
+ *     the server's mutual-authentication token when GSSAPI made one (RFC 4559 §5).
+ *
+ * The route exists only inside an interaction, so `prompt=none` (which never starts one) never
+ * attempts Kerberos.
+ */
+
+/** What the interaction routes lend this one: loading the interaction and its pages. */
+export interface KerberosInteractionSteps<Loaded> {
+  /** The interaction of the URL for this browser, or `null` after an error page was sent. */
+  load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
+  clientIdOf(loaded: Loaded): string;
+  /** The login form (posting to the login URL) with `message` above it. */
+  showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): FastifyReply;
+  /** The sign-in step succeeded: session, then consent / second factor / code as usual. */
+  signedIn(request: FastifyRequest, reply: FastifyReply, loaded: Loaded, user: User): Promise<FastifyReply>;
+}
+
+/** Verbatim replays across instances (a shared, conditional insert; see README "Several instances"). */
+export interface SpnegoReplayGuard {
+  markUsed(key: string, expiresAt: number): Promise<boolean>;
+}
+
+export interface KerberosSignInOptions<Loaded> {
+  acceptor: SpnegoAcceptor;
+  userForPrincipal(principal: string): Promise<User | null>;
+  replay: SpnegoReplayGuard;
+  nowSeconds(): number;
+  steps: KerberosInteractionSteps<Loaded>;
+  pageContext: PageContext;
+}
+
+export const KERBEROS_NO_TICKET_MESSAGE =
+  'Your browser did not sign you in with your organisation account. Sign in with your username and password instead.';
+export const KERBEROS_REJECTED_MESSAGE =
+  'Your organisation sign-in could not be verified (the ticket may have expired). Sign in with your username and password instead.';
+
+/**
+ * MIT krb5's default clock skew is 300 s, so an authenticator is acceptable for at most ±5 minutes;
+ * remembering a token for 10 minutes covers that window on every instance.
+ */
+const REPLAY_WINDOW_SECONDS = 600;
+
+/** RFC 4559 §4.2: `Authorization: Negotiate <base64 token>`; anything else is no token. */
+export function negotiateToken(authorization: string | undefined): string | null {
+  const match = /^Negotiate +([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignInOptions<Loaded>> =>
+  async function kerberosRoutes(app, options) {
+    const { acceptor, steps } = options;
+
+    async function acceptedPrincipal(request: FastifyRequest, token: string, clientId: string) {
+      const rejected = (reason: string) => {
+        request.log.info({ reason }, 'kerberos: SPNEGO token rejected');
+        audit(request.log, AUDIT_EVENTS.loginFailed, {
+          reason: 'kerberos_ticket_rejected',
+          client_id: clientId,
+          ip: request.ip,
+          method: 'kerberos',
+        });
+        return null;
+      };
+      let acceptance: Awaited<ReturnType<SpnegoAcceptor['accept']>>;
+      try {
+        acceptance = await acceptor.accept(token);
+      } catch (error) {
+        if (error instanceof SpnegoRejectedError) return rejected(error.reason);
+        throw error;
+      }
+      const key = `spnego:${createHash('sha256').update(token).digest('base64url')}`;
+      const fresh = await options.replay.markUsed(key, options.nowSeconds() + REPLAY_WINDOW_SECONDS);
+      return fresh ? acceptance : rejected('token replayed (seen by another request or instance)');
+    }
+
+    app.get<{ Params: { id: string } }>('/interaction/:id/kerberos', async (request, reply) => {
+      const loaded = await steps.load(request, reply);
+      if (loaded === null) return reply;
+      reply.header('cache-control', 'no-store');
+      const token = negotiateToken(request.headers.authorization);
+      if (token === null) {
+        // RFC 4559 §4.1 (RFC 9110 §11.6.1): the challenge, once per visit of the link.
+        reply.header('www-authenticate', 'Negotiate');
+        return steps.showLoginPage(reply, loaded, 401, KERBEROS_NO_TICKET_MESSAGE);
+      }
+      const clientId = steps.clientIdOf(loaded);
+      const acceptance = await acceptedPrincipal(request, token, clientId);
+      if (acceptance === null) return steps.showLoginPage(reply, loaded, 403, KERBEROS_REJECTED_MESSAGE);
+
+      const user = await options.userForPrincipal(acceptance.principal);
+      if (user === null) {
+        audit(request.log, AUDIT_EVENTS.loginFailed, {
+          reason: 'kerberos_principal_unknown',
+          kerberos_principal: acceptance.principal,
+          client_id: clientId,
+          ip: request.ip,
+          method: 'kerberos',
+        });
+        return sendErrorPage(
+          reply,
+          403,
+          {
+            title: 'Your organisation account is not registered here',
+            message: `${acceptance.principal} has no account at this sign-in service. Ask your administrator to register it, or sign in with a username and password.`,
+            code: 'kerberos_principal_unknown',
+          },
+          options.pageContext,
+        );
+      }
+      audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+        sub: user.sub,
+        client_id: clientId,
+        ip: request.ip,
+        method: 'kerberos',
+      });
+      // RFC 4559 §5: the final response carries the server's token for mutual authentication.
+      if (acceptance.mutualToken !== null)
+        reply.header('www-authenticate', `Negotiate ${acceptance.mutualToken}`);
+      return steps.signedIn(request, reply, loaded, user);
+    });
+  };
