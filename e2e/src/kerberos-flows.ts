@@ -186,7 +186,7 @@ export interface KerberosScenario {
   carol: UserPrincipal;
   /** Registered as u-dave; tickets live one minute. */
   dave: UserPrincipal;
-  /** /authorize for a client (`kerb-web`, `kerb-second`), PKCE and state made here. */
+  /** /authorize for a client (`kerb-web`, `kerb-second`, `kerb-mfa`), PKCE and state made here. */
   authorizeUrl(
     clientId: string,
     extra?: Record<string, string>,
@@ -233,6 +233,8 @@ export async function startKerberosScenario(): Promise<KerberosScenario> {
       clients: [
         webClient('kerb-web'),
         webClient('kerb-second'),
+        // Asks every user for a second factor (seed `require_mfa`): Kerberos alone is one factor.
+        { ...webClient('kerb-mfa'), require_mfa: true },
         {
           client_id: 'kerb-device',
           client_name: 'Kerberos device',

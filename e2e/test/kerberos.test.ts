@@ -18,6 +18,7 @@ import {
   KERBEROS_AMR,
   type KerberosScenario,
   kerberosLinkOf,
+  REDIRECT_URI,
   startKerberosScenario,
 } from '../src/kerberos-flows.js';
 import { REALM } from '../src/kerberos-realm.js';
@@ -85,6 +86,21 @@ describe('Kerberos sign-in with curl --negotiate', () => {
     // prompt=none with the session: a code, silently.
     const silent = scenario.authorizeUrl('kerb-second', { prompt: 'none' });
     expect(scenario.codeOf(header(await curl.get(silent.url), 'location'), silent.state)).toBeTruthy();
+  });
+
+  it('Kerberos alone does not satisfy a require_mfa client: the user is led to enrol a second factor', async () => {
+    const curl = curlWith(scenario.realm.kinit(scenario.alice));
+    const { link } = await scenario.kerberosLink(curl, 'kerb-mfa');
+    const signedIn = await curl.get(link, { negotiate: true });
+    expect(signedIn.status).toBe(303);
+    // Not a code for the client: alice has no factor yet, so the next page enrols one.
+    const next = new URL(header(signedIn, 'location') ?? '', scenario.server.issuer);
+    expect(next.href.startsWith(REDIRECT_URI)).toBe(false);
+    expect(next.searchParams.get('code')).toBeNull();
+    expect(next.pathname).toMatch(/\/interaction\/[^/]+\/enrol$/);
+    const enrol = await curl.get(next.href);
+    expect(enrol.status).toBe(200);
+    expect(enrol.body).toMatch(/data-totp-secret="[A-Z2-7]+"/);
   });
 
   it('never attempts Kerberos inside prompt=none: no session → login_required, no challenge', async () => {
