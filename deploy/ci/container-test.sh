@@ -315,6 +315,26 @@ keys_rotate_in_container() {
   [ "$after" -gt "$before" ]
 }
 
+# The users admin command (README "Deployment" step 7) on the running deployment's database: the
+# user the smoke test signs in as is listed, disabled (the smoke test's sign-in is then refused), enabled again.
+users_cli() { "${COMPOSE[@]}" exec -T auth-server node --import tsx src/cli/users.ts "$@"; }
+users_admin_in_container() {
+  local user listed
+  user=$(node -e 'const s = JSON.parse(require("fs").readFileSync("deploy/seed.json", "utf8")); console.log(s.users.find((u) => typeof u.password === "string").username)') \
+    || return 1
+  listed=$(users_cli list) || return 1
+  echo "users list: $(cut -f1 <<<"$listed" | tr '\n' ' ')"
+  grep -q "^$user"$'\t' <<<"$listed" || return 1
+  users_cli disable "$user" | grep -q "^disabled $user;" || return 1
+  users_cli show "$user" | grep -q $'\tdisabled=true\t' || return 1
+  if smoke_test >"$LOG_DIR/smoke-disabled.log" 2>&1; then
+    echo "a disabled user signed in"
+    return 1
+  fi
+  users_cli enable "$user" | grep -q "^enabled $user\$" || return 1
+  users_cli show "$user" | grep -q $'\tdisabled=false\t'
+}
+
 # ---------------------------------------------------------------------------------------------
 # 6. What the containers guarantee
 
@@ -504,6 +524,8 @@ main() {
   check "gateway: unknown host name → 421 (https and http)" unknown_host_is_misdirected
   check "gateway: HSTS max-age=31536000 on both sites" hsts_on_both_sites
   check "keys rotate inside the auth-server container" keys_rotate_in_container
+  check "users list/disable/enable inside the auth-server container (a disabled user cannot sign in)" \
+    users_admin_in_container
 
   phase "container guarantees"
   check "apps run on a read-only root filesystem, /tmp writable" every_app_container read_only_root
