@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { toFastifyTrustProxy } from '@oidc-orders/service-kit';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -47,12 +48,6 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  * this list is the second line of defence for any code that logs a `req.headers` or `res.headers`.
  */
 export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'dpop'];
-
-/** Fastify's types take a hop count only as a function; proxy-addr numbers hops from 0. */
-function toFastifyTrustProxy(trustProxy: Config['trustProxy']) {
-  if (typeof trustProxy !== 'number') return trustProxy;
-  return (_address: string, hop: number) => hop < trustProxy;
-}
 
 /**
  * Builds the application without listening and without reading process.env. `ready()` loads every

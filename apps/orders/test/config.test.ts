@@ -262,9 +262,14 @@ describe('parseConfig', () => {
     ['true', true],
     ['false', false],
     ['1', 1],
-    ['10.0.0.0/8,127.0.0.1', '10.0.0.0/8,127.0.0.1'],
+    // The auth server's vocabulary too (@oidc-orders/service-kit): a list of addresses/CIDRs.
+    ['10.0.0.0/8,127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
   ])('reads TRUST_PROXY=%s', (value, expected) => {
     expect(parseConfig({ ...minimal, TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('rejects a TRUST_PROXY that is no boolean, hop count or address list, naming the variable', () => {
+    expect(() => parseConfig({ ...minimal, TRUST_PROXY: 'yes please' })).toThrow(/TRUST_PROXY/);
   });
 });
 

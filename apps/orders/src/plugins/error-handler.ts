@@ -1,8 +1,8 @@
 import accepts from '@fastify/accepts';
+import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { findDatabaseError, NUMERIC_VALUE_OUT_OF_RANGE, UNIQUE_VIOLATION } from '../db/sql-state.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../errors.js';
 import { type Page, prefersHtml, sendPage } from '../pages/page.js';
 
