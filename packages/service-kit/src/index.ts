@@ -1,6 +1,12 @@
 export { DatabaseUnavailableError, isDatabaseUnavailable } from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
 export {
+  type GracefulShutdownOptions,
+  gracefulShutdown,
+  type ShutdownLogger,
+  shutDownGracefullyOnSignals,
+} from './graceful-shutdown.js';
+export {
   type BoundedDatabase,
   type Database,
   type DatabaseDefinition,
