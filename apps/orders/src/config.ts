@@ -95,7 +95,7 @@ const EXPECTATIONS: Record<Variable, string> = {
     'must be a comma- or space-separated list of origins (scheme://host[:port], no path), like http://localhost:5173',
 };
 
-export interface Config {
+export interface AppConfig {
   nodeEnv: string;
   isDevelopment: boolean;
   databaseUrl: string;
@@ -164,10 +164,10 @@ function generateRandomSecret(): string {
  * Validates and converts the environment once. Pure apart from `generateSecret`: it never reads
  * process.env itself and throws ConfigError naming the first offending variable.
  */
-export function parseConfig(
+export function loadConfig(
   rawEnvironment: Record<string, string | undefined>,
   { generateSecret = generateRandomSecret }: ParseConfigOptions = {},
-): Config {
+): AppConfig {
   // `VAR=` in a shell or compose file means "not set", not "set to the empty string".
   const environment = Object.fromEntries(
     Object.entries(rawEnvironment).filter(([, value]) => value !== undefined && value !== ''),
@@ -191,7 +191,7 @@ export function parseConfig(
   if (port > MAX_PORT) fail('PORT');
 
   let apiKey = env.API_KEY;
-  let apiKeySource: Config['apiKeySource'] = 'environment';
+  let apiKeySource: AppConfig['apiKeySource'] = 'environment';
   if (apiKey === undefined) {
     if (!isDevelopment) fail('API_KEY');
     apiKey = generateSecret();
@@ -199,7 +199,7 @@ export function parseConfig(
   }
 
   let sessionSecret = env.SESSION_SECRET;
-  let sessionSecretSource: Config['sessionSecretSource'] = 'environment';
+  let sessionSecretSource: AppConfig['sessionSecretSource'] = 'environment';
   if (sessionSecret !== undefined && sessionSecret.length < 32) fail('SESSION_SECRET');
   if (sessionSecret === undefined) {
     sessionSecret = isDevelopment ? generateSecret() : undefined;

@@ -1,6 +1,7 @@
 import { shutDownGracefullyOnSignals } from '@oidc-orders/service-kit';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, parseConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { DatabaseUnavailableError } from './errors.js';
 
 /**
@@ -12,44 +13,46 @@ function exitOnStartupFailure(reason: string): never {
   process.exit(1);
 }
 
-let config: ReturnType<typeof parseConfig>;
+let config: ReturnType<typeof loadConfig>;
 try {
-  config = parseConfig(process.env);
+  config = loadConfig(process.env);
 } catch (error) {
   if (error instanceof ConfigError) exitOnStartupFailure(`invalid configuration: ${error.message}`);
   throw error;
 }
 
-// JSON lines in production, under CI and into pipes (log collectors); readable at a terminal.
-const app = buildApp(config, {
-  prettyLogs: config.isDevelopment && process.stdout.isTTY === true && !process.env.CI,
-});
-
-if (config.apiKeySource === 'generated-dev-only') {
-  // The value stays out of the log on purpose; set API_KEY to call the guarded routes.
-  app.log.warn(
-    'API_KEY is not set: using a random dev-only key generated for this process (NODE_ENV=development)',
-  );
-}
-
-if (config.sessionSecretSource === 'generated-dev-only' && config.oidc.issuer !== undefined) {
-  // A per-process secret: sessions and sign-ins in progress do not survive a restart, and a second
-  // instance cannot read them. Set SESSION_SECRET to share sessions.
-  app.log.warn(
-    'SESSION_SECRET is not set: using a random dev-only secret generated for this process (NODE_ENV=development)',
-  );
-}
-
+let app: FastifyInstance | undefined;
 try {
   // Loads every plugin: dependency declarations are checked, the database is opened, pinged within
-  // DATABASE_CONNECT_TIMEOUT_MS and migrated, all before the port is opened.
+  // DATABASE_CONNECT_TIMEOUT_MS and migrated, all before the port is opened. JSON lines in
+  // production, under CI and into pipes (log collectors); readable at a terminal.
+  app = await buildApp(config, {
+    prettyLogs: config.isDevelopment && process.stdout.isTTY === true && !process.env.CI,
+  });
+  warnAboutDevelopmentSecrets(app);
   await app.ready();
 } catch (error) {
-  await app.close().catch(() => undefined);
+  await app?.close().catch(() => undefined);
   if (error instanceof DatabaseUnavailableError) {
     exitOnStartupFailure(`DATABASE_URL: database unreachable: ${error.message}`);
   }
   exitOnStartupFailure(error instanceof Error ? error.message : String(error));
+}
+
+function warnAboutDevelopmentSecrets(app: FastifyInstance): void {
+  if (config.apiKeySource === 'generated-dev-only') {
+    // The value stays out of the log on purpose; set API_KEY to call the guarded routes.
+    app.log.warn(
+      'API_KEY is not set: using a random dev-only key generated for this process (NODE_ENV=development)',
+    );
+  }
+  if (config.sessionSecretSource === 'generated-dev-only' && config.oidc.issuer !== undefined) {
+    // A per-process secret: sessions and sign-ins in progress do not survive a restart, and a second
+    // instance cannot read them. Set SESSION_SECRET to share sessions.
+    app.log.warn(
+      'SESSION_SECRET is not set: using a random dev-only secret generated for this process (NODE_ENV=development)',
+    );
+  }
 }
 
 try {

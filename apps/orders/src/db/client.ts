@@ -15,7 +15,7 @@ import * as schema from './schema.js';
  * (PgTransaction extends PgDatabase) are assignable to it, so there is a single Drizzle code path
  * above the driver.
  */
-export type Database = KitDatabase<typeof schema>;
+export type AppDatabase = KitDatabase<typeof schema>;
 export type DatabaseHandle = KitDatabaseHandle<typeof schema>;
 export type BoundedDatabase = KitBoundedDatabase<typeof schema>;
 

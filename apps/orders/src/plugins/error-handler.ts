@@ -148,7 +148,7 @@ export function pageForError(body: ErrorBody, error: unknown): Page {
  * Registered on the root instance (fastify-plugin) before any route plugin, so every
  * encapsulated route context inherits it.
  */
-export default fp(
+export const errorHandlerPlugin = fp(
   async (app) => {
     // request.accepts(): pages for browsers, JSON for API clients (src/pages/page.ts).
     await app.register(accepts);

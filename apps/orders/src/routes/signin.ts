@@ -23,7 +23,7 @@ export { SIGNED_OUT_PATH } from './signin/sign-out.js';
  * the nonce, the redirect URI and a hash of a per-attempt correlation cookie, which binds the
  * response to the browser that started the sign-in (RFC 9700 §4.7.1 CSRF protection).
  */
-const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const registerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app;
   // Only form_post callbacks and back-channel logout are forms here; JSON stays the default elsewhere.
   await app.register(formbody, { parser: parseFormStrictly });
@@ -46,7 +46,7 @@ const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   registerBackChannelLogoutRoute(app);
 };
 
-export default fp(signInRoutes, {
+export const signInRoutes = fp(registerSignInRoutes, {
   name: 'sign-in-routes',
   dependencies: ['config', 'oidc', 'session', 'error-handler'],
   encapsulate: true,
