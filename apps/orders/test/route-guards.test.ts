@@ -56,9 +56,7 @@ function routeCollector(): {
  * `X-CSRF: 1` (400 naming the header) before anything else, its handlers then require a session.
  */
 function isRefusal(statusCode: number, body: string): boolean {
-  return (
-    statusCode === 401 || statusCode === 403 || (statusCode === 400 && body.includes('X-CSRF: 1'))
-  );
+  return statusCode === 401 || statusCode === 403 || (statusCode === 400 && body.includes('X-CSRF: 1'));
 }
 
 /** The routes that answered a request without credentials with something other than a refusal. */
