@@ -1,6 +1,6 @@
 import type { IssuedTokenRecords } from '@oidc-orders/oauth-core';
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from '../../db/client.js';
 import {
   accessTokens,
@@ -17,24 +17,6 @@ import {
 // read joining the code or token with its grant and user, and one statement for consume + inserts.
 // They are prepared statements with fixed names, so PostgreSQL parses and plans each once per pooled
 // connection and drizzle builds its SQL once per store set.
-
-const dialect = new PgDialect();
-
-type Rows = { rows: Array<Record<string, unknown>> };
-
-/** Prepares raw SQL with `sql.placeholder`s through the session (node-postgres or PGlite alike). */
-function prepareRaw(
-  db: AppDatabase,
-  name: string,
-  query: SQL,
-): PgPreparedQuery<PreparedQueryConfig & { execute: Rows }> {
-  return db._.session.prepareQuery<PreparedQueryConfig & { execute: Rows }>(
-    dialect.sqlToQuery(query),
-    undefined,
-    name,
-    false,
-  );
-}
 
 /** Built on first use, then reused: one set per store set (the pool's, or one transaction's). */
 export function lazy<T>(build: () => T): () => T {
@@ -120,7 +102,7 @@ export function createHotPathStatements(db: AppDatabase) {
 
 export function createRedemptionStatements(db: AppDatabase) {
   const hash = sql.placeholder('hash');
-  const consumeStatements = new Map<string, ReturnType<typeof prepareRaw>>();
+  const consumeStatements = new Map<string, ReturnType<typeof prepareConsumeAndStore>>();
   return {
     refreshTokenWithGrantAndUser: lazy(() =>
       db
@@ -148,7 +130,7 @@ export function createRedemptionStatements(db: AppDatabase) {
       const name = `auth_consume_${kind}${withRefresh ? '_rt' : ''}${withAccess ? '_at' : ''}`;
       let statement = consumeStatements.get(name);
       if (!statement) {
-        statement = prepareRaw(db, name, consumeAndStoreSql(kind, withRefresh, withAccess));
+        statement = prepareConsumeAndStore(db, name, kind, withRefresh, withAccess);
         consumeStatements.set(name, statement);
       }
       return statement;
@@ -161,44 +143,91 @@ export function createRedemptionStatements(db: AppDatabase) {
  * FROM used`: the inserts take their rows from `used`, so they write only when the update won.
  * Under READ COMMITTED a concurrent caller blocks on the row lock, re-checks the WHERE clause once
  * the winner commits, updates nothing and therefore inserts nothing. One statement is one
- * transaction, so there is no BEGIN/COMMIT round trip either.
+ * transaction, so there is no BEGIN/COMMIT round trip either. Built with Drizzle's query builder
+ * (data-modifying CTEs, INSERT … SELECT): the column lists come from the table definitions.
  */
-function consumeAndStoreSql(kind: 'refresh' | 'code', withRefresh: boolean, withAccess: boolean): SQL {
-  const p = (name: string) => sql.placeholder(name);
-  const parts: SQL[] = [
+/** `returning 1`: `used` has one row when the update won, none otherwise. */
+const WON_ROW = { won: sql<number>`1`.as('won') };
+
+function prepareConsumeAndStore(
+  db: AppDatabase,
+  name: string,
+  kind: 'refresh' | 'code',
+  withRefresh: boolean,
+  withAccess: boolean,
+) {
+  const p = (placeholder: string) => sql.placeholder(placeholder);
+  const used = db.$with('used').as(
     kind === 'refresh'
       ? // RFC 9700 §4.14.2: exactly one caller may rotate a given refresh token.
-        sql`with used as (
-          update ${refreshTokens} set used_at = ${p('at')}::bigint
-          where token_hash = ${p('hash')}::text and used_at is null and revoked_at is null
-          returning 1)`
+        db
+          .update(refreshTokens)
+          .set({ usedAt: sql`${p('at')}::bigint` })
+          .where(
+            and(
+              eq(refreshTokens.tokenHash, sql`${p('hash')}::text`),
+              isNull(refreshTokens.usedAt),
+              isNull(refreshTokens.revokedAt),
+            ),
+          )
+          .returning(WON_ROW)
       : // RFC 6749 §10.5: codes are single-use.
-        sql`with used as (
-          update ${authorizationCodes} set used_at = ${p('at')}::bigint
-          where code_hash = ${p('hash')}::text and used_at is null
-          returning 1)`,
+        db
+          .update(authorizationCodes)
+          .set({ usedAt: sql`${p('at')}::bigint` })
+          .where(
+            and(eq(authorizationCodes.codeHash, sql`${p('hash')}::text`), isNull(authorizationCodes.usedAt)),
+          )
+          .returning(WON_ROW),
+  );
+  const inserts = [
+    ...(withRefresh
+      ? [
+          db
+            .$with('new_refresh_token')
+            .as(db.insert(refreshTokens).select(selectPlaceholders(refreshTokens, 'rt'))),
+        ]
+      : []),
+    ...(withAccess
+      ? [
+          db
+            .$with('new_access_token')
+            .as(db.insert(accessTokens).select(selectPlaceholders(accessTokens, 'at'))),
+        ]
+      : []),
   ];
-  if (withRefresh) {
-    parts.push(sql`, new_refresh_token as (
-      insert into ${refreshTokens} (token_hash, grant_id, client_id, sub, scopes, resources, parent_hash,
-        created_at, expires_at, used_at, revoked_at, dpop_jkt)
-      select ${p('rtHash')}::text, ${p('rtGrantId')}::text, ${p('rtClientId')}::text, ${p('rtSub')}::text,
-        ${p('rtScopes')}::text[], ${p('rtResources')}::text[], ${p('rtParentHash')}::text,
-        ${p('rtCreatedAt')}::bigint, ${p('rtExpiresAt')}::bigint, ${p('rtUsedAt')}::bigint,
-        ${p('rtRevokedAt')}::bigint, ${p('rtDpopJkt')}::text
-      from used)`);
+  return db
+    .with(used, ...inserts)
+    .select({ won: sql<number>`count(*)::int` })
+    .from(used)
+    .prepare(name);
+}
+
+/**
+ * `select $rt_tokenHash::text, $rt_grantId::text, … from used`: one typed placeholder per column,
+ * in the table's column order, which is the order of Drizzle's `insert into t (…)` list.
+ */
+function selectPlaceholders(table: PgTable, prefix: string) {
+  const values = Object.entries(getTableColumns(table)).map(
+    ([key, column]) => sql`${sql.placeholder(`${prefix}_${key}`)}::${sql.raw(column.getSQLType())}`,
+  );
+  return sql`select ${sql.join(values, sql`, `)} from ${sql.identifier('used')}`;
+}
+
+/** The placeholder values for one row of `table`, read from the record by column key. */
+function placeholderValues(table: PgTable, prefix: string, record: object): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const value = (record as Record<string, unknown>)[key];
+    // Serialised here, as drizzle's jsonb column does: both drivers pass a string through.
+    values[`${prefix}_${key}`] =
+      column.getSQLType() === 'jsonb'
+        ? JSON.stringify(value)
+        : Array.isArray(value)
+          ? [...value]
+          : (value ?? null);
   }
-  if (withAccess) {
-    parts.push(sql`, new_access_token as (
-      insert into ${accessTokens} (token_hash, grant_id, client_id, sub, scopes, audience, issued_at,
-        expires_at, revoked_at, dpop_jkt, claims)
-      select ${p('atHash')}::text, ${p('atGrantId')}::text, ${p('atClientId')}::text, ${p('atSub')}::text,
-        ${p('atScopes')}::text[], ${p('atAudience')}::text[], ${p('atIssuedAt')}::bigint,
-        ${p('atExpiresAt')}::bigint, ${p('atRevokedAt')}::bigint, ${p('atDpopJkt')}::text, ${p('atClaims')}::jsonb
-      from used)`);
-  }
-  parts.push(sql` select count(*)::int as won from used`);
-  return sql.join(parts);
+  return values;
 }
 
 export async function consumeAndStore(
@@ -208,40 +237,15 @@ export async function consumeAndStore(
   at: number,
   issued: IssuedTokenRecords,
 ): Promise<boolean> {
-  const { refreshToken: rt, accessToken: token } = issued;
-  const values: Record<string, unknown> = { hash, at };
-  if (rt !== null) {
-    Object.assign(values, {
-      rtHash: rt.tokenHash,
-      rtGrantId: rt.grantId,
-      rtClientId: rt.clientId,
-      rtSub: rt.sub,
-      rtScopes: [...rt.scopes],
-      rtResources: [...rt.resources],
-      rtParentHash: rt.parentHash,
-      rtCreatedAt: rt.createdAt,
-      rtExpiresAt: rt.expiresAt,
-      rtUsedAt: rt.usedAt,
-      rtRevokedAt: rt.revokedAt,
-      rtDpopJkt: rt.dpopJkt,
-    });
-  }
-  if (token !== null) {
-    Object.assign(values, {
-      atHash: token.tokenHash,
-      atGrantId: token.grantId,
-      atClientId: token.clientId,
-      atSub: token.sub,
-      atScopes: [...token.scopes],
-      atAudience: [...token.audience],
-      atIssuedAt: token.issuedAt,
-      atExpiresAt: token.expiresAt,
-      atRevokedAt: token.revokedAt,
-      atDpopJkt: token.dpopJkt,
-      // Serialised here, as drizzle's jsonb column does: both drivers pass a string through.
-      atClaims: JSON.stringify(token.claims),
-    });
-  }
-  const result = await statements.consume(kind, rt !== null, token !== null).execute(values);
-  return Number(result.rows[0]?.won) === 1;
+  const { refreshToken, accessToken } = issued;
+  const values: Record<string, unknown> = {
+    hash,
+    at,
+    ...(refreshToken !== null ? placeholderValues(refreshTokens, 'rt', refreshToken) : {}),
+    ...(accessToken !== null ? placeholderValues(accessTokens, 'at', accessToken) : {}),
+  };
+  const [result] = await statements
+    .consume(kind, refreshToken !== null, accessToken !== null)
+    .execute(values);
+  return Number(result?.won) === 1;
 }
