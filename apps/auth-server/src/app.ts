@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
-import { toFastifyTrustProxy } from '@oidc-orders/service-kit';
+import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -190,14 +190,6 @@ function summariseSeedForDevelopment(
     })),
     usernames: (seed.users ?? []).map((user) => user.username),
     seedFile,
-  };
-}
-
-/** pino-pretty in a worker thread: one readable line per event, the service named on each. */
-export function prettyTransport(service: string) {
-  return {
-    target: 'pino-pretty',
-    options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', messageFormat: `${service} | {msg}` },
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { toFastifyTrustProxy } from '@oidc-orders/service-kit';
+import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
 import Fastify, { type FastifyInstance, type FastifyReply, type onRouteHookHandler } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -66,18 +66,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
         censor: REDACTED,
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
-      ...(deps.prettyLogs && !deps.logStream
-        ? {
-            transport: {
-              target: 'pino-pretty',
-              options: {
-                ignore: 'pid,hostname',
-                translateTime: 'SYS:HH:MM:ss',
-                messageFormat: 'orders | {msg}',
-              },
-            },
-          }
-        : {}),
+      ...(deps.prettyLogs && !deps.logStream ? { transport: prettyTransport('orders') } : {}),
     },
     genReqId: () => randomUUID(),
     // The router's own refusals (a path that is not valid percent-encoded UTF-8: FST_ERR_BAD_URL)

@@ -6,6 +6,7 @@ export {
   type ShutdownLogger,
   shutDownGracefullyOnSignals,
 } from './graceful-shutdown.js';
+export { prettyTransport } from './logging.js';
 export {
   type BoundedDatabase,
   type Database,
