@@ -1,5 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { configDefaults, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const repositoryRoot = dirname(fileURLToPath(import.meta.url));
 
@@ -11,4 +12,30 @@ export function reporters(packageDir: string): Array<string | [string, { outputF
   const database = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
   const outputFile = join(repositoryRoot, '.vitest-results', `${basename(packageDir)}-${database}.json`);
   return ['default', ['json', { outputFile }]];
+}
+
+/** Test files of a package by tier; a file named in neither list is a unit test. */
+export interface TestTiers {
+  /** Real listeners (the app or a counterpart on a port), child processes, PostgreSQL-only paths. */
+  integration?: string[];
+  /** Spawned stacks, Chromium, nginx, a KDC. */
+  e2e?: string[];
+}
+
+/**
+ * The three tiers as vitest projects (issue 14 item 12): `vitest run --project unit` is the fast
+ * loop (pure functions and `app.inject` on in-process PGlite), `--project integration` and
+ * `--project e2e` the slow ones; plain `vitest run` (what `pnpm test` runs) runs all three, so no
+ * file is left out. Every file under test/ not listed as integration or e2e is unit.
+ */
+export function testTiers({ integration = [], e2e = [] }: TestTiers): TestProjectInlineConfiguration[] {
+  const tier = (name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration => ({
+    extends: true,
+    test: { name, include, exclude: [...configDefaults.exclude, ...exclude] },
+  });
+  return [
+    tier('unit', ['test/**/*.test.ts'], [...integration, ...e2e]),
+    ...(integration.length > 0 ? [tier('integration', integration)] : []),
+    ...(e2e.length > 0 ? [tier('e2e', e2e)] : []),
+  ];
 }

@@ -1,9 +1,26 @@
 import { defineConfig } from 'vitest/config';
-import { reporters } from '../../vitest.shared.js';
+import { reporters, testTiers } from '../../vitest.shared.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: testTiers({
+      // Real listeners (the app on a port, a JWKS or logout receiver) or child processes (CLI, server).
+      integration: [
+        'test/dpop.test.ts',
+        'test/logout.test.ts',
+        'test/par.test.ts',
+        'test/private-key-jwt.test.ts',
+        'test/sign-in-protocol.test.ts',
+        'test/fapi2.e2e.test.ts',
+        'test/openid-client.e2e.test.ts',
+        'test/audit.test.ts',
+        'test/key-rotation-jwks.test.ts',
+        'test/first-run-config.test.ts',
+        'test/startup.test.ts',
+      ],
+      // A real KDC (krb5kdc) and kinit.
+      e2e: ['test/kerberos.test.ts'],
+    }),
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: reporters(import.meta.dirname),
     // Each file builds its own app (PGlite in memory, or its own PostgreSQL database): independent.

@@ -1,9 +1,19 @@
 import { defineConfig } from 'vitest/config';
-import { reporters } from '../../vitest.shared.js';
+import { reporters, testTiers } from '../../vitest.shared.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: testTiers({
+      // Child processes (server.ts, a stub issuer) or real listeners.
+      integration: [
+        'test/server.process.test.ts',
+        'test/oidc-availability.test.ts',
+        'test/property.test.ts',
+        'test/database.test.ts',
+      ],
+      // The auth server spawned and Chromium driving the sign-in.
+      e2e: ['test/signin.e2e.test.ts', 'test/opaque-tokens.e2e.test.ts'],
+    }),
     reporters: reporters(import.meta.dirname),
     // Generous bounds for slow CI machines; nothing here asserts on elapsed time.
     testTimeout: 30_000,

@@ -1,9 +1,13 @@
 import { defineConfig } from 'vitest/config';
-import { reporters } from '../../vitest.shared.js';
+import { reporters, testTiers } from '../../vitest.shared.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: testTiers({
+      integration: ['test/slow-down.test.ts'],
+      // The auth server and the orders service spawned, the CLI run as a process.
+      e2e: ['test/cli.e2e.test.ts', 'test/orders-service.e2e.test.ts'],
+    }),
     reporters: reporters(import.meta.dirname),
     // Each file starts its own auth server process (PGlite in memory, or its own PostgreSQL
     // database). Nothing asserts on elapsed time; the bounds are for slow machines.

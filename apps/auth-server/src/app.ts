@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -70,7 +71,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
 
   const app = Fastify({
     logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
-    trustProxy: fastifyTrustProxy(config),
+    trustProxy: toFastifyTrustProxy(config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     // Only a trusted proxy may name the request id; otherwise a client could forge log correlation.
@@ -192,26 +193,10 @@ function summariseSeedForDevelopment(
   };
 }
 
-/** pino-pretty in a worker thread: one readable line per event, the service named on each. */
-export function prettyTransport(service: string) {
-  return {
-    target: 'pino-pretty',
-    options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', messageFormat: `${service} | {msg}` },
-  };
-}
-
 /** The issuer's path ('' at the root): where the pages find their assets. */
 function issuerBasePath(issuer: string): string {
   const { pathname } = new URL(issuer);
   return pathname === '/' ? '' : pathname;
-}
-
-function fastifyTrustProxy(
-  config: AppConfig,
-): boolean | string[] | ((address: string, hop: number) => boolean) {
-  const { trustProxy } = config;
-  // A hop count trusts the nearest n proxies (what proxy-addr does with a number).
-  return typeof trustProxy === 'number' ? (_address, hop) => hop < trustProxy : trustProxy;
 }
 
 /**

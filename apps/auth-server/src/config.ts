@@ -1,8 +1,13 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ProtocolConfig } from '@oidc-orders/oauth-core';
+import {
+  type DatabaseLocation,
+  parseDatabaseUrl,
+  parseTrustProxy as parseKitTrustProxy,
+  type TrustProxy,
+} from '@oidc-orders/service-kit';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { type DatabaseLocation, parseDatabaseUrl } from './db/database-url.js';
 
 /**
  * The environment, parsed once (src/server.ts) into a typed configuration. `buildApp` receives the
@@ -70,7 +75,7 @@ export type Environment = Static<typeof EnvironmentSchema>;
 
 export type NodeEnv = (typeof NODE_ENVS)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export type TrustProxy = boolean | number | string[];
+export type { TrustProxy };
 
 export interface LifetimeDefaults {
   accessTokenTtl: number;
@@ -346,25 +351,13 @@ function resolveKeyEncryptionKey(environment: Environment): { key: Uint8Array; d
   return { key: new Uint8Array(key), developmentOnly: false };
 }
 
-/**
- * TRUST_PROXY has one meaning in both apps (Fastify's `trustProxy` vocabulary, as apps/orders
- * parses it): unset, empty or `false` → off; `true` → trust every hop; an integer n → trust the n
- * nearest hops (`1`, what docker-compose.yml passes, is one proxy in front, not "every hop"); anything
- * else → comma-separated addresses/CIDRs of trusted proxies.
- */
+/** TRUST_PROXY in the vocabulary both apps share (@oidc-orders/service-kit). */
 function parseTrustProxy(value: string | undefined): TrustProxy {
-  const trimmed = value?.trim() ?? '';
-  if (trimmed === '' || trimmed === 'false') return false;
-  if (trimmed === 'true') return true;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) === 0 ? false : Number(trimmed);
-  const addresses = trimmed
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-  if (addresses.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
+  const parsed = parseKitTrustProxy(value);
+  if (parsed === undefined) {
     throw new ConfigError(
       'TRUST_PROXY is invalid: expected true/false, a hop count, or comma-separated proxy addresses',
     );
   }
-  return addresses;
+  return parsed;
 }

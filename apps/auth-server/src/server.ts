@@ -1,3 +1,4 @@
+import { shutDownGracefullyOnSignals } from '@oidc-orders/service-kit';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseStartError } from './db/errors.js';
@@ -44,32 +45,13 @@ async function main(): Promise<void> {
     failStart(error);
   }
 
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    const deadline = setTimeout(() => {
-      app.log.error({ signal }, `shutdown did not finish within ${HARD_SHUTDOWN_DEADLINE_MS} ms; exiting`);
-      process.exit(1);
-    }, HARD_SHUTDOWN_DEADLINE_MS);
-    deadline.unref();
-
-    app.log.info({ signal, pauseMs: config.shutdownPauseMs }, 'draining: readiness now answers 503');
-    app.beginDraining();
-    await new Promise((resolve) => setTimeout(resolve, config.shutdownPauseMs));
-    try {
-      // Stops accepting connections, waits for in-flight requests, then runs onClose hooks
-      // (the database closes last, after the routes that use it).
-      await app.close();
-      app.log.info('stopped');
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', (signal) => void stop(signal));
-  process.on('SIGINT', (signal) => void stop(signal));
+  shutDownGracefullyOnSignals({
+    log: app.log,
+    pauseMs: config.shutdownPauseMs,
+    timeoutMs: HARD_SHUTDOWN_DEADLINE_MS,
+    startDraining: () => app.beginDraining(),
+    close: () => app.close(),
+  });
 }
 
 await main();

@@ -1,29 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import type { Config } from './config.js';
+import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
+import Fastify, { type FastifyInstance, type FastifyReply, type onRouteHookHandler } from 'fastify';
+import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { REDACTED, serializeError, serializeRequest } from './logging.js';
 import type { DiscoveryRetryOptions } from './oidc/provider.js';
-import apiCors from './plugins/api-cors.js';
-import apiKeyGuard from './plugins/api-key-guard.js';
-import bearerAuth from './plugins/bearer-auth.js';
-import canonicalHost from './plugins/canonical-host.js';
-import configPlugin from './plugins/config.js';
-import dbPlugin from './plugins/db.js';
-import errorHandler, { toErrorReply } from './plugins/error-handler.js';
-import inputGuard from './plugins/input-guard.js';
-import lifecycle from './plugins/lifecycle.js';
-import oidcPlugin from './plugins/oidc.js';
-import sessionPlugin from './plugins/session.js';
-import appRoutes from './routes/app.js';
-import bffRoutes, { type BffRoutesOptions } from './routes/bff.js';
-import healthRoutes from './routes/health.js';
-import orderRoutes, { type OrderRoutesOptions } from './routes/orders.js';
-import signInRoutes from './routes/signin.js';
-import userRoutes from './routes/users.js';
+import { apiCorsPlugin } from './plugins/api-cors.js';
+import { apiKeyGuardPlugin } from './plugins/api-key-guard.js';
+import { bearerAuthPlugin } from './plugins/bearer-auth.js';
+import { canonicalHostPlugin } from './plugins/canonical-host.js';
+import { configPlugin } from './plugins/config.js';
+import { databasePlugin } from './plugins/db.js';
+import { errorHandlerPlugin, toErrorReply } from './plugins/error-handler.js';
+import { inputGuardPlugin } from './plugins/input-guard.js';
+import { lifecyclePlugin } from './plugins/lifecycle.js';
+import { oidcPlugin } from './plugins/oidc.js';
+import { sessionPlugin } from './plugins/session.js';
+import { appRoutes } from './routes/app.js';
+import { type BffRoutesOptions, bffRoutes } from './routes/bff.js';
+import { guardedRoutes } from './routes/guarded-areas.js';
+import { healthRoutes } from './routes/health.js';
+import type { OrderRoutesOptions } from './routes/orders.js';
+import { signInRoutes } from './routes/signin.js';
 
-export interface AppDeps {
+export interface AppDependencies {
   /** Use this opened, migrated database instead of opening DATABASE_URL; the app will not close it. */
   database?: DatabaseHandle;
   /** Where the JSON log lines go (default stdout); tests read them to check redaction. */
@@ -37,6 +38,8 @@ export interface AppDeps {
   discoveryRetry?: DiscoveryRetryOptions;
   /** Test seam: how often a request waiting for another instance's token refresh looks again. */
   refreshPollIntervalMs?: number;
+  /** Test seam: sees every route as it is registered (test/route-guards.test.ts walks them). */
+  onRoute?: onRouteHookHandler;
 }
 
 /** Largest request body accepted, bytes (Fastify's default is 1 MiB). */
@@ -48,17 +51,12 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  */
 export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'dpop'];
 
-/** Fastify's types take a hop count only as a function; proxy-addr numbers hops from 0. */
-function toFastifyTrustProxy(trustProxy: Config['trustProxy']) {
-  if (typeof trustProxy !== 'number') return trustProxy;
-  return (_address: string, hop: number) => hop < trustProxy;
-}
-
 /**
- * Builds the application without listening and without reading process.env. `ready()` loads every
- * plugin (so a missing dependency or an unreachable database fails there, not on a request).
+ * Builds the application without listening and without reading process.env. Async like the auth
+ * server's: awaiting it loads every plugin (a missing dependency or an unreachable database
+ * rejects here, not on a request); `ready()` then runs the onReady hooks.
  */
-export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
+export async function buildApp(config: AppConfig, deps: AppDependencies = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -68,18 +66,7 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
         censor: REDACTED,
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
-      ...(deps.prettyLogs && !deps.logStream
-        ? {
-            transport: {
-              target: 'pino-pretty',
-              options: {
-                ignore: 'pid,hostname',
-                translateTime: 'SYS:HH:MM:ss',
-                messageFormat: 'orders | {msg}',
-              },
-            },
-          }
-        : {}),
+      ...(deps.prettyLogs && !deps.logStream ? { transport: prettyTransport('orders') } : {}),
     },
     genReqId: () => randomUUID(),
     // The router's own refusals (a path that is not valid percent-encoded UTF-8: FST_ERR_BAD_URL)
@@ -107,29 +94,29 @@ export function buildApp(config: Config, deps: AppDeps = {}): FastifyInstance {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
 
   // Order matters only for the error handler, which must be on the root before the route plugins
   // so they inherit it; `dependencies` on each plugin make a wrong order fail ready().
-  app.register(errorHandler);
-  app.register(inputGuard);
+  app.register(errorHandlerPlugin);
+  app.register(inputGuardPlugin);
   app.register(configPlugin, { config });
-  app.register(canonicalHost);
-  app.register(dbPlugin, deps.database ? { database: deps.database } : {});
-  app.register(lifecycle);
-  app.register(apiKeyGuard);
-  app.register(apiCors);
+  app.register(canonicalHostPlugin);
+  app.register(databasePlugin, deps.database ? { database: deps.database } : {});
+  app.register(lifecyclePlugin);
+  app.register(apiKeyGuardPlugin);
+  app.register(apiCorsPlugin);
   app.register(oidcPlugin, deps.discoveryRetry ? { discoveryRetry: deps.discoveryRetry } : {});
   app.register(
     sessionPlugin,
     deps.refreshPollIntervalMs ? { refreshPollIntervalMs: deps.refreshPollIntervalMs } : {},
   );
-  app.register(bearerAuth);
+  app.register(bearerAuthPlugin);
   app.register(healthRoutes);
-  app.register(orderRoutes, deps.orderRoutes ?? {});
-  app.register(userRoutes);
+  app.register(guardedRoutes, deps.orderRoutes ?? {});
   app.register(signInRoutes);
   app.register(bffRoutes, deps.bffRoutes ?? {});
   app.register(appRoutes);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { parseDatabaseUrl, parseTrustProxy, type TrustProxy } from '@oidc-orders/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parseDatabaseUrl } from './db/database-url.js';
 import { MAX_NUMERIC_12_2_CENTS, parseAmountToCents } from './money.js';
 
 export class ConfigError extends Error {
@@ -95,7 +95,7 @@ const EXPECTATIONS: Record<Variable, string> = {
     'must be a comma- or space-separated list of origins (scheme://host[:port], no path), like http://localhost:5173',
 };
 
-export interface Config {
+export interface AppConfig {
   nodeEnv: string;
   isDevelopment: boolean;
   databaseUrl: string;
@@ -139,7 +139,7 @@ export interface Config {
   upstreamTimeoutMs: number;
   shutdownPauseMs: number;
   shutdownTimeoutMs: number;
-  trustProxy: boolean | number | string;
+  trustProxy: TrustProxy;
   orderUnitPriceCents: bigint;
   orderTxTimeoutMs: number;
   /**
@@ -164,10 +164,10 @@ function generateRandomSecret(): string {
  * Validates and converts the environment once. Pure apart from `generateSecret`: it never reads
  * process.env itself and throws ConfigError naming the first offending variable.
  */
-export function parseConfig(
+export function loadConfig(
   rawEnvironment: Record<string, string | undefined>,
   { generateSecret = generateRandomSecret }: ParseConfigOptions = {},
-): Config {
+): AppConfig {
   // `VAR=` in a shell or compose file means "not set", not "set to the empty string".
   const environment = Object.fromEntries(
     Object.entries(rawEnvironment).filter(([, value]) => value !== undefined && value !== ''),
@@ -191,7 +191,7 @@ export function parseConfig(
   if (port > MAX_PORT) fail('PORT');
 
   let apiKey = env.API_KEY;
-  let apiKeySource: Config['apiKeySource'] = 'environment';
+  let apiKeySource: AppConfig['apiKeySource'] = 'environment';
   if (apiKey === undefined) {
     if (!isDevelopment) fail('API_KEY');
     apiKey = generateSecret();
@@ -199,7 +199,7 @@ export function parseConfig(
   }
 
   let sessionSecret = env.SESSION_SECRET;
-  let sessionSecretSource: Config['sessionSecretSource'] = 'environment';
+  let sessionSecretSource: AppConfig['sessionSecretSource'] = 'environment';
   if (sessionSecret !== undefined && sessionSecret.length < 32) fail('SESSION_SECRET');
   if (sessionSecret === undefined) {
     sessionSecret = isDevelopment ? generateSecret() : undefined;
@@ -283,7 +283,7 @@ export function parseConfig(
     upstreamTimeoutMs: positiveInteger(env.UPSTREAM_TIMEOUT_MS, 5000) ?? fail('UPSTREAM_TIMEOUT_MS'),
     shutdownPauseMs,
     shutdownTimeoutMs,
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? fail('TRUST_PROXY'),
     orderUnitPriceCents: orderUnitPriceCents!,
     orderTxTimeoutMs: positiveInteger(env.ORDER_TX_TIMEOUT_MS, 5000) ?? fail('ORDER_TX_TIMEOUT_MS'),
     allowedCorsOrigins,
@@ -322,15 +322,6 @@ function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const { protocol } = new URL(value);
   return protocol === 'http:' || protocol === 'https:';
-}
-
-/** Same vocabulary as Fastify's `trustProxy`: boolean, hop count, or addresses/CIDRs. */
-function parseTrustProxy(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === 'false' || value === '0') return false;
-  if (value === 'true') return true;
-  // "1" is a hop count here (trust the one proxy in front), which is what operators usually mean.
-  if (/^[0-9]+$/.test(value)) return Number(value);
-  return value;
 }
 
 /**

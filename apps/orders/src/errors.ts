@@ -217,12 +217,8 @@ export class UpstreamUnavailableError extends DomainError {
   }
 }
 
-export class DatabaseUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DatabaseUnavailableError';
-  }
-}
+/** The database cannot be reached right now (503, not 500): one class for both apps. */
+export { DatabaseUnavailableError } from '@oidc-orders/service-kit';
 
 /**
  * Issue 13 item 7: a path segment, query value, form or JSON value, or header holds a control

@@ -1,4 +1,4 @@
-import type { Database } from './db/client.js';
+import type { AppDatabase } from './db/client.js';
 import type { OrderStatus } from './db/schema.js';
 import { findSqlState } from './db/sql-state.js';
 import { TransactionTimeoutError } from './errors.js';
@@ -38,7 +38,7 @@ export interface PlacedOrder {
  * started once the deadline has passed. So, as before, a 503 means nothing was stored.
  */
 export async function placeOrder(
-  db: Database,
+  db: AppDatabase,
   input: { email: string; quantity: number },
   settings: PlaceOrderSettings,
 ): Promise<PlacedOrder> {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Config } from './config.js';
+import type { AppConfig } from './config.js';
 
 /**
  * Where the browser (or an API client) reaches this app. Without TRUST_PROXY, always BASE_URL (a
@@ -8,7 +8,7 @@ import type { Config } from './config.js';
  * path prefix.
  */
 export function publicBaseUrl(
-  config: Pick<Config, 'baseUrl' | 'trustProxy'>,
+  config: Pick<AppConfig, 'baseUrl' | 'trustProxy'>,
   request: FastifyRequest,
 ): string {
   if (config.trustProxy === false) return config.baseUrl;
@@ -18,7 +18,7 @@ export function publicBaseUrl(
 
 /** The public URL of this request without its query (RFC 9449 §4.3 step 9 compares `htu` so). */
 export function publicRequestUrl(
-  config: Pick<Config, 'baseUrl' | 'trustProxy'>,
+  config: Pick<AppConfig, 'baseUrl' | 'trustProxy'>,
   request: FastifyRequest,
 ): string {
   const path = request.url.split('?', 1)[0]!;

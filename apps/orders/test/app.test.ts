@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import configPlugin from '../src/plugins/config.js';
-import errorHandler from '../src/plugins/error-handler.js';
-import orderRoutes from '../src/routes/orders.js';
+import { configPlugin } from '../src/plugins/config.js';
+import { errorHandlerPlugin } from '../src/plugins/error-handler.js';
+import { guardedRoutes } from '../src/routes/guarded-areas.js';
 import { buildTestApp, TEST_API_KEY, testConfig, withApiKey } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -38,9 +38,9 @@ function captureLogs(): { stream: Writable; lines: () => Record<string, unknown>
 describe('plugin wiring', () => {
   it('a route plugin registered without its dependencies fails ready(), not the first request', async () => {
     const app = Fastify();
-    app.register(errorHandler);
+    app.register(errorHandlerPlugin);
     app.register(configPlugin, { config: testConfig() });
-    app.register(orderRoutes);
+    app.register(guardedRoutes);
 
     await expect(app.ready()).rejects.toThrow(/db|api-key-guard/);
     await app.close();

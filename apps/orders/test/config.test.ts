@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 
 const minimal = { DATABASE_URL: 'pglite://memory', API_KEY: 'k' };
 
 function configErrorFor(environment: Record<string, string | undefined>): ConfigError {
   try {
-    parseConfig(environment);
+    loadConfig(environment);
   } catch (error) {
     if (error instanceof ConfigError) return error;
     throw error;
   }
-  throw new Error('parseConfig accepted the environment');
+  throw new Error('loadConfig accepted the environment');
 }
 
-describe('parseConfig', () => {
+describe('loadConfig', () => {
   it('applies the documented defaults', () => {
-    const config = parseConfig(minimal);
+    const config = loadConfig(minimal);
 
     expect(config).toMatchObject({
       nodeEnv: 'production',
@@ -47,7 +47,7 @@ describe('parseConfig', () => {
   });
 
   it('converts every variable it is given', () => {
-    const config = parseConfig({
+    const config = loadConfig({
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/orders',
       PORT: '8080',
       HOST: '127.0.0.1',
@@ -183,7 +183,7 @@ describe('parseConfig', () => {
   });
 
   it('generates a dev-only API key and session secret only with NODE_ENV=development', () => {
-    const config = parseConfig(
+    const config = loadConfig(
       { DATABASE_URL: 'pglite://memory', NODE_ENV: 'development' },
       { generateSecret: () => 'generated-secret' },
     );
@@ -196,27 +196,27 @@ describe('parseConfig', () => {
   it('generates real random keys by default', () => {
     const development = { DATABASE_URL: 'pglite://memory', NODE_ENV: 'development' };
 
-    const first = parseConfig(development).apiKey;
-    const second = parseConfig(development).apiKey;
+    const first = loadConfig(development).apiKey;
+    const second = loadConfig(development).apiKey;
 
     expect(first.length).toBeGreaterThanOrEqual(32);
     expect(first).not.toBe(second);
   });
 
   it('leaves SESSION_SECRET unset outside development instead of inventing one', () => {
-    const config = parseConfig(minimal);
+    const config = loadConfig(minimal);
 
     expect(config.sessionSecret).toBeUndefined();
     expect(config.sessionSecretSource).toBe('unset');
   });
 
   it('requests offline_access and orders.read by default only when tokens are kept', () => {
-    expect(parseConfig(minimal).oidc.scopes).toBe('openid profile email offline_access orders.read');
-    expect(parseConfig({ ...minimal, OIDC_SAVE_TOKENS: 'false' }).oidc.scopes).toBe('openid profile email');
+    expect(loadConfig(minimal).oidc.scopes).toBe('openid profile email offline_access orders.read');
+    expect(loadConfig({ ...minimal, OIDC_SAVE_TOKENS: 'false' }).oidc.scopes).toBe('openid profile email');
   });
 
   it('always adds openid and profile to OIDC_SCOPES, without duplicates', () => {
-    expect(parseConfig({ ...minimal, OIDC_SCOPES: 'email  openid orders.read' }).oidc.scopes).toBe(
+    expect(loadConfig({ ...minimal, OIDC_SCOPES: 'email  openid orders.read' }).oidc.scopes).toBe(
       'openid profile email orders.read',
     );
   });
@@ -225,23 +225,22 @@ describe('parseConfig', () => {
     const oidc = { OIDC_CLIENT_ID: 'orders-web', SESSION_SECRET: 's'.repeat(32) };
 
     expect(
-      parseConfig({ ...minimal, ...oidc, OIDC_ISSUER: 'http://127.0.0.1:4000' }).oidc.allowInsecureRequests,
+      loadConfig({ ...minimal, ...oidc, OIDC_ISSUER: 'http://127.0.0.1:4000' }).oidc.allowInsecureRequests,
     ).toBe(true);
     expect(
-      parseConfig({ ...minimal, ...oidc, OIDC_ISSUER: 'http://localhost:4000' }).oidc.allowInsecureRequests,
+      loadConfig({ ...minimal, ...oidc, OIDC_ISSUER: 'http://localhost:4000' }).oidc.allowInsecureRequests,
     ).toBe(true);
     expect(
-      parseConfig({ ...minimal, ...oidc, NODE_ENV: 'test', OIDC_ISSUER: 'http://auth:4000' }).oidc
+      loadConfig({ ...minimal, ...oidc, NODE_ENV: 'test', OIDC_ISSUER: 'http://auth:4000' }).oidc
         .allowInsecureRequests,
     ).toBe(true);
     expect(
-      parseConfig({ ...minimal, ...oidc, OIDC_ISSUER: 'https://auth.example.com' }).oidc
-        .allowInsecureRequests,
+      loadConfig({ ...minimal, ...oidc, OIDC_ISSUER: 'https://auth.example.com' }).oidc.allowInsecureRequests,
     ).toBe(false);
   });
 
   it('needs no SESSION_SECRET in development, where one is generated for the process', () => {
-    const config = parseConfig(
+    const config = loadConfig(
       {
         DATABASE_URL: 'pglite://memory',
         NODE_ENV: 'development',
@@ -255,28 +254,33 @@ describe('parseConfig', () => {
   });
 
   it('treats an empty variable as unset', () => {
-    expect(parseConfig({ ...minimal, PORT: '' }).port).toBe(3000);
+    expect(loadConfig({ ...minimal, PORT: '' }).port).toBe(3000);
   });
 
   it.each([
     ['true', true],
     ['false', false],
     ['1', 1],
-    ['10.0.0.0/8,127.0.0.1', '10.0.0.0/8,127.0.0.1'],
+    // The auth server's vocabulary too (@oidc-orders/service-kit): a list of addresses/CIDRs.
+    ['10.0.0.0/8,127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
   ])('reads TRUST_PROXY=%s', (value, expected) => {
-    expect(parseConfig({ ...minimal, TRUST_PROXY: value }).trustProxy).toEqual(expected);
+    expect(loadConfig({ ...minimal, TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('rejects a TRUST_PROXY that is no boolean, hop count or address list, naming the variable', () => {
+    expect(() => loadConfig({ ...minimal, TRUST_PROXY: 'yes please' })).toThrow(/TRUST_PROXY/);
   });
 });
 
 describe('relative paths (issue 15 item 6)', () => {
   it('resolves pglite://<relative dir> against the directory pnpm was started from (INIT_CWD)', () => {
-    const config = parseConfig({
+    const config = loadConfig({
       NODE_ENV: 'development',
       DATABASE_URL: 'pglite://.data/orders',
       INIT_CWD: '/home/someone/project',
     });
     expect(config.databaseUrl).toBe('pglite:///home/someone/project/.data/orders');
-    expect(parseConfig({ NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' }).databaseUrl).toBe(
+    expect(loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' }).databaseUrl).toBe(
       'pglite://memory',
     );
   });

@@ -1,5 +1,5 @@
+import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../src/db/unavailable.js';
 import { DatabaseUnavailableError } from '../src/errors.js';
 import { toErrorReply } from '../src/plugins/error-handler.js';
 

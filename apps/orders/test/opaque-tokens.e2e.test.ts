@@ -66,7 +66,7 @@ beforeAll(async () => {
     RESOURCE_ID: 'orders-api',
     RESOURCE_SECRET,
   };
-  orders = buildApp(testConfig(environment), { database: database.handle });
+  orders = await buildApp(testConfig(environment), { database: database.handle });
   await orders.listen({ port, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -114,7 +114,7 @@ describe('opaque access tokens', () => {
   it('with a wrong RESOURCE_SECRET the API cannot introspect: 503, not a verdict on the token', async () => {
     const browser = new TestBrowser();
     const accessToken = await signedInAccessToken(browser);
-    const misconfigured = buildApp(testConfig({ ...environment, RESOURCE_SECRET: 'not-the-secret' }), {
+    const misconfigured = await buildApp(testConfig({ ...environment, RESOURCE_SECRET: 'not-the-secret' }), {
       database: database.handle,
     });
     try {

@@ -113,7 +113,7 @@ beforeAll(async () => {
     RESOURCE_ID: 'orders-api',
     RESOURCE_SECRET,
   };
-  orders = buildApp(testConfig(environment), {
+  orders = await buildApp(testConfig(environment), {
     database: database.handle,
     logStream: { write: (line) => void logLines.push(line) },
   });
@@ -259,7 +259,7 @@ describe('sign-in', () => {
   it('a second instance sharing SESSION_SECRET and the store serves the same session', async () => {
     const browser = new TestBrowser();
     await signIn(browser);
-    const other = buildApp(testConfig({ ...environment, LOG_LEVEL: 'silent' }), {
+    const other = await buildApp(testConfig({ ...environment, LOG_LEVEL: 'silent' }), {
       database: database.handle,
     });
     try {
@@ -359,7 +359,7 @@ describe('OIDC_FETCH_USERINFO', () => {
   it('reads UserInfo after the code exchange and keeps the claims as issued', async () => {
     const port = await findFreePort();
     const lines: string[] = [];
-    const withUserInfo = buildApp(
+    const withUserInfo = await buildApp(
       testConfig({ ...environment, PORT: String(port), OIDC_FETCH_USERINFO: 'true', BASE_URL: baseUrl }),
       { database: database.handle, logStream: { write: (line) => void lines.push(line) } },
     );
@@ -415,10 +415,13 @@ describe('callback failures', () => {
     const browser = new TestBrowser();
     const { formPost } = await formPostPage(browser);
     const lines: string[] = [];
-    const other = buildApp(testConfig({ ...environment, OIDC_CLIENT_SECRET: `${CLIENT_SECRET}-wrong` }), {
-      database: database.handle,
-      logStream: { write: (line) => void lines.push(line) },
-    });
+    const other = await buildApp(
+      testConfig({ ...environment, OIDC_CLIENT_SECRET: `${CLIENT_SECRET}-wrong` }),
+      {
+        database: database.handle,
+        logStream: { write: (line) => void lines.push(line) },
+      },
+    );
     try {
       await other.ready();
       await waitFor(async () => other.oidc.status === 'ready');
@@ -444,7 +447,7 @@ describe('callback failures', () => {
   it('a state protected by another SESSION_SECRET (misconfigured instance): 400 "unable to unprotect state"', async () => {
     const browser = new TestBrowser();
     const { formPost } = await formPostPage(browser);
-    const other = buildApp(
+    const other = await buildApp(
       testConfig({ ...environment, LOG_LEVEL: 'silent', SESSION_SECRET: `${SESSION_SECRET}-other` }),
       { database: database.handle },
     );
@@ -467,7 +470,7 @@ describe('callback failures', () => {
   it('another instance with the same SESSION_SECRET completes a sign-in this one started', async () => {
     const browser = new TestBrowser();
     const { formPost } = await formPostPage(browser);
-    const other = buildApp(testConfig({ ...environment, LOG_LEVEL: 'silent' }), {
+    const other = await buildApp(testConfig({ ...environment, LOG_LEVEL: 'silent' }), {
       database: database.handle,
     });
     try {
@@ -665,7 +668,7 @@ describe('forwarded headers', () => {
   it('with TRUST_PROXY the whole sign-in runs on the public https origin the gateway forwards', async () => {
     const port = await findFreePort();
     const appUrl = `http://127.0.0.1:${port}`;
-    const proxied = buildApp(
+    const proxied = await buildApp(
       testConfig({ ...environment, LOG_LEVEL: 'silent', PORT: String(port), TRUST_PROXY: 'true' }),
       {
         database: database.handle,

@@ -1,7 +1,7 @@
+import { type DatabaseLocation, describeDatabaseLocation } from '@oidc-orders/service-kit';
 import fp from 'fastify-plugin';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
-import type { DatabaseLocation } from '../db/database-url.js';
-import { DatabaseStartError, describeDatabaseLocation } from '../db/errors.js';
+import { DatabaseStartError } from '../db/errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,8 +1,8 @@
 import accepts from '@fastify/accepts';
 import { isOAuthError, OAuthError, type OAuthErrorCode } from '@oidc-orders/oauth-core';
+import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isDatabaseUnavailableError } from '../db/errors.js';
 import { renderErrorPage } from '../pages/error.js';
 import { prefersHtml } from '../pages/negotiate.js';
 import { sendHtml } from '../pages/respond.js';
@@ -82,7 +82,7 @@ export const errorHandlerPlugin = fp(
 
 function toOAuthError(error: FastifyError | OAuthError | Error, request: FastifyRequest): OAuthError {
   if (isOAuthError(error)) return error;
-  if (isDatabaseUnavailableError(error)) {
+  if (isDatabaseUnavailable(error)) {
     return new OAuthError('temporarily_unavailable', {
       description: 'the server is temporarily unavailable, retry later',
       detail: 'database unavailable',

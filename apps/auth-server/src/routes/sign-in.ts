@@ -8,10 +8,10 @@ import type {
   RandomSource,
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
+import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
-import { isDatabaseUnavailableError } from '../db/errors.js';
 import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
@@ -106,7 +106,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
       typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
         ? error.statusCode
         : 500;
-    if (isDatabaseUnavailableError(error)) {
+    if (isDatabaseUnavailable(error)) {
       // An outage, not a bug: 503 with Retry-After, logged as a warning without a stack.
       request.log.warn({ reason: error.message }, 'sign-in page: database unavailable');
       const page = renderErrorPage({

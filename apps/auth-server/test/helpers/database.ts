@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
+import type { DatabaseLocation } from '@oidc-orders/service-kit';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase, pgliteDatabase } from '../../src/db/client.js';
-import type { DatabaseLocation } from '../../src/db/database-url.js';
 import { pgliteTemplatePath } from './pglite-template.js';
 
 /**

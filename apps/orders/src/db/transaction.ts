@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { TransactionTimeoutError } from '../errors.js';
-import type { Database } from './client.js';
+import type { AppDatabase } from './client.js';
 import { findSqlState } from './sql-state.js';
 
 /** SQLSTATE 57014 query_canceled: what statement_timeout raises. */
@@ -23,9 +23,9 @@ const QUERY_CANCELED = '57014';
  * check, so a timer firing while COMMIT is already on the wire cannot turn a stored order into a 503.
  */
 export async function runInTransactionWithTimeout<T>(
-  db: Database,
+  db: AppDatabase,
   timeoutMs: number,
-  work: (tx: Database, signal: AbortSignal) => Promise<T>,
+  work: (tx: AppDatabase, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
   let committing = false;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import * as client from 'openid-client';
-import type { Database } from '../db/client.js';
+import type { AppDatabase } from '../db/client.js';
 import { AuthorizationServerUnavailableError, NotSignedInError } from '../errors.js';
 import {
   acquireRefreshLease,
@@ -40,7 +40,7 @@ export function scheduleAccessToken(
 }
 
 export interface TokenRefresherOptions {
-  db: Database;
+  db: AppDatabase;
   provider: OidcProvider;
   tokenKey: Uint8Array;
   log: FastifyBaseLogger;

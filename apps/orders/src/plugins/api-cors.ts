@@ -14,7 +14,7 @@ const DENY: FastifyCorsOptions = { origin: false };
  * no cross-origin script ever being granted a preflight there, and the API-key routes are for
  * back-office tools, not browsers. No credentials: the bearer API never reads cookies.
  */
-export default fp(
+export const apiCorsPlugin = fp(
   async (app) => {
     const allowedOrigins: ReadonlySet<string> = new Set(app.config.allowedCorsOrigins);
 

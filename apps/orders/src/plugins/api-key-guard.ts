@@ -7,9 +7,8 @@ import { InvalidApiKeyError, MissingApiKeyError } from '../errors.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * onRequest guard for routes that need `x-api-key`. A route opts in with
-     * `onRequest: [app.requireApiKey]`, so a later guard (bearer tokens) can sit beside it or
-     * replace it per route.
+     * onRequest guard for routes that need `x-api-key`: the one hook of the API-key area in
+     * src/routes/guarded-areas.ts (routes do not carry guards of their own).
      */
     requireApiKey: onRequestAsyncHookHandler;
   }
@@ -23,7 +22,7 @@ function digest(value: string): Buffer {
  * Runs in onRequest, before the body is even parsed, so a wrong key is 403 whatever the body is
  * and the handler never runs. Missing header → 401, wrong (or repeated) header → 403.
  */
-export default fp(
+export const apiKeyGuardPlugin = fp(
   async (app) => {
     // Comparing fixed-length digests keeps timingSafeEqual from throwing on a length mismatch
     // and keeps the key's length from leaking through timing.

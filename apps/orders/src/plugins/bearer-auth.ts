@@ -21,8 +21,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * onRequest guard: a valid access token for this API (RESOURCE_ID) carrying `scope`, put on
-     * `request.accessToken`. Bearer, or DPoP with a proof for a DPoP-bound token. Routes opt in,
-     * beside or instead of `requireApiKey`.
+     * `request.accessToken`. Bearer, or DPoP with a proof for a DPoP-bound token. The one hook of
+     * the bearer area in src/routes/guarded-areas.ts.
      */
     requireBearer(scope: string): onRequestAsyncHookHandler;
   }
@@ -54,7 +54,7 @@ interface Credentials {
  * Bearer, or an unbound one sent as DPoP → 401 `invalid_token`; a bad proof → 401
  * `invalid_dpop_proof`; a valid token without the scope → 403 `insufficient_scope`.
  */
-export default fp(
+export const bearerAuthPlugin = fp(
   async (app) => {
     const realm = app.config.resourceId.replace(/["\\]/g, '');
     app.decorateRequest('accessToken', null);

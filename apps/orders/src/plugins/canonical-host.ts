@@ -15,7 +15,7 @@ import { sendPage } from '../pages/page.js';
  */
 const EXEMPT_PATHS = /^\/(health\/|orders(\/|$|\?)|users(\/|$|\?)|backchannel-logout|favicon\.ico)/;
 
-export default fp(
+export const canonicalHostPlugin = fp(
   async (app) => {
     const { config } = app;
     if (

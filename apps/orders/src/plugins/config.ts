@@ -1,18 +1,18 @@
 import fp from 'fastify-plugin';
-import type { Config } from '../config.js';
+import type { AppConfig } from '../config.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    config: Config;
+    config: AppConfig;
   }
 }
 
 export interface ConfigPluginOptions {
-  config: Config;
+  config: AppConfig;
 }
 
 /** Exposes the already-parsed configuration; nothing below buildApp reads process.env. */
-export default fp<ConfigPluginOptions>(
+export const configPlugin = fp<ConfigPluginOptions>(
   async (app, { config }) => {
     app.decorate('config', config);
   },

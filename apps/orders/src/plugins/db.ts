@@ -1,16 +1,16 @@
 import fp from 'fastify-plugin';
-import { type Database, type DatabaseHandle, openDatabase } from '../db/client.js';
+import { type AppDatabase, type DatabaseHandle, openDatabase } from '../db/client.js';
 import { DatabaseUnavailableError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    db: Database;
+    db: AppDatabase;
     database: DatabaseHandle;
     /**
      * The database for placing orders: every statement is cancelled by PostgreSQL past
      * ORDER_TX_TIMEOUT_MS (`DatabaseHandle.withStatementTimeout`), so an order is one statement.
      */
-    orderDb: Database;
+    orderDb: AppDatabase;
   }
 }
 
@@ -27,7 +27,7 @@ export interface DbPluginOptions {
  * DATABASE_CONNECT_TIMEOUT_MS and applies the migrations, all while the app is loading: an
  * unreachable database fails `ready()` (so the start) instead of the first request.
  */
-export default fp<DbPluginOptions>(
+export const databasePlugin = fp<DbPluginOptions>(
   async (app, { database: injected }) => {
     const { config } = app;
     let database = injected;

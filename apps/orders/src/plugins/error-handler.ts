@@ -1,8 +1,8 @@
 import accepts from '@fastify/accepts';
+import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { findDatabaseError, NUMERIC_VALUE_OUT_OF_RANGE, UNIQUE_VIOLATION } from '../db/sql-state.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../errors.js';
 import { type Page, prefersHtml, sendPage } from '../pages/page.js';
 
@@ -148,7 +148,7 @@ export function pageForError(body: ErrorBody, error: unknown): Page {
  * Registered on the root instance (fastify-plugin) before any route plugin, so every
  * encapsulated route context inherits it.
  */
-export default fp(
+export const errorHandlerPlugin = fp(
   async (app) => {
     // request.accepts(): pages for browsers, JSON for API clients (src/pages/page.ts).
     await app.register(accepts);

@@ -89,7 +89,7 @@ function isCleanValue(value: unknown, depth: number): boolean {
  * handler. A control character, invalid UTF-8 or a lone surrogate anywhere is 400 with the usual
  * `{statusCode, message}` body, never a 5xx from the database or a broken page.
  */
-export default fp(
+export const inputGuardPlugin = fp(
   async (app) => {
     app.addHook('onRequest', async (request) => {
       checkUrl(request.url);

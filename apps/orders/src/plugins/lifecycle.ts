@@ -24,7 +24,7 @@ declare module 'fastify' {
  * SHUTDOWN_PAUSE_MS so the orchestrator stops routing here before the listener goes away. The
  * preClose hook flips it too, so a close() that did not come from a signal never reports ready.
  */
-export default fp(
+export const lifecyclePlugin = fp(
   async (app) => {
     let draining = false;
     const lifecycle: Lifecycle = {

@@ -16,7 +16,7 @@ export interface OidcPluginOptions {
  * The authorization server's metadata, read once while the app loads. An unreachable server does
  * not fail the start (the API-key routes do not need it): discovery is retried in the background.
  */
-export default fp<OidcPluginOptions>(
+export const oidcPlugin = fp<OidcPluginOptions>(
   async (app, options) => {
     const { config } = app;
     const { oidc } = config;

@@ -68,7 +68,7 @@ export interface SessionPluginOptions {
  * SESSION_SECRET). The cookie holds only a random 256-bit key; the row (found by the key's hash)
  * holds the claims, the encrypted tokens, the provider's `sid` and the expiry.
  */
-export default fp<SessionPluginOptions>(
+export const sessionPlugin = fp<SessionPluginOptions>(
   async (app, options) => {
     const { config } = app;
     await app.register(cookie);

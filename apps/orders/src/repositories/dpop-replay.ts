@@ -1,6 +1,6 @@
 import type { DpopReplayStore } from '@oidc-orders/oauth-core';
 import { lte } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { AppDatabase } from '../db/client.js';
 import { dpopProofJtis } from '../db/schema.js';
 
 /**
@@ -9,7 +9,7 @@ import { dpopProofJtis } from '../db/schema.js';
  * exactly one records it and the other is told it is a replay (RFC 9449 §11.1).
  * Times are whole seconds since the epoch, as the contract has them.
  */
-export function dpopReplayStore(db: Database): DpopReplayStore {
+export function dpopReplayStore(db: AppDatabase): DpopReplayStore {
   return {
     async markUsed(key, expiresAt) {
       const inserted = await db

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
-import type { Database } from '../db/client.js';
+import type { AppDatabase } from '../db/client.js';
 import { type OrderStatus, orders, users } from '../db/schema.js';
 
 export interface NewOrder {
@@ -24,7 +24,7 @@ export interface OrderWithEmail {
   email: string;
 }
 
-export async function insertOrder(db: Database, order: NewOrder): Promise<StoredOrder> {
+export async function insertOrder(db: AppDatabase, order: NewOrder): Promise<StoredOrder> {
   const [row] = await db.insert(orders).values(order).returning({
     id: orders.id,
     quantity: orders.quantity,
@@ -57,17 +57,17 @@ type PlaceOrderQuery = PgPreparedQuery<PreparedQueryConfig & { execute: { rows: 
  * caller runs the statement again, which then sees the committed user.
  */
 export async function insertOrderForEmail(
-  db: Database,
+  db: AppDatabase,
   order: NewOrderForEmail,
 ): Promise<{ id: number; quantity: number; status: OrderStatus } | undefined> {
   const result = await placeOrderQuery(db).execute({ ...order });
   return result.rows[0];
 }
 
-const placeOrderQueries = new WeakMap<Database, PlaceOrderQuery>();
+const placeOrderQueries = new WeakMap<AppDatabase, PlaceOrderQuery>();
 const dialect = new PgDialect();
 
-function placeOrderQuery(db: Database): PlaceOrderQuery {
+function placeOrderQuery(db: AppDatabase): PlaceOrderQuery {
   let query = placeOrderQueries.get(db);
   if (!query) {
     const email = sql.placeholder('email');
@@ -91,7 +91,10 @@ function placeOrderQuery(db: Database): PlaceOrderQuery {
   return query;
 }
 
-export async function findOrderWithEmail(db: Database, orderId: number): Promise<OrderWithEmail | undefined> {
+export async function findOrderWithEmail(
+  db: AppDatabase,
+  orderId: number,
+): Promise<OrderWithEmail | undefined> {
   const [row] = await db
     .select({ id: orders.id, total: orders.total, createdAt: orders.createdAt, email: users.email })
     .from(orders)
@@ -112,13 +115,13 @@ export interface OwnOrder {
  * The orders of the user with this (lower-cased) e-mail, oldest first; one indexed join. Prepared
  * once per database: drizzle builds the SQL once, PostgreSQL plans it once per connection.
  */
-export async function listOrdersByEmail(db: Database, email: string): Promise<OwnOrder[]> {
+export async function listOrdersByEmail(db: AppDatabase, email: string): Promise<OwnOrder[]> {
   return listOrdersQuery(db).execute({ email });
 }
 
-const listOrdersQueries = new WeakMap<Database, ReturnType<typeof prepareListOrders>>();
+const listOrdersQueries = new WeakMap<AppDatabase, ReturnType<typeof prepareListOrders>>();
 
-function listOrdersQuery(db: Database) {
+function listOrdersQuery(db: AppDatabase) {
   let query = listOrdersQueries.get(db);
   if (!query) {
     query = prepareListOrders(db);
@@ -127,7 +130,7 @@ function listOrdersQuery(db: Database) {
   return query;
 }
 
-function prepareListOrders(db: Database) {
+function prepareListOrders(db: AppDatabase) {
   return db
     .select({
       id: orders.id,

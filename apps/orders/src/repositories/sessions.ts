@@ -1,17 +1,17 @@
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { AppDatabase } from '../db/client.js';
 import { sessions } from '../db/schema.js';
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type NewSessionRow = Omit<typeof sessions.$inferInsert, 'refreshLease' | 'refreshLeaseExpiresAt'>;
 
-export async function insertSession(db: Database, row: NewSessionRow): Promise<void> {
+export async function insertSession(db: AppDatabase, row: NewSessionRow): Promise<void> {
   await db.insert(sessions).values(row);
 }
 
 /** The session with this id, if it has not expired. */
 export async function findActiveSession(
-  db: Database,
+  db: AppDatabase,
   id: string,
   now: Date,
 ): Promise<SessionRow | undefined> {
@@ -22,7 +22,7 @@ export async function findActiveSession(
   return row;
 }
 
-export async function deleteSession(db: Database, id: string): Promise<boolean> {
+export async function deleteSession(db: AppDatabase, id: string): Promise<boolean> {
   const deleted = await db.delete(sessions).where(eq(sessions.id, id)).returning({ id: sessions.id });
   return deleted.length > 0;
 }
@@ -32,7 +32,7 @@ export async function deleteSession(db: Database, id: string): Promise<boolean> 
  * (and of that `sub` too, when the token names both); a token with only `sub` ends all of them.
  */
 export async function deleteSessionsForLogout(
-  db: Database,
+  db: AppDatabase,
   { sid, sub }: { sid?: string | undefined; sub?: string | undefined },
 ): Promise<number> {
   const conditions = [];
@@ -46,7 +46,7 @@ export async function deleteSessionsForLogout(
   return deleted.length;
 }
 
-export async function deleteExpiredSessions(db: Database, now: Date): Promise<number> {
+export async function deleteExpiredSessions(db: AppDatabase, now: Date): Promise<number> {
   const deleted = await db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id });
   return deleted.length;
 }
@@ -56,7 +56,7 @@ export async function deleteExpiredSessions(db: Database, now: Date): Promise<nu
  * conditional UPDATE, so of several instances (or requests) racing, exactly one gets the row back.
  */
 export async function acquireRefreshLease(
-  db: Database,
+  db: AppDatabase,
   id: string,
   lease: { owner: string; expiresAt: Date },
   now: Date,
@@ -77,7 +77,7 @@ export async function acquireRefreshLease(
 
 /** Stores refreshed tokens and frees the lease, only if `owner` still holds it. */
 export async function saveRefreshedTokens(
-  db: Database,
+  db: AppDatabase,
   id: string,
   owner: string,
   update: { tokens: string; accessTokenExpiresAt: Date | null; accessTokenRefreshAt: Date | null },
@@ -90,7 +90,7 @@ export async function saveRefreshedTokens(
   return updated.length > 0;
 }
 
-export async function releaseRefreshLease(db: Database, id: string, owner: string): Promise<void> {
+export async function releaseRefreshLease(db: AppDatabase, id: string, owner: string): Promise<void> {
   await db
     .update(sessions)
     .set({ refreshLease: null, refreshLeaseExpiresAt: null })

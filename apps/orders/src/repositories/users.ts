@@ -1,5 +1,5 @@
 import { asc, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { AppDatabase } from '../db/client.js';
 import { type OrderStatus, orders, users } from '../db/schema.js';
 
 export interface NewOrderLine {
@@ -26,7 +26,7 @@ export interface UserWithOrders {
  * miss and one of them fail on the unique index; ON CONFLICT makes the loser wait for the winner's
  * row and return it. The no-op update is there because DO NOTHING returns no row on conflict.
  */
-export async function findOrCreateUserIdByEmail(db: Database, email: string): Promise<number> {
+export async function findOrCreateUserIdByEmail(db: AppDatabase, email: string): Promise<number> {
   const [row] = await db
     .insert(users)
     .values({ email })
@@ -41,7 +41,7 @@ export async function findOrCreateUserIdByEmail(db: Database, email: string): Pr
  * A duplicate e-mail surfaces as the database's unique violation (SQLSTATE 23505).
  */
 export async function insertUserWithOrders(
-  db: Database,
+  db: AppDatabase,
   email: string,
   orderLines: NewOrderLine[],
 ): Promise<CreatedUser> {
@@ -58,7 +58,7 @@ export async function insertUserWithOrders(
  * Every user with its orders in one SQL statement (the relational query aggregates the orders
  * with a lateral join), so the query count does not grow with the number of users.
  */
-export async function listUsersWithOrders(db: Database): Promise<UserWithOrders[]> {
+export async function listUsersWithOrders(db: AppDatabase): Promise<UserWithOrders[]> {
   const rows = await db.query.users.findMany({
     orderBy: [asc(users.id)],
     with: { orders: { columns: { id: true, total: true }, orderBy: [asc(orders.id)] } },

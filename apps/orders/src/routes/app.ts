@@ -45,7 +45,7 @@ export const APP_CSP_DIRECTIVES: Record<string, string[]> = {
 };
 
 /** Encapsulated, so helmet's headers apply to the app's files only, not to the JSON API. */
-const appRoutes: FastifyPluginAsync = async (app) => {
+const registerAppRoutes: FastifyPluginAsync = async (app) => {
   // The sign-out form POSTs to /logout, which redirects on to the provider's end-session endpoint:
   // CSP form-action governs that redirect too, so the provider's origin is allowed.
   const issuer = app.config.oidc.issuer;
@@ -76,7 +76,7 @@ const appRoutes: FastifyPluginAsync = async (app) => {
   }
 };
 
-export default fp(appRoutes, {
+export const appRoutes = fp(registerAppRoutes, {
   name: 'app-routes',
   dependencies: ['config', 'error-handler'],
   encapsulate: true,

@@ -26,7 +26,7 @@ export interface BffRoutesOptions {
  * send the cookie, but a custom header forces a CORS preflight this app never grants, so only
  * same-origin scripts get through.
  */
-const bffRoutes: FastifyPluginAsyncTypebox<BffRoutesOptions> = async (app, { beforeOrderInsert }) => {
+const registerBffRoutes: FastifyPluginAsyncTypebox<BffRoutesOptions> = async (app, { beforeOrderInsert }) => {
   const { config } = app;
   const upstream = new OrdersApiClient(config.upstreamApiUrl, config.upstreamTimeoutMs);
   // A session exists only with SESSION_SECRET, so the key is there whenever a token is asked for.
@@ -95,7 +95,7 @@ const bffRoutes: FastifyPluginAsyncTypebox<BffRoutesOptions> = async (app, { bef
   });
 };
 
-export default fp(bffRoutes, {
+export const bffRoutes = fp(registerBffRoutes, {
   name: 'bff-routes',
   dependencies: ['config', 'db', 'session', 'error-handler'],
   encapsulate: true,

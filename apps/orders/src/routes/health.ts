@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { livenessSchema, readinessSchema } from '../schemas/health.js';
 
 /** Unauthenticated probes for the orchestrator. */
-const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const registerHealthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Liveness touches nothing external: a database outage must not get the process restarted.
   app.get('/health/live', { schema: livenessSchema }, async () => ({ status: 'ok' as const }));
 
@@ -17,7 +17,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-export default fp(healthRoutes, {
+export const healthRoutes = fp(registerHealthRoutes, {
   name: 'health-routes',
   dependencies: ['lifecycle', 'oidc', 'error-handler'],
   encapsulate: true,

@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { onRequestAsyncHookHandler } from 'fastify';
-import fp from 'fastify-plugin';
 import { BearerTokenError, OrderNotFoundError } from '../errors.js';
 import { placeOrder } from '../place-order.js';
 import { findOrderWithEmail, listOrdersByEmail } from '../repositories/orders.js';
@@ -18,37 +16,29 @@ export interface OrderRoutesOptions {
 /** The scope a bearer token needs to read orders (RFC 6750 §3.1 `insufficient_scope` otherwise). */
 export const ORDERS_READ_SCOPE = 'orders.read';
 
-const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { beforeOrderInsert }) => {
+/**
+ * The order routes, one plugin per guard area (src/routes/guarded-areas.ts puts each behind its
+ * area's one onRequest hook): placing an order (API key), the caller's own orders (bearer
+ * `orders.read`), one order by id (API key or bearer).
+ */
+export const placeOrderRoute: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (
+  app,
+  { beforeOrderInsert },
+) => {
   const { orderUnitPriceCents, orderTxTimeoutMs } = app.config;
-  const requireOrdersRead = app.requireBearer(ORDERS_READ_SCOPE);
+  app.post('/orders', { schema: placeOrderSchema }, async (request, reply) => {
+    const order = await placeOrder(app.orderDb, request.body, {
+      unitPriceCents: orderUnitPriceCents,
+      txTimeoutMs: orderTxTimeoutMs,
+      beforeOrderInsert,
+    });
+    return reply.code(201).header('location', `/orders/${order.id}`).send(order);
+  });
+};
 
-  /**
-   * `GET /orders/:id` serves two kinds of caller: back-office tools with the API key (any order) and
-   * users with a bearer token (their own orders only). An `x-api-key` header always means the
-   * API-key path, so a wrong key is 403 as before; no credentials at all is the API key's 401.
-   */
-  const requireApiKeyOrBearer: onRequestAsyncHookHandler = async function (request, reply) {
-    if (request.headers['x-api-key'] === undefined && request.headers.authorization !== undefined) {
-      return requireOrdersRead.call(this, request, reply);
-    }
-    return app.requireApiKey.call(this, request, reply);
-  };
-
-  app.post(
-    '/orders',
-    { schema: placeOrderSchema, onRequest: [app.requireApiKey] },
-    async (request, reply) => {
-      const order = await placeOrder(app.orderDb, request.body, {
-        unitPriceCents: orderUnitPriceCents,
-        txTimeoutMs: orderTxTimeoutMs,
-        beforeOrderInsert,
-      });
-      return reply.code(201).header('location', `/orders/${order.id}`).send(order);
-    },
-  );
-
-  /** The caller's own orders: the user is the one whose e-mail the access token carries. */
-  app.get('/orders', { schema: listOwnOrdersSchema, onRequest: [requireOrdersRead] }, async (request) => {
+/** The caller's own orders: the user is the one whose e-mail the access token carries. */
+export const ownOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/orders', { schema: listOwnOrdersSchema }, async (request) => {
     const email = request.accessToken?.email;
     if (email === undefined) {
       // The token is genuine but names no user this API knows how to find (resource `claims` lacks email).
@@ -59,8 +49,11 @@ const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, {
     const rows = await listOrdersByEmail(app.db, email);
     return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
   });
+};
 
-  app.get('/orders/:id', { schema: getOrderSchema, onRequest: [requireApiKeyOrBearer] }, async (request) => {
+/** Any order with the API key; with a bearer token only the caller's own. */
+export const orderByIdRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/orders/:id', { schema: getOrderSchema }, async (request) => {
     const orderId = Number(request.params.id);
     // Beyond the serial range no order can exist; asking Postgres would be an int4 overflow (500).
     if (orderId > MAX_INT4) throw new OrderNotFoundError(orderId);
@@ -80,10 +73,3 @@ const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, {
     };
   });
 };
-
-export default fp(orderRoutes, {
-  name: 'order-routes',
-  dependencies: ['config', 'db', 'api-key-guard', 'bearer-auth', 'error-handler'],
-  encapsulate: true,
-  fastify: '5.x',
-});

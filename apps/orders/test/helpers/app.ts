@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { type AppDeps, buildApp } from '../../src/app.js';
-import { type Config, parseConfig } from '../../src/config.js';
+import { type AppDependencies, buildApp } from '../../src/app.js';
+import { type AppConfig, loadConfig } from '../../src/config.js';
 import type { TestDatabase } from './database.js';
 
 /** A fixed key for tests only; the service never ships a default key. */
 export const TEST_API_KEY = 'test-only-api-key-0123456789';
 
-export function testConfig(environment: Record<string, string> = {}): Config {
-  return parseConfig({
+export function testConfig(environment: Record<string, string> = {}): AppConfig {
+  return loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: 'pglite://memory',
     API_KEY: TEST_API_KEY,
@@ -18,7 +18,7 @@ export function testConfig(environment: Record<string, string> = {}): Config {
 
 export interface TestAppOptions {
   environment?: Record<string, string>;
-  deps?: Omit<AppDeps, 'database'> & Partial<Pick<AppDeps, 'database'>>;
+  deps?: Omit<AppDependencies, 'database'> & Partial<Pick<AppDependencies, 'database'>>;
 }
 
 /** buildApp on the file's shared database, already `ready()`. Close it in afterEach/afterAll. */
@@ -26,7 +26,7 @@ export async function buildTestApp(
   database: TestDatabase,
   options: TestAppOptions = {},
 ): Promise<FastifyInstance> {
-  const app = buildApp(testConfig(options.environment), { database: database.handle, ...options.deps });
+  const app = await buildApp(testConfig(options.environment), { database: database.handle, ...options.deps });
   await app.ready();
   return app;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../../src/config.js';
+import type { AppConfig } from '../../src/config.js';
 import { deriveKey, sha256Base64url } from '../../src/oidc/keys.js';
 import { type SessionTokens, sealTokens } from '../../src/oidc/token-sealing.js';
 import { SESSION_COOKIE } from '../../src/plugins/session.js';
@@ -19,7 +19,7 @@ export interface TestSession {
  */
 export async function insertTestSession(
   database: TestDatabase,
-  config: Config,
+  config: AppConfig,
   session: {
     sub?: string;
     sid?: string | null;

@@ -21,3 +21,11 @@ export function parseDatabaseUrl(url: string): DatabaseLocation | undefined {
   }
   return undefined;
 }
+
+/** Where the configured database is, without credentials (a connection string may carry a password). */
+export function describeDatabaseLocation(location: DatabaseLocation): string {
+  if (location.driver === 'pglite')
+    return location.dataDir ? `PGlite in ${location.dataDir}` : 'in-memory PGlite';
+  const url = new URL(location.connectionString);
+  return `PostgreSQL at ${url.hostname}:${url.port || '5432'}${url.pathname}`;
+}

@@ -1,0 +1,78 @@
+import type { RefreshToken, RefreshTokenStore } from '@oidc-orders/oauth-core';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { AppDatabase } from '../../db/client.js';
+import { refreshTokens } from '../../db/schema.js';
+import { grantFromRow } from './grant-store.js';
+import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
+import { userFromRow } from './user-store.js';
+
+/** Refresh tokens (RFC 6749 §6), rotated once each (RFC 9700 §4.14.2), stored as hashes. */
+export function createRefreshTokenStore(
+  db: AppDatabase,
+  hot: HotPathStatements,
+  statements: RedemptionStatements,
+): RefreshTokenStore {
+  return {
+    async createRefreshToken(token) {
+      await db
+        .insert(refreshTokens)
+        .values({ ...token, scopes: [...token.scopes], resources: [...token.resources] });
+    },
+    async findRefreshToken(tokenHash) {
+      const [row] = await hot.findRefreshToken().execute({ hash: tokenHash });
+      return row ? refreshTokenFromRow(row) : null;
+    },
+    async markRefreshTokenUsed(tokenHash, at) {
+      // RFC 9700 §4.14.2 rotation: exactly one caller may rotate a given refresh token.
+      const won = await db
+        .update(refreshTokens)
+        .set({ usedAt: at })
+        .where(
+          and(
+            eq(refreshTokens.tokenHash, tokenHash),
+            isNull(refreshTokens.usedAt),
+            isNull(refreshTokens.revokedAt),
+          ),
+        )
+        .returning({ tokenHash: refreshTokens.tokenHash });
+      return won.length === 1;
+    },
+    async revokeRefreshToken(tokenHash, at) {
+      await db
+        .update(refreshTokens)
+        .set({ revokedAt: at })
+        .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.revokedAt)));
+    },
+    async findRefreshTokenWithGrantAndUser(tokenHash) {
+      const [row] = await statements.refreshTokenWithGrantAndUser().execute({ hash: tokenHash });
+      if (!row) return null;
+      return {
+        token: refreshTokenFromRow(row.token),
+        grant: row.grant ? grantFromRow(row.grant) : null,
+        user: row.user ? userFromRow(row.user) : null,
+      };
+    },
+    async rotateRefreshToken(tokenHash, at, issued) {
+      // RFC 9700 §4.14.2 in one statement: the conditional UPDATE and the inserts that depend on it
+      // (see consumeAndStore).
+      return consumeAndStore(statements, 'refresh', tokenHash, at, issued);
+    },
+  };
+}
+
+export function refreshTokenFromRow(row: typeof refreshTokens.$inferSelect): RefreshToken {
+  return {
+    tokenHash: row.tokenHash,
+    grantId: row.grantId,
+    clientId: row.clientId,
+    sub: row.sub,
+    scopes: row.scopes,
+    resources: row.resources,
+    parentHash: row.parentHash,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    usedAt: row.usedAt,
+    revokedAt: row.revokedAt,
+    dpopJkt: row.dpopJkt,
+  };
+}

@@ -1,0 +1,45 @@
+import type { User, UserStore } from '@oidc-orders/oauth-core';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { AppDatabase } from '../../db/client.js';
+import { users } from '../../db/schema.js';
+import { lazy } from './prepared-statements.js';
+
+/** A disabled user (`disabled_at` set) is not found: sign-in, refresh, UserInfo and tokens refuse it. */
+export function createUserStore(db: AppDatabase): UserStore {
+  const findBySub = lazy(() =>
+    db
+      .select()
+      .from(users)
+      .where(and(eq(users.sub, sql.placeholder('sub')), isNull(users.disabledAt)))
+      .limit(1)
+      .prepare('auth_find_user_by_sub'),
+  );
+  return {
+    async findUserBySub(sub) {
+      const [row] = await findBySub().execute({ sub });
+      return row ? userFromRow(row) : null;
+    },
+    async findUserByUsername(username) {
+      // Exact, case-sensitive match (text equality in the default collation).
+      const [row] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.username, username), isNull(users.disabledAt)))
+        .limit(1);
+      return row ? userFromRow(row) : null;
+    },
+  };
+}
+
+export function userFromRow(row: typeof users.$inferSelect): User {
+  return {
+    sub: row.sub,
+    username: row.username,
+    passwordHash: row.passwordHash,
+    name: row.name,
+    email: row.email,
+    emailVerified: row.emailVerified,
+    allowedScopes: row.allowedScopes,
+    mfaRequired: row.mfaRequired,
+  };
+}

@@ -1,0 +1,19 @@
+export { DatabaseUnavailableError, isDatabaseUnavailable } from './database-unavailable.js';
+export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
+export {
+  type GracefulShutdownOptions,
+  gracefulShutdown,
+  type ShutdownLogger,
+  shutDownGracefullyOnSignals,
+} from './graceful-shutdown.js';
+export { prettyTransport } from './logging.js';
+export {
+  type BoundedDatabase,
+  type Database,
+  type DatabaseDefinition,
+  type DatabaseHandle,
+  type OpenDatabaseOptions,
+  openDatabase,
+  pgliteDatabase,
+} from './open-database.js';
+export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

@@ -1,0 +1,185 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'drizzle-orm/logger';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { DatabaseUnavailableError } from './database-unavailable.js';
+import type { DatabaseLocation } from './database-url.js';
+
+/**
+ * The one type every repository takes. Both drivers' databases and their transactions
+ * (PgTransaction extends PgDatabase) are assignable to it, so there is a single Drizzle code path
+ * above the driver.
+ */
+export type Database<TSchema extends Record<string, unknown>> = PgDatabase<PgQueryResultHKT, TSchema>;
+
+export interface DatabaseHandle<TSchema extends Record<string, unknown>> {
+  readonly db: Database<TSchema>;
+  readonly driver: DatabaseLocation['driver'];
+  /** Applies the app's committed drizzle-kit migrations. Safe when several instances start together. */
+  migrate(): Promise<void>;
+  /** `select 1` answered within `timeoutMs`, else DatabaseUnavailableError. */
+  ping(timeoutMs: number): Promise<void>;
+  /** Idempotent: closing twice (app shutdown, then a test's cleanup) is not an error. */
+  close(): Promise<void>;
+  /**
+   * The same database through connections on which PostgreSQL cancels any statement running longer
+   * than `timeoutMs` (`statement_timeout` set when each connection starts, in a pool of its own, so
+   * the main pool's statements stay unbounded). PGlite cannot cancel a statement (one session,
+   * running on the event loop): there it is `db` itself. The caller closes it (before the handle).
+   */
+  withStatementTimeout(timeoutMs: number): BoundedDatabase<TSchema>;
+}
+
+export interface BoundedDatabase<TSchema extends Record<string, unknown>> {
+  readonly db: Database<TSchema>;
+  close(): Promise<void>;
+}
+
+/** What belongs to the app: its schema, its migrations and its advisory-lock key. */
+export interface DatabaseDefinition<TSchema extends Record<string, unknown>> {
+  schema: TSchema;
+  migrationsFolder: string;
+  /**
+   * pg_advisory_lock key, different per app and the same in every instance of one app: instances
+   * starting together apply migrations one after the other instead of racing on CREATE TABLE.
+   */
+  migrationLockKey: number;
+}
+
+export interface OpenDatabaseOptions {
+  /** Bounds establishing a connection (pool checkout on PostgreSQL); fail fast while the database is down. */
+  connectTimeoutMs?: number;
+  /** Largest number of pooled connections (node-postgres' default, 10, when unset). */
+  maxConnections?: number;
+  /** Drizzle query logger; tests inject a counting one. */
+  logger?: Logger;
+  /** Errors of idle pooled connections (e.g. the server restarted); without a listener pg crashes the process. */
+  onIdleConnectionError?: (error: Error) => void;
+}
+
+export async function openDatabase<TSchema extends Record<string, unknown>>(
+  location: DatabaseLocation,
+  definition: DatabaseDefinition<TSchema>,
+  options: OpenDatabaseOptions = {},
+): Promise<DatabaseHandle<TSchema>> {
+  if (location.driver === 'pg') return openNodePostgres(location.connectionString, definition, options);
+  // PGlite creates its own folder but not the parents (`.data/` on a first start).
+  if (location.dataDir !== undefined) await mkdir(dirname(location.dataDir), { recursive: true });
+  return pgliteDatabase(await PGlite.create(location.dataDir), definition, options);
+}
+
+/** A handle on an already created PGlite instance (tests start theirs from a migrated template). */
+export function pgliteDatabase<TSchema extends Record<string, unknown>>(
+  client: PGlite,
+  { schema, migrationsFolder }: DatabaseDefinition<TSchema>,
+  options: Pick<OpenDatabaseOptions, 'logger'> = {},
+): DatabaseHandle<TSchema> {
+  const db = drizzlePglite({ client, schema, ...(options.logger ? { logger: options.logger } : {}) });
+  return {
+    db,
+    driver: 'pglite',
+    // One process owns a PGlite data directory, so there is nobody to race with.
+    migrate: () => migratePglite(db, { migrationsFolder }),
+    ping: (timeoutMs) => pingDatabase(() => db.execute(sql`select 1`), timeoutMs),
+    close: async () => {
+      if (!client.closed) await client.close();
+    },
+    withStatementTimeout: () => ({ db, close: async () => {} }),
+  };
+}
+
+function openNodePostgres<TSchema extends Record<string, unknown>>(
+  connectionString: string,
+  { schema, migrationsFolder, migrationLockKey }: DatabaseDefinition<TSchema>,
+  options: OpenDatabaseOptions,
+): DatabaseHandle<TSchema> {
+  const drizzleOptions = { schema, ...(options.logger ? { logger: options.logger } : {}) };
+  const openPool = (config: pg.PoolConfig = {}) => {
+    const pool = new pg.Pool({
+      connectionString,
+      ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
+      ...(options.connectTimeoutMs !== undefined
+        ? { connectionTimeoutMillis: options.connectTimeoutMs }
+        : {}),
+      idleTimeoutMillis: 30_000,
+      ...config,
+    });
+    pool.on('error', (error) => options.onIdleConnectionError?.(error));
+    // pg-pool listens for errors of idle clients only. A client checked out (a transaction between
+    // two statements) whose connection dies (database restart) would emit an unhandled 'error' and
+    // crash the process; the statement in progress, or the next one, fails anyway and becomes a 503.
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return pool;
+  };
+  const pool = openPool();
+  const db = drizzleNodePg({ client: pool, ...drizzleOptions });
+  return {
+    db,
+    driver: 'pg',
+    migrate: () => migrateUnderLock(pool, migrationsFolder, migrationLockKey),
+    ping: (timeoutMs) => pingDatabase(() => db.execute(sql`select 1`), timeoutMs),
+    close: () => endPool(pool),
+    withStatementTimeout: (timeoutMs) => {
+      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+        throw new RangeError('timeoutMs must be a positive integer');
+      // libpq's `options` startup parameter: the setting holds for the whole session.
+      const bounded = openPool({ options: `-c statement_timeout=${timeoutMs}` });
+      return { db: drizzleNodePg({ client: bounded, ...drizzleOptions }), close: () => endPool(bounded) };
+    },
+  };
+}
+
+async function endPool(pool: pg.Pool): Promise<void> {
+  if (!pool.ended) await pool.end();
+}
+
+/**
+ * drizzle's migrator takes no lock; two instances starting together would both try to create the
+ * tables. A session advisory lock on one dedicated connection serialises them, and the migrator
+ * must run on the session that holds the lock, hence a drizzle on this client.
+ */
+async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string, lockKey: number): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [lockKey]);
+    await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);
+    client.release();
+  }
+}
+
+async function pingDatabase(selectOne: () => Promise<unknown>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DatabaseUnavailableError(`database did not answer select 1 within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([selectOne(), deadline]);
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) throw error;
+    throw new DatabaseUnavailableError(`database did not answer select 1: ${describeCause(error)}`, {
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Drizzle wraps driver errors ("Failed query: …"); the driver's own message is the useful one. */
+function describeCause(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  if (current instanceof AggregateError && current.errors[0] instanceof Error) current = current.errors[0];
+  return current instanceof Error ? current.message || current.name : String(current);
+}
