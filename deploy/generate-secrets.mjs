@@ -4,9 +4,12 @@
 //                     with a random secret; values already set are kept
 //   deploy/seed.json  from deploy/seed.example.json, its ${NAME}s taken from that .env, plus a
 //                     random password for the demo user, printed once; an existing one is kept
+//   deploy/secrets/   one file per secret the containers read (docker-compose `secrets:`, so no
+//                     secret is an environment variable that `docker inspect` shows), written
+//                     again from .env at every run
 // Node's standard library only: `node deploy/generate-secrets.mjs`.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +18,7 @@ const envExample = join(root, '.env.example');
 const envFile = join(root, '.env');
 const seedExample = join(root, 'deploy/seed.example.json');
 const seedFile = join(root, 'deploy/seed.json');
+const secretsDirectory = join(root, 'deploy/secrets');
 
 // 32 random bytes, base64url: the KEY_ENCRYPTION_KEY format, and URL-safe for database URLs.
 const randomSecret = () => randomBytes(32).toString('base64url');
@@ -66,3 +70,31 @@ if (existsSync(seedFile)) {
   writeFileSync(seedFile, seed, { mode: 0o644 });
   console.log(`wrote ${relative(root, seedFile)}; demo user: alice / ${alicePassword}`);
 }
+
+// The secret files docker-compose.yml mounts under /run/secrets; each app reads NAME_FILE (README
+// "Deployment"). Readable by the containers' users (node, uid 1000; postgres), which are not this
+// file's owner in general; the directory itself is private to the operator.
+const env = parseEnv(readFileSync(envFile, 'utf8'));
+const required = (name) => {
+  if (!env[name]) throw new Error(`${name} has no value in ${relative(root, envFile)}`);
+  return env[name];
+};
+const secretFiles = {
+  'postgres-password': required('POSTGRES_PASSWORD'),
+  'auth-db-password': required('AUTH_DB_PASSWORD'),
+  'orders-db-password': required('ORDERS_DB_PASSWORD'),
+  'auth-database-url': `postgres://auth:${required('AUTH_DB_PASSWORD')}@postgres:5432/auth`,
+  'orders-database-url': `postgres://orders:${required('ORDERS_DB_PASSWORD')}@postgres:5432/orders`,
+  'key-encryption-key': required('KEY_ENCRYPTION_KEY'),
+  'api-key': required('API_KEY'),
+  'session-secret': required('SESSION_SECRET'),
+  'oidc-client-secret': required('OIDC_CLIENT_SECRET'),
+  'resource-secret': required('RESOURCE_SECRET'),
+};
+mkdirSync(secretsDirectory, { recursive: true, mode: 0o700 });
+chmodSync(secretsDirectory, 0o700);
+for (const [name, value] of Object.entries(secretFiles)) {
+  writeFileSync(join(secretsDirectory, name), value, { mode: 0o644 });
+  chmodSync(join(secretsDirectory, name), 0o644);
+}
+console.log(`wrote ${relative(root, secretsDirectory)}/: ${Object.keys(secretFiles).join(', ')}`);

@@ -4,6 +4,8 @@ import {
   type DatabaseLocation,
   parseDatabaseUrl,
   parseTrustProxy as parseKitTrustProxy,
+  resolveSecretFiles,
+  SecretFileError,
   type TrustProxy,
 } from '@oidc-orders/service-kit';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
@@ -158,8 +160,24 @@ const DEVELOPMENT_KEY_ENCRYPTION_KEY = new Uint8Array(
 const PRODUCTION_SHUTDOWN_PAUSE_MS = 10_000;
 const DEVELOPMENT_SHUTDOWN_PAUSE_MS = 500;
 
+/**
+ * The settings that may come from a file instead (`KEY_ENCRYPTION_KEY_FILE=/run/secrets/…`), so
+ * that docker-compose secrets keep them out of `docker inspect` (README "Deployment").
+ */
+export const SECRET_FILE_SETTINGS = ['KEY_ENCRYPTION_KEY', 'DATABASE_URL'] as const;
+
+function withSecretFiles(env: Readonly<Record<string, string | undefined>>) {
+  try {
+    return resolveSecretFiles(env, SECRET_FILE_SETTINGS);
+  } catch (error) {
+    if (error instanceof SecretFileError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Parses the environment; throws `ConfigError` with a one-line message naming the variable. */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>): AppConfig {
+export function loadConfig(environmentWithFiles: Readonly<Record<string, string | undefined>>): AppConfig {
+  const env = withSecretFiles(environmentWithFiles);
   const raw = pickKnownVariables(env);
   const parsed = Value.Default(EnvironmentSchema, Value.Convert(EnvironmentSchema, { ...raw }));
   const firstError = Value.Errors(EnvironmentSchema, parsed).First();

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -115,5 +118,40 @@ describe('loadConfig', () => {
   it('never echoes the key or the database URL in an error', () => {
     const secretish = `${'A'.repeat(40)}`;
     expect(configError({ ...base, KEY_ENCRYPTION_KEY: secretish }).message).not.toContain(secretish);
+  });
+});
+
+describe('secrets from files (KEY_ENCRYPTION_KEY_FILE, DATABASE_URL_FILE)', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'auth-config-secrets-'));
+  const secretFile = (name: string, content: string) => {
+    const path = join(directory, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads each secret setting from the file its _FILE variable names', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      ISSUER: 'https://auth.example.test',
+      DATABASE_URL_FILE: secretFile('database-url', 'postgres://auth:pw@db:5432/auth\n'),
+      KEY_ENCRYPTION_KEY_FILE: secretFile('kek', `${validKey}\n`),
+    });
+    expect(config.database).toEqual({ driver: 'pg', connectionString: 'postgres://auth:pw@db:5432/auth' });
+    expect(Buffer.from(config.keyEncryptionKey).equals(Buffer.alloc(32, 1))).toBe(true);
+    expect(config.keyEncryptionKeyIsDevelopmentOnly).toBe(false);
+  });
+
+  it('refuses a setting given both ways, and a missing file, in one line naming the variable', () => {
+    expect(
+      configError({
+        ...base,
+        KEY_ENCRYPTION_KEY: validKey,
+        KEY_ENCRYPTION_KEY_FILE: secretFile('k2', validKey),
+      }).message,
+    ).toBe('KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEY_FILE are both set: keep one');
+    const missing = join(directory, 'absent');
+    expect(configError({ ...base, KEY_ENCRYPTION_KEY_FILE: missing }).message).toBe(
+      `KEY_ENCRYPTION_KEY_FILE names a file that cannot be read: ${missing} (ENOENT)`,
+    );
   });
 });

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { parseDatabaseUrl, parseTrustProxy, type TrustProxy } from '@oidc-orders/service-kit';
+import {
+  parseDatabaseUrl,
+  parseTrustProxy,
+  resolveSecretFiles,
+  SecretFileError,
+  type TrustProxy,
+} from '@oidc-orders/service-kit';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { MAX_NUMERIC_12_2_CENTS, parseAmountToCents } from './money.js';
@@ -161,6 +167,27 @@ function generateRandomSecret(): string {
 }
 
 /**
+ * The settings that may come from a file instead (`API_KEY_FILE=/run/secrets/…`), so that
+ * docker-compose secrets keep them out of `docker inspect` (README "Deployment").
+ */
+export const SECRET_FILE_SETTINGS = [
+  'DATABASE_URL',
+  'API_KEY',
+  'SESSION_SECRET',
+  'OIDC_CLIENT_SECRET',
+  'RESOURCE_SECRET',
+] as const;
+
+function withSecretFiles(env: Record<string, string | undefined>) {
+  try {
+    return resolveSecretFiles(env, SECRET_FILE_SETTINGS);
+  } catch (error) {
+    if (error instanceof SecretFileError) throw new ConfigError(error.variable, error.problem);
+    throw error;
+  }
+}
+
+/**
  * Validates and converts the environment once. Pure apart from `generateSecret`: it never reads
  * process.env itself and throws ConfigError naming the first offending variable.
  */
@@ -170,7 +197,9 @@ export function loadConfig(
 ): AppConfig {
   // `VAR=` in a shell or compose file means "not set", not "set to the empty string".
   const environment = Object.fromEntries(
-    Object.entries(rawEnvironment).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries(withSecretFiles(rawEnvironment)).filter(
+      ([, value]) => value !== undefined && value !== '',
+    ),
   );
   const firstError = Value.Errors(EnvironmentSchema, environment).First();
   if (firstError) {

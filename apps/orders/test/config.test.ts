@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -283,5 +286,40 @@ describe('relative paths (issue 15 item 6)', () => {
     expect(loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' }).databaseUrl).toBe(
       'pglite://memory',
     );
+  });
+});
+
+describe('secrets from files (docker-compose secrets, README "Deployment")', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'orders-config-secrets-'));
+  const secretFile = (name: string, content: string) => {
+    const path = join(directory, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads every secret setting from the file its _FILE variable names', () => {
+    const config = loadConfig({
+      DATABASE_URL_FILE: secretFile('database-url', 'pglite://memory\n'),
+      API_KEY_FILE: secretFile('api-key', 'api-key-from-file\n'),
+      SESSION_SECRET_FILE: secretFile('session', `${'s'.repeat(40)}\n`),
+      OIDC_ISSUER: 'https://auth.example.test',
+      OIDC_CLIENT_ID: 'orders-web',
+      OIDC_CLIENT_SECRET_FILE: secretFile('client-secret', 'client-secret-from-file'),
+      RESOURCE_SECRET_FILE: secretFile('resource-secret', 'resource-secret-from-file\n'),
+    });
+    expect(config.apiKey).toBe('api-key-from-file');
+    expect(config.apiKeySource).toBe('environment');
+    expect(config.oidc?.clientSecret).toBe('client-secret-from-file');
+    expect(config.resourceSecret).toBe('resource-secret-from-file');
+    expect(config.databaseUrl).toBe('pglite://memory');
+  });
+
+  it('refuses a setting given both ways, and an empty file, naming the variable', () => {
+    const both = configErrorFor({ ...minimal, API_KEY_FILE: secretFile('k', 'other') });
+    expect(both.variable).toBe('API_KEY');
+    expect(both.message).toBe('API_KEY and API_KEY_FILE are both set: keep one');
+    const empty = secretFile('empty', '\n');
+    const emptyError = configErrorFor({ ...minimal, SESSION_SECRET_FILE: empty });
+    expect(emptyError.message).toBe(`SESSION_SECRET_FILE names an empty file: ${empty}`);
   });
 });

@@ -16,4 +16,5 @@ export {
   openDatabase,
   pgliteDatabase,
 } from './open-database.js';
+export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

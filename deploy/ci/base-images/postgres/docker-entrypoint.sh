@@ -1,6 +1,7 @@
 #!/bin/bash
 # What the official postgres image's entrypoint does on the first start, for the environment this
-# project uses (POSTGRES_PASSWORD, optional POSTGRES_USER / POSTGRES_DB, /docker-entrypoint-initdb.d):
+# project uses (POSTGRES_PASSWORD or POSTGRES_PASSWORD_FILE, optional POSTGRES_USER / POSTGRES_DB,
+# /docker-entrypoint-initdb.d):
 #   as root: make PGDATA owned by postgres, then run again as postgres;
 #   with an empty PGDATA: initdb with the superuser password, password (scram-sha-256) logins over
 #   TCP from anywhere, a socket-only temporary server for the init scripts, then stop it;
@@ -16,6 +17,20 @@ if [ "$(id -u)" = 0 ]; then
   chmod 700 "$PGDATA"
   exec setpriv --reuid=postgres --regid=postgres --init-groups "$BASH_SOURCE" "$@"
 fi
+
+# VAR_FILE names a file holding VAR (docker-compose secrets), as the official image's file_env.
+file_env() {
+  local variable=$1 file_variable="$1_FILE"
+  if [ -n "${!variable:-}" ] && [ -n "${!file_variable:-}" ]; then
+    echo "both $variable and $file_variable are set: keep one" >&2
+    exit 1
+  fi
+  if [ -n "${!file_variable:-}" ]; then
+    export "$variable"="$(<"${!file_variable}")"
+    unset "$file_variable"
+  fi
+}
+file_env POSTGRES_PASSWORD
 
 export POSTGRES_USER="${POSTGRES_USER:-postgres}"
 export POSTGRES_DB="${POSTGRES_DB:-$POSTGRES_USER}"
