@@ -5,5 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     reporters: reporters(import.meta.dirname),
+    // Starting PGlite (WebAssembly) can take seconds on a busy machine; nothing asserts on time.
+    testTimeout: 30_000,
   },
 });
