@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
@@ -21,6 +21,7 @@ import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handle
 import { healthPlugin } from './plugins/health.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
+import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
@@ -52,6 +53,8 @@ export interface AppDependencies {
   backchannelLogout?: LogoutPluginOptions['backchannel'];
   /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
   clientKeys?: ClientKeyOptions;
+  /** Test seam: sees every route as it is registered (test/openapi.test.ts walks them). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -79,6 +82,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     routerOptions: { ignoreTrailingSlash: false },
     frameworkErrors: answerFrameworkError(issuerBasePath(config.issuer)),
   });
+  if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -87,6 +91,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
 
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
+  // Before every route: it collects them as they are registered (GET /openapi.json).
+  await app.register(openApiPlugin);
   await app.register(errorHandlerPlugin);
   // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
   await app.register(requestTextGuardPlugin);

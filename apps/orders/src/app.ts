@@ -16,6 +16,7 @@ import { errorHandlerPlugin, toErrorReply } from './plugins/error-handler.js';
 import { inputGuardPlugin } from './plugins/input-guard.js';
 import { lifecyclePlugin } from './plugins/lifecycle.js';
 import { oidcPlugin } from './plugins/oidc.js';
+import { openApiPlugin } from './plugins/openapi.js';
 import { sessionPlugin } from './plugins/session.js';
 import { appRoutes } from './routes/app.js';
 import { type BffRoutesOptions, bffRoutes } from './routes/bff.js';
@@ -104,6 +105,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   app.register(errorHandlerPlugin);
   app.register(inputGuardPlugin);
   app.register(configPlugin, { config });
+  // Before every route: it collects them as they are registered (GET /openapi.json).
+  app.register(openApiPlugin);
   app.register(canonicalHostPlugin);
   app.register(databasePlugin, deps.database ? { database: deps.database } : {});
   app.register(lifecyclePlugin);

@@ -25,6 +25,8 @@ const PUBLIC_ROUTES = new Set([
   'POST /backchannel-logout',
   // CORS preflights (@fastify/cors): headers only, no data.
   'OPTIONS *',
+  // The OpenAPI document: describes the routes, holds no data (src/plugins/openapi.ts).
+  'GET /openapi.json',
 ]);
 
 /** The browser app's own files (src/routes/app.ts): public assets; its data comes through the BFF. */

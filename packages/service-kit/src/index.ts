@@ -16,5 +16,6 @@ export {
   openDatabase,
   pgliteDatabase,
 } from './open-database.js';
+export { type OpenApiOptions, openApiPath, type RouteDescription, registerOpenApi } from './openapi.js';
 export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

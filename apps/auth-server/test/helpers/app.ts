@@ -1,6 +1,6 @@
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import type { FastifyServerOptions } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config.js';
 import type { ClientKeyOptions } from '../../src/plugins/client-authentication.js';
 import type { SeedDocument } from '../../src/schemas/seed.js';
@@ -35,6 +35,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** How clients' jwks_uri are fetched (shorter cooldowns and timeouts than production). */
   clientKeys?: ClientKeyOptions;
+  /** Sees every route as it is registered (test/openapi.test.ts). */
+  onRoute?: AppDependencies['onRoute'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -51,6 +53,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.clientKeys ? { clientKeys: options.clientKeys } : {}),
+    ...(options.onRoute ? { onRoute: options.onRoute } : {}),
   });
   try {
     await app.ready();

@@ -1,0 +1,127 @@
+/**
+ * What each route of the authorization server is, for its OpenAPI document (GET /openapi.json,
+ * src/plugins/openapi.ts). The protocol endpoints are described by their specifications; the
+ * document names them and links the section. test/openapi.test.ts fails when a registered route
+ * has no entry here, or an entry names a route that does not exist: the two cannot drift.
+ */
+import type { RouteDescription } from '@oidc-orders/service-kit';
+
+const SIGN_IN_PAGE = 'HTML sign-in step of an authorization request (interaction)';
+
+/**
+ * Keyed `METHOD /path` with OpenAPI path templates (`{id}`); HEAD follows GET. Tags: oauth, openid,
+ * pages, account, operations. `optional`: registered only when configured (Kerberos: KRB5_KTNAME).
+ */
+export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
+  'GET /': { summary: 'Landing page: the service, its discovery and JWKS links', tag: 'pages' },
+  'GET /.well-known/openid-configuration': {
+    summary: 'OpenID Provider metadata (OpenID Connect Discovery 1.0 §4, RFC 8414 §3)',
+    tag: 'openid',
+  },
+  'GET /jwks': { summary: 'Public signing keys, JWK Set (RFC 7517 §5)', tag: 'openid' },
+  'GET /authorize': {
+    summary: 'Authorization endpoint (RFC 6749 §3.1; OpenID Connect Core §3.1.2)',
+    tag: 'oauth',
+    parameters: [
+      'response_type',
+      'client_id',
+      'redirect_uri',
+      'scope',
+      'state',
+      'nonce',
+      'code_challenge',
+      'code_challenge_method',
+      'prompt',
+      'max_age',
+      'acr_values',
+      'resource',
+      'request',
+      'request_uri',
+    ],
+  },
+  'POST /authorize': {
+    summary: 'Authorization endpoint, form-encoded (OpenID Connect Core §3.1.2.1)',
+    tag: 'oauth',
+  },
+  'POST /par': {
+    summary: 'Pushed authorization request (RFC 9126 §2)',
+    tag: 'oauth',
+    parameters: ['client_id', 'response_type', 'redirect_uri', 'scope', 'code_challenge', 'request'],
+  },
+  'POST /token': {
+    summary: 'Token endpoint (RFC 6749 §3.2): every grant of the registry',
+    tag: 'oauth',
+    parameters: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource'],
+  },
+  'POST /introspect': {
+    summary: 'Token introspection for resource servers (RFC 7662 §2; JWT response RFC 9701)',
+    tag: 'oauth',
+    parameters: ['token', 'token_type_hint'],
+  },
+  'POST /revoke': {
+    summary: 'Token revocation (RFC 7009 §2)',
+    tag: 'oauth',
+    parameters: ['token', 'token_type_hint'],
+  },
+  'GET /userinfo': { summary: 'UserInfo endpoint (OpenID Connect Core §5.3)', tag: 'openid' },
+  'POST /userinfo': { summary: 'UserInfo endpoint, POST form (OpenID Connect Core §5.3.1)', tag: 'openid' },
+  'POST /device_authorization': {
+    summary: 'Device authorization request (RFC 8628 §3.1)',
+    tag: 'oauth',
+    parameters: ['client_id', 'scope'],
+  },
+  'GET /device': { summary: 'Device verification page: enter the user code (RFC 8628 §3.3)', tag: 'pages' },
+  'POST /device': { summary: 'Device verification page: submit the user code', tag: 'pages' },
+  'GET /logout': {
+    summary: 'RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2)',
+    tag: 'openid',
+    parameters: ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'],
+  },
+  'POST /logout': { summary: 'RP-initiated logout, confirmation form', tag: 'openid' },
+  'GET /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: username and password`, tag: 'pages' },
+  'POST /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: submit username and password`, tag: 'pages' },
+  'GET /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: authenticator app code`, tag: 'pages' },
+  'POST /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: submit the code`, tag: 'pages' },
+  'GET /interaction/{id}/recovery': { summary: `${SIGN_IN_PAGE}: recovery code`, tag: 'pages' },
+  'POST /interaction/{id}/recovery': { summary: `${SIGN_IN_PAGE}: submit a recovery code`, tag: 'pages' },
+  'GET /interaction/{id}/enrol': { summary: `${SIGN_IN_PAGE}: enrol a second factor`, tag: 'pages' },
+  'POST /interaction/{id}/enrol': { summary: `${SIGN_IN_PAGE}: confirm the enrolment`, tag: 'pages' },
+  'POST /interaction/{id}/continue': {
+    summary: `${SIGN_IN_PAGE}: continue after the recovery codes were shown`,
+    tag: 'pages',
+  },
+  'GET /interaction/{id}/consent': { summary: `${SIGN_IN_PAGE}: consent`, tag: 'pages' },
+  'POST /interaction/{id}/consent': { summary: `${SIGN_IN_PAGE}: approve or deny`, tag: 'pages' },
+  'GET /interaction/{id}/kerberos': {
+    summary: `${SIGN_IN_PAGE}: Kerberos (SPNEGO, RFC 4559 §4)`,
+    tag: 'pages',
+    optional: true,
+  },
+  'GET /account': { summary: 'Account page of the signed-in user', tag: 'account' },
+  'POST /account': { summary: 'Account page: sign in again for a sensitive change', tag: 'account' },
+  'POST /account/password': { summary: 'Change the password', tag: 'account' },
+  'POST /account/totp': { summary: 'Start adding an authenticator app', tag: 'account' },
+  'POST /account/totp/confirm': {
+    summary: 'Confirm an authenticator app with its first code',
+    tag: 'account',
+  },
+  'POST /account/totp/{id}/rename': { summary: 'Rename an authenticator app', tag: 'account' },
+  'POST /account/totp/{id}/remove': { summary: 'Remove an authenticator app', tag: 'account' },
+  'POST /account/recovery-codes': {
+    summary: 'New recovery codes (the old set stops working)',
+    tag: 'account',
+  },
+  'POST /account/apps/{clientId}/revoke': {
+    summary: "Revoke an application's access (its tokens end)",
+    tag: 'account',
+  },
+  'POST /account/sessions/sign-out-others': { summary: 'Sign out every other session', tag: 'account' },
+  'GET /assets/{name}': { summary: 'Stylesheet, scripts and images of the pages', tag: 'pages' },
+  'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
+  'GET /health/live': { summary: 'Liveness: the process answers', tag: 'operations' },
+  'GET /health/ready': {
+    summary: 'Readiness: database reachable and not draining (503 otherwise)',
+    tag: 'operations',
+  },
+  'GET /openapi.json': { summary: 'This document (OpenAPI 3.1)', tag: 'operations' },
+};

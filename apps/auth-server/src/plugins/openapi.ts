@@ -1,0 +1,31 @@
+import { registerOpenApi } from '@oidc-orders/service-kit';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { ROUTE_DESCRIPTIONS } from '../openapi/route-descriptions.js';
+
+/**
+ * GET /openapi.json: the OpenAPI 3.1 description of every route, named from ROUTE_DESCRIPTIONS
+ * (register before the routes). Documentation only: requests are still checked by the protocol
+ * code, whose errors are RFC 6749 bodies, not schema errors.
+ */
+export const openApiPlugin: FastifyPluginAsync = fp(
+  async (app) => {
+    await registerOpenApi(app, {
+      title: 'oidc-orders authorization server',
+      description:
+        'OAuth 2.0 / OpenID Connect authorization server. Protocol endpoints follow their RFCs; discovery (/.well-known/openid-configuration) is the authoritative list of what is supported.',
+      serverUrl: app.config.issuer,
+      tags: [
+        { name: 'oauth', description: 'OAuth 2.0 endpoints' },
+        { name: 'openid', description: 'OpenID Connect endpoints' },
+        { name: 'pages', description: 'HTML pages a person sees' },
+        { name: 'account', description: "The signed-in user's account page" },
+        { name: 'operations', description: 'Health and this document' },
+      ],
+      routes: ROUTE_DESCRIPTIONS,
+      // @fastify/cors answers preflight requests for every path; they are not an API of their own.
+      undocumentedUrls: ['*'],
+    });
+  },
+  { name: 'openapi', dependencies: ['config'] },
+);
