@@ -21,6 +21,7 @@ import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handle
 import { healthPlugin } from './plugins/health.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
+import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
@@ -97,6 +98,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
   await app.register(requestTextGuardPlugin);
   await app.register(databasePlugin, { database: deps.database });
+  // Before every route: each request is counted and timed by its route (GET /metrics).
+  await app.register(metricsPlugin);
   await app.register(storesPlugin, { clock, seed });
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });

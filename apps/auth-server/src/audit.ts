@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { auditEventsCounted } from './metrics.js';
 
 /**
  * Security events, written as ordinary pino lines at `info` with a stable `event` field (and
@@ -95,6 +96,7 @@ export interface AuditFields {
 
 /** Writes one security event through the request's (or the app's) logger. */
 export function audit(log: FastifyBaseLogger, event: AuditEvent, fields: AuditFields = {}): void {
+  auditEventsCounted.inc({ event });
   log.info({ ...fields, event, audit: true }, event);
 }
 

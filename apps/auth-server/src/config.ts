@@ -38,6 +38,7 @@ export const EnvironmentSchema = Type.Object({
     { default: 'info' },
   ),
   TRUST_PROXY: Type.Optional(Type.String()),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   KEY_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** Readiness answers 503 this long after SIGTERM before the server stops accepting connections. */
   SHUTDOWN_PAUSE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 20_000 })),
@@ -125,6 +126,8 @@ export interface AppConfig {
   seedFile: string | undefined;
   logLevel: LogLevel;
   trustProxy: TrustProxy;
+  /** GET /metrics from other than loopback needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | undefined;
   /** 32 bytes; encrypts private signing keys at rest and keys the client-secret hasher (via HKDF). */
   keyEncryptionKey: Uint8Array;
   /** `true` when no KEY_ENCRYPTION_KEY was given and the fixed development key is in use. */
@@ -164,7 +167,7 @@ const DEVELOPMENT_SHUTDOWN_PAUSE_MS = 500;
  * The settings that may come from a file instead (`KEY_ENCRYPTION_KEY_FILE=/run/secrets/…`), so
  * that docker-compose secrets keep them out of `docker inspect` (README "Deployment").
  */
-export const SECRET_FILE_SETTINGS = ['KEY_ENCRYPTION_KEY', 'DATABASE_URL'] as const;
+export const SECRET_FILE_SETTINGS = ['KEY_ENCRYPTION_KEY', 'DATABASE_URL', 'METRICS_TOKEN'] as const;
 
 function withSecretFiles(env: Readonly<Record<string, string | undefined>>) {
   try {
@@ -212,6 +215,7 @@ export function loadConfig(environmentWithFiles: Readonly<Record<string, string 
     seedFile: environment.SEED_FILE === undefined ? undefined : resolve(baseDirectory, environment.SEED_FILE),
     logLevel: environment.LOG_LEVEL,
     trustProxy: parseTrustProxy(environment.TRUST_PROXY),
+    metricsToken: environment.METRICS_TOKEN,
     keyEncryptionKey: keyEncryption.key,
     keyEncryptionKeyIsDevelopmentOnly: keyEncryption.developmentOnly,
     shutdownPauseMs:
@@ -326,7 +330,7 @@ function pickKnownVariables(env: Readonly<Record<string, string | undefined>>): 
 
 function describeOffendingValue(variable: string, value: string): string {
   // Never echo secrets or connection strings (they may carry passwords) into logs.
-  if (variable === 'KEY_ENCRYPTION_KEY' || variable === 'DATABASE_URL') return '';
+  if ((SECRET_FILE_SETTINGS as readonly string[]).includes(variable)) return '';
   return ` (got ${JSON.stringify(value.slice(0, 100))})`;
 }
 

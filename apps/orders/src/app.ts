@@ -15,6 +15,7 @@ import { databasePlugin } from './plugins/db.js';
 import { errorHandlerPlugin, toErrorReply } from './plugins/error-handler.js';
 import { inputGuardPlugin } from './plugins/input-guard.js';
 import { lifecyclePlugin } from './plugins/lifecycle.js';
+import { metricsPlugin } from './plugins/metrics.js';
 import { oidcPlugin } from './plugins/oidc.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { sessionPlugin } from './plugins/session.js';
@@ -109,6 +110,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   app.register(openApiPlugin);
   app.register(canonicalHostPlugin);
   app.register(databasePlugin, deps.database ? { database: deps.database } : {});
+  // Before every route: each request is counted and timed by its route (GET /metrics).
+  app.register(metricsPlugin);
   app.register(lifecyclePlugin);
   app.register(apiKeyGuardPlugin);
   app.register(apiCorsPlugin);

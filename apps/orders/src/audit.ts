@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { auditEventsCounted } from './metrics.js';
 
 /**
  * Security events of the orders service, written as ordinary pino lines at `info` with a stable
@@ -40,5 +41,6 @@ export function audit(
   fields: AuditFields = {},
   message: string = event,
 ): void {
+  auditEventsCounted.inc({ event });
   log.info({ ...fields, event, audit: true }, message);
 }

@@ -59,6 +59,7 @@ const EnvironmentSchema = Type.Object({
   SHUTDOWN_PAUSE_MS: Type.Optional(Type.String({ pattern: DIGITS })),
   SHUTDOWN_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
   TRUST_PROXY: Type.Optional(Type.String()),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   ORDER_UNIT_PRICE: Type.Optional(Type.String()),
   ORDER_TX_TIMEOUT_MS: Type.Optional(Type.String({ pattern: DIGITS })),
   ALLOWED_CORS_ORIGINS: Type.Optional(Type.String()),
@@ -95,6 +96,7 @@ const EXPECTATIONS: Record<Variable, string> = {
   SHUTDOWN_PAUSE_MS: 'must be a non-negative integer (milliseconds) below SHUTDOWN_TIMEOUT_MS',
   SHUTDOWN_TIMEOUT_MS: 'must be a positive integer (milliseconds) above SHUTDOWN_PAUSE_MS',
   TRUST_PROXY: 'must be true, false, a hop count, or a comma-separated list of addresses/CIDRs to trust',
+  METRICS_TOKEN: 'must be at least 16 characters (it guards GET /metrics from other than loopback)',
   ORDER_UNIT_PRICE: 'must be a decimal amount with at most 2 decimals, like 9.99, not above 9999999999.99',
   ORDER_TX_TIMEOUT_MS: 'must be a positive integer (milliseconds)',
   ALLOWED_CORS_ORIGINS:
@@ -146,6 +148,8 @@ export interface AppConfig {
   shutdownPauseMs: number;
   shutdownTimeoutMs: number;
   trustProxy: TrustProxy;
+  /** GET /metrics from other than loopback needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | undefined;
   orderUnitPriceCents: bigint;
   orderTxTimeoutMs: number;
   /**
@@ -176,6 +180,7 @@ export const SECRET_FILE_SETTINGS = [
   'SESSION_SECRET',
   'OIDC_CLIENT_SECRET',
   'RESOURCE_SECRET',
+  'METRICS_TOKEN',
 ] as const;
 
 function withSecretFiles(env: Record<string, string | undefined>) {
@@ -313,6 +318,7 @@ export function loadConfig(
     shutdownPauseMs,
     shutdownTimeoutMs,
     trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? fail('TRUST_PROXY'),
+    metricsToken: env.METRICS_TOKEN,
     orderUnitPriceCents: orderUnitPriceCents!,
     orderTxTimeoutMs: positiveInteger(env.ORDER_TX_TIMEOUT_MS, 5000) ?? fail('ORDER_TX_TIMEOUT_MS'),
     allowedCorsOrigins,

@@ -27,6 +27,9 @@ const PUBLIC_ROUTES = new Set([
   'OPTIONS *',
   // The OpenAPI document: describes the routes, holds no data (src/plugins/openapi.ts).
   'GET /openapi.json',
+  // Guarded by its own check (loopback, else Bearer METRICS_TOKEN; test/metrics.test.ts), which
+  // an injected request from 127.0.0.1 passes.
+  'GET /metrics',
 ]);
 
 /** The browser app's own files (src/routes/app.ts): public assets; its data comes through the BFF. */

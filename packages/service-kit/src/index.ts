@@ -7,6 +7,7 @@ export {
   shutDownGracefullyOnSignals,
 } from './graceful-shutdown.js';
 export { prettyTransport } from './logging.js';
+export { isLoopback, type MetricsOptions, type PoolStats, registerMetrics } from './metrics.js';
 export {
   type BoundedDatabase,
   type Database,

@@ -35,6 +35,8 @@ export interface DatabaseHandle<TSchema extends Record<string, unknown>> {
    * running on the event loop): there it is `db` itself. The caller closes it (before the handle).
    */
   withStatementTimeout(timeoutMs: number): BoundedDatabase<TSchema>;
+  /** The node-postgres pool's connections (metrics); undefined on PGlite, which has no pool. */
+  poolStats?(): { total: number; idle: number; waiting: number } | undefined;
 }
 
 export interface BoundedDatabase<TSchema extends Record<string, unknown>> {
@@ -124,6 +126,7 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
     db,
     driver: 'pg',
     migrate: () => migrateUnderLock(pool, migrationsFolder, migrationLockKey),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: (timeoutMs) => pingDatabase(() => db.execute(sql`select 1`), timeoutMs),
     close: () => endPool(pool),
     withStatementTimeout: (timeoutMs) => {

@@ -124,4 +124,8 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     tag: 'operations',
   },
   'GET /openapi.json': { summary: 'This document (OpenAPI 3.1)', tag: 'operations' },
+  'GET /metrics': {
+    summary: 'Prometheus metrics: loopback without a token, elsewhere Bearer METRICS_TOKEN',
+    tag: 'operations',
+  },
 };

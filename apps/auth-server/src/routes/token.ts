@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { registerTokenRateLimit, tokenRateLimitRouteConfig } from '../http/token-rate-limit.js';
+import { tokensIssued } from '../metrics.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
 
 /**
@@ -50,6 +51,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
         ),
         registry,
       );
+      tokensIssued.inc({ grant_type: params.grant_type });
       // RFC 9449 §8.2: a fresh nonce with every response, so the client's next proof is ready.
       if (client.dpopNonceRequired === true) reply.header('DPoP-Nonce', app.dpop.nonces.current());
       return reply.headers(NO_STORE_HEADERS).send(response);

@@ -1,0 +1,21 @@
+import { registerMetrics } from '@oidc-orders/service-kit';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { auditEventsCounted } from '../metrics.js';
+
+/**
+ * GET /metrics in the Prometheus text format (README "Metrics"): loopback without a token,
+ * elsewhere `Authorization: Bearer <METRICS_TOKEN>`. Registered before the routes so every request
+ * is counted and timed by its route pattern.
+ */
+export const metricsPlugin: FastifyPluginAsync = fp(
+  async (app) => {
+    await registerMetrics(app, {
+      prefix: 'orders_',
+      token: app.config.metricsToken,
+      poolStats: () => app.database.poolStats?.(),
+      metrics: [auditEventsCounted],
+    });
+  },
+  { name: 'metrics', dependencies: ['config', 'db'] },
+);
