@@ -1,6 +1,22 @@
 import { createServer } from 'node:http';
+import { prettyTransport } from '@oidc-orders/service-kit';
+import pino from 'pino';
 import { createSpaHandler } from './app.js';
 import { parseSpaConfig, SpaConfigError } from './config.js';
+
+/**
+ * pino, as the two apps log through Fastify: JSON lines (level, time, msg) under CI, in production
+ * and under `pnpm dev` (which reads and formats them), pino-pretty with the service named when a
+ * person runs it in a terminal in development. Start-up failures stay one plain line on stderr.
+ */
+const log = pino({
+  name: 'spa',
+  ...(process.env.NODE_ENV === 'development' && process.stdout.isTTY === true && !process.env.CI
+    ? {
+        transport: prettyTransport('spa'),
+      }
+    : {}),
+});
 
 let config: ReturnType<typeof parseSpaConfig>;
 try {
@@ -14,7 +30,7 @@ try {
 const handler = createSpaHandler(config);
 const server = createServer((request, response) => {
   handler(request, response).catch((error: unknown) => {
-    console.error('spa: request failed', error);
+    log.error({ err: error, url: request.url?.split('?')[0] }, 'request failed');
     if (!response.headersSent) response.writeHead(500).end();
   });
 });
@@ -32,19 +48,11 @@ server.once('error', (error: NodeJS.ErrnoException) => {
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  console.log(
-    JSON.stringify({
-      level: 'info',
-      msg: 'spa listening',
-      port,
-      issuer: config.issuer,
-      clientId: config.clientId,
-    }),
-  );
+  log.info({ port, issuer: config.issuer, clientId: config.clientId }, 'spa listening');
 });
 
 function shutdown(signal: string) {
-  console.log(JSON.stringify({ level: 'info', msg: 'spa shutting down', signal }));
+  log.info({ signal }, 'spa shutting down');
   server.close(() => process.exit(0));
   server.closeAllConnections();
   setTimeout(() => process.exit(1), 5000).unref();
