@@ -3,6 +3,8 @@
  * caller; the one global error handler (plugins/error-handler.ts) turns them into
  * `{ statusCode, message }`. Anything that is not a DomainError is answered with a generic 500.
  */
+import { authenticationChallenge, type ChallengeParameters } from '@oidc-orders/oauth-core';
+
 export abstract class DomainError extends Error {
   abstract readonly statusCode: number;
   /** Stable, switchable identifier; the message may be reworded, the code may not. */
@@ -161,15 +163,22 @@ const ACCESS_TOKEN_ERROR_CODES = {
 function challenges(error: BearerTokenError['error'], description: string, options: ChallengeOptions) {
   const scheme = options.scheme ?? 'Bearer';
   // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
-  const errorParameters =
+  const errorParameters: ChallengeParameters =
     error === 'missing'
       ? []
-      : [`error="${error}"`, `error_description="${description.replace(/["\\]/g, '')}"`];
-  if (error !== 'missing' && options.scope) errorParameters.push(`scope="${options.scope}"`);
-  const realm = `realm="${options.realm}"`;
-  const bearer = ['Bearer', [realm, ...(scheme === 'Bearer' ? errorParameters : [])].join(', ')].join(' ');
+      : [
+          ['error', error],
+          ['error_description', description],
+          ['scope', options.scope || undefined],
+        ];
+  const realm = ['realm', options.realm] as const;
+  const bearer = authenticationChallenge('Bearer', [realm, ...(scheme === 'Bearer' ? errorParameters : [])]);
   if (!options.dpopAlgs) return bearer;
-  const dpop = `DPoP ${[realm, ...(scheme === 'DPoP' ? errorParameters : []), `algs="${options.dpopAlgs.join(' ')}"`].join(', ')}`;
+  const dpop = authenticationChallenge('DPoP', [
+    realm,
+    ...(scheme === 'DPoP' ? errorParameters : []),
+    ['algs', options.dpopAlgs.join(' ')],
+  ]);
   return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
 }
 

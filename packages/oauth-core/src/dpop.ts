@@ -8,6 +8,7 @@ import {
   jwtVerify,
   type ProtectedHeaderParameters,
 } from 'jose';
+import { authenticationChallenge } from './challenge.js';
 import type { DpopNonces } from './dpop-nonce.js';
 import { OAuthError } from './errors.js';
 import type { DpopReplayStore } from './storage/dpop-replay.js';
@@ -209,19 +210,19 @@ export function asResourceChallenge(
   error: OAuthError,
   allowedAlgs: readonly string[] = DPOP_SIGNING_ALGS,
 ): OAuthError {
-  const description = (error.description ?? error.code).replace(/["\\]/g, '');
-  const parts = [`error="${error.code}"`, `error_description="${description}"`];
+  const parameters: Array<[string, string | undefined]> = [
+    ['error', error.code],
+    ['error_description', error.description ?? error.code],
+  ];
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(error.headers)) {
     if (name.toLowerCase() !== 'www-authenticate') headers[name] = value;
     // insufficient_scope names the scope it lacks (RFC 6750 §3); keep that in the DPoP challenge.
-    else {
-      const scope = /scope="([^"]*)"/.exec(value)?.[1];
-      if (scope !== undefined) parts.push(`scope="${scope}"`);
-    }
+    // Scope tokens never contain `"` or `\` (RFC 6749 §3.3), so the quoted value reads back as is.
+    else parameters.push(['scope', /scope="([^"]*)"/.exec(value)?.[1]]);
   }
-  parts.push(`algs="${allowedAlgs.join(' ')}"`);
-  const challenge = `DPoP ${parts.join(', ')}`;
+  parameters.push(['algs', allowedAlgs.join(' ')]);
+  const challenge = authenticationChallenge('DPoP', parameters);
   const status = error.code === 'insufficient_scope' ? 403 : 401;
   headers['WWW-Authenticate'] = challenge;
   return new OAuthError(error.code, {

@@ -1,3 +1,4 @@
+import { authenticationChallenge } from './challenge.js';
 /**
  * One error type for the whole protocol layer. Handlers throw (or return) these values;
  * the HTTP layer maps them to the wire in exactly one place (RFC 6749 §5.2 JSON body,
@@ -95,7 +96,12 @@ export const invalidClient = (detail?: string) =>
     description: 'client authentication failed',
     detail,
     // RFC 6749 §5.2: 401 with WWW-Authenticate when the client tried to authenticate.
-    headers: { 'WWW-Authenticate': 'Basic realm="token", charset="UTF-8"' },
+    headers: {
+      'WWW-Authenticate': authenticationChallenge('Basic', [
+        ['realm', 'token'],
+        ['charset', 'UTF-8'],
+      ]),
+    },
   });
 export const invalidGrant = (detail?: string) =>
   new OAuthError('invalid_grant', {
@@ -137,9 +143,11 @@ export const unsupportedResponseType = (detail?: string) =>
 
 /** RFC 6750 §3: `WWW-Authenticate: Bearer` with the error (and, for insufficient_scope, the scope). */
 function bearerChallenge(code: OAuthErrorCode, description: string, scope?: string): string {
-  const parts = [`error="${code}"`, `error_description="${description}"`];
-  if (scope !== undefined) parts.push(`scope="${scope}"`);
-  return `Bearer ${parts.join(', ')}`;
+  return authenticationChallenge('Bearer', [
+    ['error', code],
+    ['error_description', description],
+    ['scope', scope],
+  ]);
 }
 
 /** RFC 6750 §3.1: 401, the token is expired, revoked, malformed or unknown. */

@@ -1,5 +1,6 @@
 export * from './authentication-level.js';
 export * from './authorization.js';
+export * from './challenge.js';
 export * from './claims.js';
 export * from './client-assertion.js';
 export * from './client-auth-methods.js';

@@ -1,5 +1,10 @@
 import accepts from '@fastify/accepts';
-import { isOAuthError, OAuthError, type OAuthErrorCode } from '@oidc-orders/oauth-core';
+import {
+  authenticationChallenge,
+  isOAuthError,
+  OAuthError,
+  type OAuthErrorCode,
+} from '@oidc-orders/oauth-core';
 import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -150,10 +155,11 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 
 /** RFC 6750 §3: `Bearer error="…", error_description="…"` (quotes and backslashes not allowed inside). */
 export function bearerChallenge(code?: OAuthErrorCode, description?: string): string {
-  const parts = ['realm="userinfo"'];
-  if (code) parts.push(`error="${code}"`);
-  if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
-  return `Bearer ${parts.join(', ')}`;
+  return authenticationChallenge('Bearer', [
+    ['realm', 'userinfo'],
+    ['error', code],
+    ['error_description', description || undefined],
+  ]);
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   asResourceChallenge,
+  authenticationChallenge,
   DPOP_SIGNING_ALGS,
   findActiveAccessToken,
   invalidRequest,
@@ -114,6 +115,8 @@ function missingToken(): OAuthError {
     detail: 'no bearer token',
     status: 401,
     // RFC 9449 §7.1: a resource accepting both schemes challenges with both.
-    headers: { 'WWW-Authenticate': `${bearerChallenge()}, DPoP algs="${DPOP_SIGNING_ALGS.join(' ')}"` },
+    headers: {
+      'WWW-Authenticate': `${bearerChallenge()}, ${authenticationChallenge('DPoP', [['algs', DPOP_SIGNING_ALGS.join(' ')]])}`,
+    },
   });
 }
