@@ -92,11 +92,12 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
 
   // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
   await app.register(configPlugin, { config });
-  // Before every route: it collects them as they are registered (GET /openapi.json).
-  await app.register(openApiPlugin);
   await app.register(errorHandlerPlugin);
   // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
   await app.register(requestTextGuardPlugin);
+  // Before every route (it collects them as they are registered), after the error handler and the
+  // guard so that GET /openapi.json answers errors like every other route.
+  await app.register(openApiPlugin);
   await app.register(databasePlugin, { database: deps.database });
   // Before every route: each request is counted and timed by its route (GET /metrics).
   await app.register(metricsPlugin);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
-import { ORDERS_API } from './helpers/seed.js';
 
 let app: TestApp;
 let close: () => Promise<void>;
@@ -64,7 +63,6 @@ describe('GET /.well-known/openid-configuration', () => {
     expect(metadata.scopes_supported).toEqual(
       expect.arrayContaining(['openid', 'profile', 'email', 'offline_access', 'orders.read', 'reports.read']),
     );
-    expect(ORDERS_API).toBeTruthy();
   });
 
   it('is cacheable', async () => {

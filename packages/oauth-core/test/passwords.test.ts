@@ -55,7 +55,16 @@ describe('passwords', () => {
     expect(await verifyPassword('burst', hash)).toBe(true);
   });
 
-  it('runs a dummy verification without throwing', async () => {
-    await expect(dummyPasswordVerify()).resolves.toBeUndefined();
+  it('runs one full verification at the default cost, against a hash no password matches', async () => {
+    const verifications: Array<{ hash: string; matched: boolean }> = [];
+    await dummyPasswordVerify(async (password, hash) => {
+      const matched = await verifyPassword(password, hash);
+      verifications.push({ hash, matched });
+      return matched;
+    });
+    expect(verifications).toHaveLength(1);
+    // The cost of every stored user hash (hashPassword's default): the timing of a real check.
+    expect(verifications[0]?.hash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(verifications[0]?.matched).toBe(false);
   });
 });

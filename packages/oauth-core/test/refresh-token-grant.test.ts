@@ -50,8 +50,12 @@ describe('refresh_token grant', () => {
   it('the new token works and the old one stops working', async () => {
     const { response: first } = await obtainTokens(env);
     const second = await refresh(env, 'web', { refresh_token: first.refresh_token });
+    expect(second.refresh_token).not.toBe(first.refresh_token);
     const third = await refresh(env, 'web', { refresh_token: second.refresh_token });
-    expect(third.access_token).toBeTruthy();
+    expect(third.access_token).toEqual(expect.any(String));
+    expect(third.refresh_token).not.toBe(second.refresh_token);
+    // The rotated-out token is refused (RFC 9700 §4.14.2; what else that does is the next test).
+    await expectOAuthError(refresh(env, 'web', { refresh_token: first.refresh_token }), 'invalid_grant');
   });
 
   it('reuse of a rotated token fails and revokes the whole chain (RFC 9700 §4.14.2)', async () => {
