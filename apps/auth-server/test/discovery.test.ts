@@ -1,5 +1,7 @@
+import { CLAIMS_SUPPORTED, registeredGrantTypes } from '@oidc-orders/oauth-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
+import { WEB_REDIRECT_URI } from './helpers/seed.js';
 
 let app: TestApp;
 let close: () => Promise<void>;
@@ -63,6 +65,35 @@ describe('GET /.well-known/openid-configuration', () => {
     expect(metadata.scopes_supported).toEqual(
       expect.arrayContaining(['openid', 'profile', 'email', 'offline_access', 'orders.read', 'reports.read']),
     );
+  });
+
+  it('publishes the protocol constants oauth-core validates with, so the two cannot disagree', async () => {
+    const metadata = (await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json();
+    expect(metadata.grant_types_supported).toEqual(registeredGrantTypes());
+    expect(metadata.prompt_values_supported).toEqual(['none', 'login', 'consent', 'select_account']);
+    expect(metadata.response_modes_supported).toEqual(['query', 'form_post']);
+    expect(metadata.claims_supported).toEqual([...CLAIMS_SUPPORTED]);
+    // Every advertised prompt and response mode is accepted at /authorize (no invalid_request).
+    for (const [name, values] of [
+      ['prompt', metadata.prompt_values_supported as string[]],
+      ['response_mode', metadata.response_modes_supported as string[]],
+    ] as const) {
+      for (const value of values) {
+        const query = new URLSearchParams({
+          response_type: 'code',
+          client_id: 'web',
+          redirect_uri: WEB_REDIRECT_URI,
+          scope: 'openid',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+          [name]: value,
+        });
+        const response = await app.inject({ method: 'GET', url: `/authorize?${query}` });
+        const answer = `${response.headers.location ?? ''} ${response.body}`;
+        expect(answer, `${name}=${value}`).not.toContain('invalid_request');
+        expect(answer, `${name}=${value}`).not.toContain('unsupported');
+      }
+    }
   });
 
   it('is cacheable', async () => {

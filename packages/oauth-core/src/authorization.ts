@@ -95,7 +95,10 @@ export class AuthorizationRequestError extends Error {
   }
 }
 
-const PROMPTS: readonly PromptValue[] = ['none', 'login', 'consent', 'select_account'];
+/** OIDC Core §3.1.2.1 `prompt` values accepted here; discovery publishes exactly these. */
+export const PROMPT_VALUES_SUPPORTED: readonly PromptValue[] = ['none', 'login', 'consent', 'select_account'];
+/** OAuth 2.0 Multiple Response Types §2.1 `query`, and Form Post Response Mode §2 `form_post`. */
+export const RESPONSE_MODES_SUPPORTED: readonly ResponseMode[] = ['query', 'form_post'];
 const MAX_AGE = /^(0|[1-9][0-9]{0,9})$/;
 const DPOP_JKT = /^[A-Za-z0-9_-]{43}$/;
 
@@ -166,7 +169,7 @@ export async function validateAuthorizationRequest(
   // Only the authorization code flow: implicit and hybrid are gone (RFC 9700 §2.1.2).
   if (responseType !== 'code')
     throw fail(unsupportedResponseType(`response_type=${responseType.slice(0, 50)}`));
-  if (modeParam !== undefined && modeParam !== 'query' && modeParam !== 'form_post') {
+  if (modeParam !== undefined && !RESPONSE_MODES_SUPPORTED.includes(modeParam as ResponseMode)) {
     throw fail(invalidRequest('unsupported response_mode'));
   }
   if (!client.grantTypes.includes(GRANT_TYPES.authorizationCode)) {
@@ -201,7 +204,8 @@ export async function validateAuthorizationRequest(
   const prompt: PromptValue[] = [];
   for (const value of (single('prompt') ?? '').split(' ')) {
     if (value === '') continue;
-    if (!PROMPTS.includes(value as PromptValue)) throw fail(invalidRequest('unsupported prompt value'));
+    if (!PROMPT_VALUES_SUPPORTED.includes(value as PromptValue))
+      throw fail(invalidRequest('unsupported prompt value'));
     if (!prompt.includes(value as PromptValue)) prompt.push(value as PromptValue);
   }
   // OIDC Core §3.1.2.1: "If this parameter contains none with any other value, an error is returned."

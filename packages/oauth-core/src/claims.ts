@@ -42,6 +42,27 @@ export const CLAIMS_BY_SCOPE: Readonly<Record<string, readonly string[]>> = {
   email: ['email', 'email_verified'],
 };
 
+/** Claims of the ID token itself (OIDC Core §2, §3.1.3.6; OIDC Front-Channel Logout `sid`; RFC 8176). */
+const ID_TOKEN_CLAIMS: readonly string[] = [
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'at_hash',
+  'sid',
+  'amr',
+  'acr',
+];
+
+/** OIDC Discovery §3 `claims_supported`: the ID token's claims and every claim a scope releases. */
+export const CLAIMS_SUPPORTED: readonly string[] = [
+  ...ID_TOKEN_CLAIMS,
+  ...Object.values(CLAIMS_BY_SCOPE).flat(),
+];
+
 /** `profile` also covers the username claims in access tokens (OIDC Core §5.4 `preferred_username`). */
 const PROFILE_USERNAME_CLAIMS: readonly string[] = ['preferred_username', 'username'];
 

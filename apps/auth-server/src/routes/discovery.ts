@@ -1,25 +1,18 @@
 import {
   ACR_VALUES_SUPPORTED,
   authMethodsSupportedAt,
+  CLAIMS_SUPPORTED,
   CLIENT_JWT_SIGNING_ALGS,
   DPOP_SIGNING_ALGS,
+  OIDC_SCOPES,
+  PROMPT_VALUES_SUPPORTED,
+  RESPONSE_MODES_SUPPORTED,
+  registeredGrantTypes,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.js';
 import { PAR_PATH } from './par.js';
-
-/** OIDC Core §5.4 standard scopes this server knows; resource scopes are added from the registry. */
-const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
-
-/** Grant types the token endpoint dispatches (oauth-core's default registry). */
-export const SUPPORTED_GRANT_TYPES = [
-  'authorization_code',
-  'refresh_token',
-  'client_credentials',
-  'urn:ietf:params:oauth:grant-type:device_code',
-  'urn:ietf:params:oauth:grant-type:token-exchange',
-];
 
 /**
  * `*_auth_methods_supported` and `*_auth_signing_alg_values_supported` come from oauth-core's one
@@ -64,28 +57,14 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     require_pushed_authorization_requests: false,
     // RFC 8628 §4.
     device_authorization_endpoint: url(DEVICE_AUTHORIZATION_PATH),
-    grant_types_supported: SUPPORTED_GRANT_TYPES,
+    // The token endpoint's registry (oauth-core createGrantRegistry): the one list of grants.
+    grant_types_supported: registeredGrantTypes(),
     // RFC 9700 §2.1.1: the implicit and hybrid flows are not offered.
     response_types_supported: ['code'],
-    response_modes_supported: ['query', 'form_post'],
+    response_modes_supported: [...RESPONSE_MODES_SUPPORTED],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
-    claims_supported: [
-      'sub',
-      'iss',
-      'aud',
-      'exp',
-      'iat',
-      'auth_time',
-      'nonce',
-      'at_hash',
-      'sid',
-      'amr',
-      'acr',
-      'name',
-      'email',
-      'email_verified',
-    ],
+    claims_supported: [...CLAIMS_SUPPORTED],
     // RFC 9700 §2.1.1: S256 only; `plain` offers no protection against a leaked authorization request.
     code_challenge_methods_supported: ['S256'],
     ...authenticationMetadata(),
@@ -93,7 +72,7 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     introspection_signing_alg_values_supported: ['ES256'],
     // RFC 9207: the authorization response carries `iss`, against mix-up attacks.
     authorization_response_iss_parameter_supported: true,
-    prompt_values_supported: ['none', 'login', 'consent'],
+    prompt_values_supported: [...PROMPT_VALUES_SUPPORTED],
     // OIDC Discovery §3: the authentication levels `acr_values` may ask for (README "Authentication levels").
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claims_parameter_supported: false,
@@ -118,6 +97,7 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     const resourceScopes = resources.flatMap((resource) => resource.scopes);
     return reply.header('cache-control', cacheControl).send({
       ...staticMetadata,
+      // OIDC Core §5.4 scopes (oauth-core), then the registry's resource scopes.
       scopes_supported: [...new Set([...OIDC_SCOPES, ...resourceScopes])],
     });
   });

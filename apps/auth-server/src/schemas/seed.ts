@@ -1,4 +1,4 @@
-import type { ClientAuthenticationMethod } from '@oidc-orders/oauth-core';
+import { type ClientAuthenticationMethod, registeredGrantTypes } from '@oidc-orders/oauth-core';
 import { type Static, Type } from '@sinclair/typebox';
 
 /**
@@ -10,14 +10,11 @@ const Seconds = Type.Integer({ minimum: 1, maximum: 31_536_000 * 10 });
 const SigningAlg = Type.Union([Type.Literal('RS256'), Type.Literal('ES256')]);
 const NonEmptyString = Type.String({ minLength: 1, maxLength: 2048 });
 
-/** Grant types a client may register. `password` and `implicit` are refused earlier, with their own message. */
-export const SEEDABLE_GRANT_TYPES = [
-  'authorization_code',
-  'refresh_token',
-  'client_credentials',
-  'urn:ietf:params:oauth:grant-type:device_code',
-  'urn:ietf:params:oauth:grant-type:token-exchange',
-] as const;
+/**
+ * Grant types a client may register: those of the token endpoint's registry (oauth-core). `password`
+ * and `implicit` are refused earlier, with their own message.
+ */
+export const SEEDABLE_GRANT_TYPES = registeredGrantTypes();
 
 /** RFC 7591 §2 `token_endpoint_auth_method` values (oauth-core CLIENT_AUTHENTICATION_METHODS). */
 export const SEEDABLE_AUTH_METHODS = [

@@ -1,5 +1,5 @@
 import { invalidRequest, unauthorizedClient, unsupportedGrantType } from '../errors.js';
-import type { TokenResponse } from '../model.js';
+import type { GrantType, TokenResponse } from '../model.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { deviceCodeGrant } from './device-code.js';
@@ -32,7 +32,7 @@ export type GrantRegistry = ReadonlyMap<string, GrantHandler>;
 // token endpoint grant at all (RFC 9700 §2.1.2).
 const FORBIDDEN_GRANT_TYPES: readonly string[] = ['password', 'implicit'];
 
-/** The grants this package ships. The device and token-exchange grants are added by appending. */
+/** The grants this package ships: the one list of grants (README "Architecture"). */
 export const defaultGrantHandlers: readonly GrantHandler[] = [
   authorizationCodeGrant,
   refreshTokenGrant,
@@ -52,6 +52,14 @@ export function createGrantRegistry(handlers: readonly GrantHandler[] = defaultG
     registry.set(handler.grantType, handler);
   }
   return registry;
+}
+
+/**
+ * The `grant_type`s of a registry: discovery's `grant_types_supported` and the grants a seed may
+ * give a client are read from here, so a grant added to the registry appears in both.
+ */
+export function registeredGrantTypes(registry: GrantRegistry = createGrantRegistry()): GrantType[] {
+  return [...registry.values()].map((handler) => handler.grantType);
 }
 
 /**
