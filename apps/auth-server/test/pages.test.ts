@@ -51,6 +51,9 @@ describe('pages', () => {
     expect(page).toContain('<strong>Orders</strong>');
     for (const scope of ['openid', 'email', 'orders.read']) expect(page).toContain(describeScope(scope));
     expect(page).toContain('href="/auth/assets/styles.css"');
+    // The promise it makes is kept by the account page's "apps with access" (revocable there).
+    expect(page).toContain('<a href="/auth/account">your account page</a>');
+    expect(page).not.toContain('signing out');
   });
 
   it('form_post page: the fields as hidden inputs posting to the redirect URI, submitted by an external script', () => {

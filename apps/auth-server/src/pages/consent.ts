@@ -20,7 +20,7 @@ export function renderConsentPage(input: ConsentPageInput): string {
   );
   const body = html`<p class="lead"><strong>${input.clientName}</strong> would like to:</p>
 <ul class="scopes">${items}</ul>
-<p class="muted">Signed in as <strong>${input.userDisplayName}</strong>. You can change your mind later by signing out of the application.</p>
+<p class="muted">Signed in as <strong>${input.userDisplayName}</strong>. You can withdraw this access at any time on <a href="${input.basePath}/account">your account page</a>.</p>
 ${input.notice ? html`<p class="alert" role="note">${input.notice}</p>` : null}
 <form method="post" class="actions">
 <input type="hidden" name="csrf" value="${input.csrfToken}">

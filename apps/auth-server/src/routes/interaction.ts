@@ -63,7 +63,7 @@ export type LoginAttemptDecision =
  * runs before the password is checked; refusing answers 429 (with `Retry-After`) without checking it.
  */
 export interface LoginAttemptGuard {
-  allow(attempt: LoginAttempt): Promise<boolean | LoginAttemptDecision>;
+  allow(attempt: LoginAttempt): Promise<LoginAttemptDecision>;
   recordFailure(attempt: LoginAttempt): Promise<void>;
   recordSuccess(attempt: LoginAttempt): Promise<void>;
 }
@@ -130,12 +130,6 @@ export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos'
 
 /** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
 export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
-
-/** Guards written before decisions carried a retry time answer a plain boolean. */
-function normalizeDecision(decision: boolean | LoginAttemptDecision): LoginAttemptDecision {
-  if (typeof decision !== 'boolean') return decision;
-  return decision ? { allowed: true } : { allowed: false, limit: 'ip', retryAfterSeconds: 60 };
-}
 
 /** Tells a locked-out person when to come back (the same time as `Retry-After`). */
 export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
@@ -427,7 +421,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
     const attempt: LoginAttempt = { ip: request.ip, username };
     const clientId = loaded.purpose.client.clientId;
     if (options.loginAttemptGuard) {
-      const decision = normalizeDecision(await options.loginAttemptGuard.allow(attempt));
+      const decision = await options.loginAttemptGuard.allow(attempt);
       if (!decision.allowed) {
         audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
           limit: decision.limit === 'username' ? 'login_username' : 'login_ip',
@@ -526,9 +520,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   /** The login lockout, applied to second-factor codes under a key of their own per user. */
   async function secondFactorAllowed(request: FastifyRequest, sub: string, clientId: string) {
     if (!options.loginAttemptGuard) return { allowed: true } as const;
-    const decision = normalizeDecision(
-      await options.loginAttemptGuard.allow({ ip: request.ip, username: `mfa:${sub}` }),
-    );
+    const decision = await options.loginAttemptGuard.allow({ ip: request.ip, username: `mfa:${sub}` });
     if (!decision.allowed) {
       audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
         limit: decision.limit === 'username' ? 'mfa_user' : 'mfa_ip',

@@ -8,7 +8,7 @@ import { issueIdToken } from '../tokens/id-token.js';
 import { issueRefreshToken } from '../tokens/refresh-token.js';
 import type { GrantContext } from './types.js';
 
-/** What a user grant (authorization_code, refresh_token, later device_code) hands out. */
+/** What a user grant (authorization_code, refresh_token, device_code) hands out. */
 export interface UserTokenIssuance {
   client: Client;
   user: User;
