@@ -1,7 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clientCredentialsGrant } from '../src/grants/client-credentials.js';
-import { createGrantRegistry, defaultGrantHandlers, handleTokenRequest } from '../src/grants/index.js';
-import type { GrantHandler } from '../src/grants/types.js';
+import {
+  createGrantRegistry,
+  defaultGrantHandlers,
+  handleTokenRequest,
+  registeredGrantTypes,
+  repeatableTokenParameters,
+} from '../src/grants/index.js';
+import type { GrantContext, GrantHandler, TokenRequest } from '../src/grants/types.js';
+import type { GrantType } from '../src/model.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { createEnv, type Env, expectOAuthError, jwtClaims, jwtHeader } from './harness.js';
 
@@ -115,6 +122,64 @@ describe('grant registry and handleTokenRequest', () => {
     await expect(handleTokenRequest(tokenRequest, env.context, extended)).resolves.toMatchObject({
       access_token: 'x',
     });
+  });
+
+  it('a test-only grant: one handler and one registry entry, and it is listed, dispatched and given only its parameters', async () => {
+    const received: TokenRequest[] = [];
+    const widget: GrantHandler = {
+      // Not a real grant type; the cast stands for adding its name to GRANT_TYPES (API.md).
+      grantType: 'urn:example:widget' as GrantType,
+      parameters: ['widget', 'resource'],
+      repeatableParameters: ['widget'],
+      handle: async (request) => {
+        received.push(request);
+        return { access_token: 'widget-token', token_type: 'Bearer', expires_in: 1 };
+      },
+    };
+    const extended = createGrantRegistry([...defaultGrantHandlers, widget]);
+    expect(registeredGrantTypes(extended)).toContain('urn:example:widget');
+    expect(repeatableTokenParameters(extended)).toEqual(
+      expect.arrayContaining(['widget', 'resource', 'audience']),
+    );
+    expect(repeatableTokenParameters(createGrantRegistry())).not.toContain('widget');
+
+    env.stores.seed({
+      clients: [{ ...(await env.client('svc')), grantTypes: ['urn:example:widget' as GrantType] }],
+    });
+    const tokenRequest = await env.tokenRequest(
+      'svc',
+      { grant_type: 'urn:example:widget', widget: 'w1', scope: 'admin', refresh_token: 'stolen' },
+      { resources: ['orders-api'], audiences: ['someone'] },
+    );
+    await expect(handleTokenRequest(tokenRequest, env.context, extended)).resolves.toMatchObject({
+      access_token: 'widget-token',
+    });
+    // Undeclared parameters (scope, refresh_token, audience) never reach the grant.
+    expect(received[0]?.params).toEqual({ grant_type: 'urn:example:widget', widget: 'w1' });
+    expect(received[0]?.resources).toEqual(['orders-api']);
+    expect(received[0]?.audiences).toEqual([]);
+  });
+
+  it('the shipped grants see only what they declare (an extra code on client_credentials is dropped)', async () => {
+    const seen: TokenRequest[] = [];
+    const spying = defaultGrantHandlers.map((handler) =>
+      handler.grantType === 'client_credentials'
+        ? {
+            ...handler,
+            handle: (request: TokenRequest, context: GrantContext) => {
+              seen.push(request);
+              return handler.handle(request, context);
+            },
+          }
+        : handler,
+    );
+    const tokenRequest = await env.tokenRequest('svc', {
+      grant_type: 'client_credentials',
+      scope: 'orders.read',
+      code: 'not-a-client-credentials-parameter',
+    });
+    await handleTokenRequest(tokenRequest, env.context, createGrantRegistry(spying));
+    expect(Object.keys(seen[0]?.params ?? {}).sort()).toEqual(['grant_type', 'scope']);
   });
 
   it('refuses to register password, implicit or a duplicate', () => {

@@ -1,4 +1,9 @@
-import { createGrantRegistry, type GrantContext, handleTokenRequest } from '@oidc-orders/oauth-core';
+import {
+  createGrantRegistry,
+  type GrantContext,
+  handleTokenRequest,
+  repeatableTokenParameters,
+} from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
@@ -13,6 +18,8 @@ import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
  */
 export const tokenRoutes: FastifyPluginAsync = async (app) => {
   const registry = createGrantRegistry();
+  // RFC 8707 §2 `resource` and RFC 8693 §2.1 `audience`: the parameters the grants declare repeatable.
+  const repeatable = repeatableTokenParameters(registry);
   const { stores, clock, random, signer, verifier, config } = app.protocol;
   const grantContext: GrantContext = { stores, clock, random, signer, verifier, config };
   // Per client_id, off unless TOKEN_RATE_LIMIT_PER_MINUTE is set (src/http/token-rate-limit.ts).
@@ -26,8 +33,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
       config: { errorStyle: 'oauth', ...(rateLimited ? tokenRateLimitRouteConfig(app) : {}) },
     },
     async (request, reply) => {
-      // RFC 8707 §2 `resource` and RFC 8693 §2.1 `audience` are the parameters that may repeat.
-      const { params, repeated } = readFormParameters(request.body, ['resource', 'audience']);
+      const { params, repeated } = readFormParameters(request.body, repeatable);
       const { client, authenticated } = await app.clientAuthentication.authenticate(request, 'token', params);
       // RFC 9449 §5: a verified proof binds the tokens to its key (checked before any grant work).
       const dpopJkt = await app.dpop.verifyTokenRequest(request, client, '/token');

@@ -17,6 +17,7 @@ import type { GrantHandler } from './types.js';
 export const authorizationCodeGrant = {
   grantType: GRANT_TYPES.authorizationCode,
   parameters: ['code', 'redirect_uri', 'code_verifier', 'resource'],
+  repeatableParameters: ['resource'],
   async handle(request, context) {
     const { client, params } = request;
     const { stores, clock } = context;

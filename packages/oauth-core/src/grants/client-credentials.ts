@@ -12,6 +12,7 @@ import type { GrantHandler } from './types.js';
 export const clientCredentialsGrant = {
   grantType: GRANT_TYPES.clientCredentials,
   parameters: ['scope', 'resource'],
+  repeatableParameters: ['resource'],
   async handle(request, context): Promise<TokenResponse> {
     const { client, params } = request;
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."

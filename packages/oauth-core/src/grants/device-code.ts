@@ -31,6 +31,7 @@ export const SLOW_DOWN_INCREMENT = 5;
 export const deviceCodeGrant = {
   grantType: GRANT_TYPES.deviceCode,
   parameters: ['device_code', 'resource'],
+  repeatableParameters: ['resource'],
   async handle(request, context) {
     const { client, params } = request;
     const { stores, clock } = context;

@@ -79,5 +79,28 @@ export async function handleTokenRequest(
   if (!(request.client.grantTypes as readonly string[]).includes(grantType)) {
     throw unauthorizedClient(`client not allowed ${grantType}`);
   }
-  return handler.handle(request, context);
+  return handler.handle(withDeclaredParameters(request, handler), context);
+}
+
+/**
+ * Only the parameters the grant declares reach it (node-oidc-provider's
+ * `stripGrantIrrelevantParams`): an extra `scope` or `resource` sent with a grant that does not
+ * read it cannot change what the grant does.
+ */
+function withDeclaredParameters(request: TokenRequest, handler: GrantHandler): TokenRequest {
+  const declared = new Set(['grant_type', ...handler.parameters]);
+  const params = Object.fromEntries(Object.entries(request.params).filter(([name]) => declared.has(name)));
+  return {
+    ...request,
+    params,
+    resources: declared.has('resource') ? request.resources : [],
+    ...(request.audiences === undefined
+      ? {}
+      : { audiences: declared.has('audience') ? request.audiences : [] }),
+  };
+}
+
+/** The parameters the token endpoint lets repeat: those some registered grant declares repeatable. */
+export function repeatableTokenParameters(registry: GrantRegistry = createGrantRegistry()): string[] {
+  return [...new Set([...registry.values()].flatMap((handler) => handler.repeatableParameters ?? []))];
 }

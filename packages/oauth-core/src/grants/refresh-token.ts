@@ -17,6 +17,7 @@ import type { GrantHandler } from './types.js';
 export const refreshTokenGrant = {
   grantType: GRANT_TYPES.refreshToken,
   parameters: ['refresh_token', 'scope', 'resource'],
+  repeatableParameters: ['resource'],
   async handle(request, context) {
     const { client, params } = request;
     const { stores, clock } = context;

@@ -149,6 +149,7 @@ export const tokenExchangeGrant = {
     'audience',
     'scope',
   ],
+  repeatableParameters: ['resource', 'audience'],
   async handle(request: TokenRequest, context: GrantContext): Promise<TokenResponse> {
     const { client, params } = request;
     const policy = client.tokenExchange ?? null;

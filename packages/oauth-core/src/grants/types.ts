@@ -38,7 +38,12 @@ export interface GrantContext {
  */
 export interface GrantHandler {
   readonly grantType: GrantType;
-  /** Parameters this grant reads, beyond `grant_type` and client authentication. */
+  /**
+   * Parameters this grant reads, beyond `grant_type` and client authentication. Any other is
+   * removed before `handle` (handleTokenRequest), so a grant never acts on one it did not declare.
+   */
   readonly parameters: readonly string[];
+  /** Those of `parameters` that may be sent more than once (RFC 8707 §2 `resource`, RFC 8693 `audience`). */
+  readonly repeatableParameters?: readonly string[];
   handle(request: TokenRequest, context: GrantContext): Promise<TokenResponse>;
 }
