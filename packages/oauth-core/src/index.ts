@@ -15,6 +15,7 @@ export * from './fapi2.js';
 export * from './grants/index.js';
 export type * from './grants/types.js';
 export * from './ids.js';
+export * from './interaction-decisions.js';
 export * from './introspection.js';
 export * from './logout.js';
 export * from './model.js';

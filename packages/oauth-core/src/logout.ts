@@ -3,7 +3,7 @@ import { generateUuid } from './ids.js';
 import type { Client } from './model.js';
 import type { Clock, RandomSource } from './runtime.js';
 import type { ClientStore, GrantStore } from './storage/index.js';
-import type { TokenSigner } from './tokens/signer.js';
+import type { TokenSigner, TokenVerifier } from './tokens/signer.js';
 
 /** OIDC Back-Channel Logout 1.0 §2.4: the event that makes a JWT a logout token. */
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -122,4 +122,72 @@ export async function endSessionGrants(
     }
   }
   return result;
+}
+
+/** The RP-Initiated Logout 1.0 §2 request parameters this server reads. */
+export interface LogoutRequestParams {
+  id_token_hint?: string;
+  client_id?: string;
+  post_logout_redirect_uri?: string;
+  state?: string;
+}
+
+/** A logout request checked against the ID token hint and the client's registration. */
+export type LogoutRequestDecision =
+  | { valid: false }
+  | {
+      valid: true;
+      /** The client the request named, or the hint's single audience; null when unknown. */
+      client: Client | null;
+      /** The hint's `sid`: when it is the current session, no confirmation is asked (§2). */
+      hintSid: string | undefined;
+      /** The requested post-logout redirect URI when it exactly matches a registered one, else null. */
+      redirectUri: string | null;
+      /** Where to continue after the logout (`redirectUri` with state appended), or null. */
+      continueUrl: string | null;
+    };
+
+/**
+ * OIDC RP-Initiated Logout 1.0 §2 and §3. The hint must be an ID token this server issued (its
+ * signature and issuer; an expired one is still a valid hint, as relying parties log out long after
+ * it expired); with both, `client_id` must be one of the hint's audiences; the post-logout redirect
+ * URI is used only when it exactly matches one the client registered (§3), with `state` appended.
+ */
+export async function validateLogoutRequest(
+  params: LogoutRequestParams,
+  deps: { verifier: TokenVerifier; clients: Pick<ClientStore, 'findClient'> },
+): Promise<LogoutRequestDecision> {
+  let hintAudience: string[] = [];
+  let hintSid: string | undefined;
+  if (params.id_token_hint !== undefined) {
+    try {
+      const claims = await deps.verifier.verify(params.id_token_hint, { typ: 'JWT', ignoreExpiration: true });
+      hintAudience = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+      hintSid = typeof claims.sid === 'string' ? claims.sid : undefined;
+    } catch {
+      return { valid: false };
+    }
+  }
+  if (params.client_id !== undefined && hintAudience.length > 0 && !hintAudience.includes(params.client_id)) {
+    return { valid: false };
+  }
+  const clientId = params.client_id ?? (hintAudience.length === 1 ? hintAudience[0] : undefined);
+  const client = clientId === undefined ? null : await deps.clients.findClient(clientId);
+  const requested = params.post_logout_redirect_uri;
+  const redirectUri =
+    requested !== undefined && client?.postLogoutRedirectUris.includes(requested) === true ? requested : null;
+  return {
+    valid: true,
+    client,
+    hintSid,
+    redirectUri,
+    continueUrl: redirectUri === null ? null : postLogoutContinueUrl(redirectUri, params.state),
+  };
+}
+
+/** The registered post-logout redirect URI with the request's `state` (§3). */
+export function postLogoutContinueUrl(redirectUri: string, state: string | undefined): string {
+  const url = new URL(redirectUri);
+  if (state !== undefined) url.searchParams.append('state', state);
+  return url.toString();
 }

@@ -9,6 +9,8 @@ import {
   type EnrolledFactors,
   grantableScopes,
   issueAuthorizationCode,
+  needsAuthentication,
+  needsConsent,
   nextLevelStep,
   OAuthError,
   type ProtocolConfig,
@@ -21,7 +23,6 @@ import {
 } from '@oidc-orders/oauth-core';
 import { hashCookieValue } from '../plugins/session.js';
 import type { ConsentRepository } from './consent-repository.js';
-import { needsAuthentication, needsConsent } from './decide.js';
 import type {
   Interaction,
   InteractionRepository,

@@ -7,6 +7,7 @@ import {
   type ProtocolStores,
   type TokenVerifier,
   type User,
+  validateLogoutRequest,
   verifyPassword,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -810,37 +811,11 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
 
   async function logout(request: FastifyRequest, reply: FastifyReply, source: unknown, status: 302 | 303) {
     const { params } = collectAuthorizationParams(source);
-    let hintAudience: string[] = [];
-    let hintSid: unknown;
-    if (params.id_token_hint !== undefined) {
-      try {
-        // §2: "the OP MUST validate that it was the issuer of the ID Token"; an expired hint is
-        // still a valid hint (the RP usually logs out long after the ID token expired).
-        const claims = await options.verifier.verify(params.id_token_hint, {
-          typ: 'JWT',
-          ignoreExpiration: true,
-        });
-        hintAudience = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
-        hintSid = claims.sid;
-      } catch {
-        return sendErrorPage(
-          reply,
-          400,
-          {
-            title: 'Sign-out request not valid',
-            message: 'The application sent an invalid sign-out request.',
-            code: 'invalid_request',
-          },
-          pageContext,
-        );
-      }
-    }
-    // §2: when both are present, client_id must be the hint's audience.
-    if (
-      params.client_id !== undefined &&
-      hintAudience.length > 0 &&
-      !hintAudience.includes(params.client_id)
-    ) {
+    const decision = await validateLogoutRequest(params, {
+      verifier: options.verifier,
+      clients: stores.clients,
+    });
+    if (!decision.valid) {
       return sendErrorPage(
         reply,
         400,
@@ -852,14 +827,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
         pageContext,
       );
     }
-    const clientId = params.client_id ?? (hintAudience.length === 1 ? hintAudience[0] : undefined);
-    const client = clientId === undefined ? null : await stores.clients.findClient(clientId);
-    const requestedRedirect = params.post_logout_redirect_uri;
-    // §3: the URI "MUST exactly match one of the previously registered post_logout_redirect_uris".
-    const redirectUri =
-      requestedRedirect !== undefined && client?.postLogoutRedirectUris.includes(requestedRedirect)
-        ? requestedRedirect
-        : null;
+    const { client, hintSid, redirectUri, continueUrl } = decision;
 
     // §2: the OP MUST ask the user when there is no id_token_hint, or when the hint is not of the
     // current session; the confirmation posts back here with a CSRF token bound to this browser and
@@ -894,12 +862,6 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
       });
     }
 
-    let continueUrl: string | null = null;
-    if (redirectUri !== null) {
-      const url = new URL(redirectUri);
-      if (params.state !== undefined) url.searchParams.append('state', params.state);
-      continueUrl = url.toString();
-    }
     // OIDC Front-Channel Logout 1.0 §3: the clients' logout URIs load in iframes of the page the OP
     // renders; with a post-logout redirect that page continues to it once they have loaded.
     const frames = app.sessionLogout.frontChannelTargets(request).map((target) => target.uri);

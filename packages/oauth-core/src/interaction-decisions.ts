@@ -1,9 +1,15 @@
 /**
  * What /authorize and the interaction pages do next, decided from the validated request, the SSO
- * session and what already happened inside the interaction. Pure, so the OIDC prompt / max_age
- * rules are unit-tested without HTTP.
+ * session and what already happened inside the interaction (OIDC Core §3.1.2.1 `prompt` and
+ * `max_age`, remembered consent). Pure: no HTTP, no storage; the server calls these.
  */
-import type { SsoSession } from './sso-session-repository.js';
+
+/** What the decision needs of a single-sign-on session: which it is, and when the user authenticated. */
+export interface AuthenticatedSession {
+  id: string;
+  /** OIDC `auth_time`, whole seconds. */
+  authTime: number;
+}
 
 export interface AuthenticationRequirements {
   /** OIDC Core §3.1.2.1 `prompt` values. */
@@ -22,7 +28,7 @@ export interface InteractionProgress {
 /** Whether the user must (re-)enter credentials before this request can complete. */
 export function needsAuthentication(
   requirements: AuthenticationRequirements,
-  session: SsoSession | null,
+  session: AuthenticatedSession | null,
   progress: InteractionProgress | null,
   now: number,
 ): boolean {
