@@ -15,6 +15,7 @@ import { createGrantRegistry, handleTokenRequest } from '../src/grants/index.js'
 import { refreshTokenGrant } from '../src/grants/refresh-token.js';
 import type { TokenRequest } from '../src/grants/types.js';
 import { type Client, GRANT_TYPES } from '../src/model.js';
+import type { TokenStores } from '../src/storage/index.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { normalizeUserCode } from '../src/user-code.js';
 import { makeClient, makeUser } from './fixtures.js';
@@ -288,6 +289,41 @@ describe('device authorization grant (RFC 8628)', () => {
       const refresh = await env.stores.refreshTokens.findRefreshToken(hashToken(tokens.refresh_token!));
       expect(refresh).toMatchObject({ grantId: approval!.grantId, clientId: 'cli', parentHash: null });
       expect(await stored(response)).toMatchObject({ status: 'redeemed', redeemedAt: env.T0 + 10 });
+    });
+
+    it('signs every token before its transaction opens, as the code and refresh grants do', async () => {
+      const response = await startDevice();
+      await approve(response);
+      env.clock.advance(5);
+      let inTransaction = false;
+      const signedInside: string[] = [];
+      const stores = {
+        ...env.stores,
+        transaction: async <T>(work: (tx: TokenStores) => Promise<T>) => {
+          inTransaction = true;
+          try {
+            return await env.stores.transaction(work);
+          } finally {
+            inTransaction = false;
+          }
+        },
+      };
+      const signer = {
+        sign: async (...args: Parameters<typeof env.context.signer.sign>) => {
+          if (inTransaction) signedInside.push(String(args[1].typ));
+          return env.context.signer.sign(...args);
+        },
+      };
+      const tokens = await deviceCodeGrant.handle(
+        await env.tokenRequest('cli', { grant_type: DEVICE, device_code: response.device_code }),
+        { ...env.context, stores, signer },
+      );
+      expect(tokens.id_token).toEqual(expect.any(String));
+      expect(signedInside).toEqual([]);
+      // The records signed outside were written inside: the tokens are live.
+      expect(
+        await env.stores.refreshTokens.findRefreshToken(hashToken(tokens.refresh_token!)),
+      ).not.toBeNull();
     });
 
     it('the refresh token of a device grant rotates like any other', async () => {

@@ -10,7 +10,7 @@ import { GRANT_TYPES } from '../model.js';
 import { selectAccessTokenTarget } from '../scopes.js';
 import { hashToken } from '../tokens/opaque.js';
 import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
-import { issueUserTokens } from './issue-tokens.js';
+import { prepareUserTokens } from './issue-tokens.js';
 import type { GrantHandler } from './types.js';
 
 /** RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests." */
@@ -79,28 +79,32 @@ export const deviceCodeGrant = {
     // RFC 9449 §5: refresh tokens of public clients are bound to the DPoP key.
     const refreshBinding = request.clientAuthenticated ? null : request.dpopJkt;
 
-    const response = await stores.transaction(async (tx) => {
+    // Signed before the transaction, as the code and refresh grants do: no transaction stays open
+    // while tokens are signed; the records are written only if this poll wins the redemption.
+    const { response, records } = await prepareUserTokens(
+      {
+        client,
+        user,
+        grant,
+        scopes: grant.scopes,
+        target,
+        dpopJkt: request.dpopJkt,
+        refreshToken: shouldIssueRefreshToken(client, grant.scopes)
+          ? { scopes: grant.scopes, resources: grant.resources, parentHash: null, dpopJkt: refreshBinding }
+          : null,
+        idToken: grant.scopes.includes('openid') ? { nonce: null } : null,
+      },
+      context,
+    );
+    const redeemed = await stores.transaction(async (tx) => {
       // The race-critical step: approved → redeemed, one conditional update across processes.
-      if (!(await tx.deviceCodes.redeemDeviceCode(deviceCodeHash, now))) return null;
-      return issueUserTokens(
-        {
-          client,
-          user,
-          grant,
-          scopes: grant.scopes,
-          target,
-          dpopJkt: request.dpopJkt,
-          refreshToken: shouldIssueRefreshToken(client, grant.scopes)
-            ? { scopes: grant.scopes, resources: grant.resources, parentHash: null, dpopJkt: refreshBinding }
-            : null,
-          idToken: grant.scopes.includes('openid') ? { nonce: null } : null,
-        },
-        tx,
-        context,
-      );
+      if (!(await tx.deviceCodes.redeemDeviceCode(deviceCodeHash, now))) return false;
+      if (records.accessToken !== null) await tx.accessTokens.createAccessToken(records.accessToken);
+      if (records.refreshToken !== null) await tx.refreshTokens.createRefreshToken(records.refreshToken);
+      return true;
     });
     // Lost the race to a concurrent poll of the same approved code; its tokens stay valid.
-    if (response === null) throw invalidGrant('device code redeemed concurrently');
+    if (!redeemed) throw invalidGrant('device code redeemed concurrently');
     return response;
   },
 } satisfies GrantHandler;
