@@ -53,6 +53,8 @@ describe('pages', () => {
     expect(page).toContain('href="/auth/assets/styles.css"');
     // The promise it makes is kept by the account page's "apps with access" (revocable there).
     expect(page).toContain('<a href="/auth/account">your account page</a>');
+    // After the buttons: a keyboard user reaches Deny first (e2e/test/public-spa.test.ts).
+    expect(page.indexOf('/auth/account')).toBeGreaterThan(page.indexOf('value="approve"'));
     expect(page).not.toContain('signing out');
   });
 

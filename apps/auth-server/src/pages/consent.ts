@@ -20,12 +20,13 @@ export function renderConsentPage(input: ConsentPageInput): string {
   );
   const body = html`<p class="lead"><strong>${input.clientName}</strong> would like to:</p>
 <ul class="scopes">${items}</ul>
-<p class="muted">Signed in as <strong>${input.userDisplayName}</strong>. You can withdraw this access at any time on <a href="${input.basePath}/account">your account page</a>.</p>
+<p class="muted">Signed in as <strong>${input.userDisplayName}</strong>.</p>
 ${input.notice ? html`<p class="alert" role="note">${input.notice}</p>` : null}
 <form method="post" class="actions">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 <button type="submit" name="decision" value="approve" class="primary">Allow</button>
-</form>`;
+</form>
+<p class="muted">You can withdraw this access at any time on <a href="${input.basePath}/account">your account page</a>.</p>`;
   return renderPage({ title: `Allow ${input.clientName} access?`, body, basePath: input.basePath });
 }
