@@ -1,4 +1,4 @@
-import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
+import { type Clock, type RandomSource, systemClock } from '@oidc-orders/oauth-core';
 import type { FastifyServerOptions } from 'fastify';
 import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config.js';
@@ -6,6 +6,7 @@ import type { ClientKeyOptions } from '../../src/plugins/client-authentication.j
 import type { SeedDocument } from '../../src/schemas/seed.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { testSeed } from './seed.js';
+import { storeSigningKeys } from './signing-keys.js';
 
 export const TEST_ISSUER = 'https://issuer.example.test';
 /** 32 bytes, base64url; test-only. */
@@ -31,7 +32,10 @@ export interface TestAppOptions {
   random?: RandomSource;
   /** Fastify logger options; default `false` (silent). */
   logger?: FastifyServerOptions['logger'];
-  /** Reuse a database (e.g. to start a second app on the same keys); otherwise a fresh one. */
+  /**
+   * Reuse a database (e.g. to start a second app on the same keys), as it is; otherwise a fresh one
+   * already holding the worker's signing keys (helpers/signing-keys.ts).
+   */
   database?: TestDatabase;
   /** How clients' jwks_uri are fetched (shorter cooldowns and timeouts than production). */
   clientKeys?: ClientKeyOptions;
@@ -45,8 +49,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
   database: TestDatabase;
   close(): Promise<void>;
 }> {
-  const database = options.database ?? (await createTestDatabase());
-  const app = await buildApp(testConfig(options.env), {
+  const config = testConfig(options.env);
+  const database = options.database ?? (await createDatabaseWithKeys(config, options.clock ?? systemClock));
+  const app = await buildApp(config, {
     database: database.handle,
     seed: options.seed ?? testSeed(),
     logger: options.logger ?? false,
@@ -70,6 +75,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
       if (!options.database) await database.drop();
     },
   };
+}
+
+async function createDatabaseWithKeys(config: AppConfig, clock: Clock): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  try {
+    await storeSigningKeys(database.handle.db, config.keyEncryptionKey, clock);
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  return database;
 }
 
 export function basicAuthorization(id: string, secret: string): string {

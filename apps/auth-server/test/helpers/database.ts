@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
 import type { DatabaseLocation } from '@oidc-orders/service-kit';
+import { acquirePglite } from '@oidc-orders/service-kit/testing';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase, pgliteDatabase } from '../../src/db/client.js';
-import { pgliteTemplatePath } from './pglite-template.js';
+import { PGLITE_TEMPLATE } from './pglite-template.js';
 
 /**
- * A fresh, migrated database for one test file: in-memory PGlite by default, or, when
+ * A fresh, migrated database for one test file: in-memory PGlite by default (from the worker's pool,
+ * emptied to the migrated template's state, see `@oidc-orders/service-kit/testing`), or, when
  * TEST_DATABASE_URL names a PostgreSQL server, a new database `auth_t_<random>` on it that
  * `drop()` removes again.
  */
@@ -26,13 +25,15 @@ export const databaseKind = testDatabaseUrl ? 'postgres' : 'pglite';
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const location: DatabaseLocation = { driver: 'pglite', dataDir: undefined };
-    const handle = await openPgliteFromTemplate();
+    const lent = await acquirePglite(PGLITE_TEMPLATE);
+    const handle = pgliteDatabase(lent.client);
     await handle.migrate();
     return {
       handle,
       location,
       openAnother: () => Promise.reject(new Error('an in-memory PGlite database cannot be shared')),
-      drop: () => handle.close(),
+      // The handle stops working (as a closed database) and the instance goes back to the pool.
+      drop: () => lent.release(),
     };
   }
 
@@ -57,13 +58,6 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`));
     },
   };
-}
-
-async function openPgliteFromTemplate(): Promise<DatabaseHandle> {
-  const template = pgliteTemplatePath();
-  if (!existsSync(template)) return openDatabase({ driver: 'pglite', dataDir: undefined });
-  const client = await PGlite.create({ loadDataDir: new Blob([await readFile(template)]) });
-  return pgliteDatabase(client);
 }
 
 async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
