@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import { type Clock, type RandomSource, systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import {
+  type Clock,
+  type RandomSource,
+  type ScryptCost,
+  systemClock,
+  systemRandom,
+} from '@oidc-orders/oauth-core';
 import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { AppConfig } from './config.js';
@@ -46,6 +52,11 @@ export interface AppDependencies {
   random?: RandomSource;
   /** A seed applied at start instead of reading `config.seedFile`. */
   seed?: SeedDocument;
+  /**
+   * scrypt cost for the seed's plain-text passwords; default oauth-core's DEFAULT_SCRYPT_COST.
+   * Tests that are not about password hashing pass a cheaper one (each sign-in verifies at it).
+   */
+  seedPasswordCost?: ScryptCost;
   /** Fastify/pino logger options (e.g. `false`, or a `stream` to capture logs in tests). */
   logger?: FastifyServerOptions['logger'];
   /** Readable log lines (pino-pretty) for a person at a terminal; server.ts decides (TTY, development, not CI). */
@@ -101,7 +112,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(databasePlugin, { database: deps.database });
   // Before every route: each request is counted and timed by its route (GET /metrics).
   await app.register(metricsPlugin);
-  await app.register(storesPlugin, { clock, seed });
+  await app.register(storesPlugin, { clock, seed, seedPasswordCost: deps.seedPasswordCost });
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });

@@ -7,8 +7,10 @@ import type {
   User,
 } from '@oidc-orders/oauth-core';
 import {
+  DEFAULT_SCRYPT_COST,
   fapi2RegistrationProblems,
   hashPassword,
+  type ScryptCost,
   TOKEN_TYPES,
   verifyPassword,
 } from '@oidc-orders/oauth-core';
@@ -340,6 +342,8 @@ export interface SeedDependencies {
   now: number;
   /** Encrypts seeded `totp_secret`s (KEY_ENCRYPTION_KEY); without it a seed with one is refused. */
   keyEncryptionKey?: Uint8Array;
+  /** scrypt cost for plain-text `password`s; default DEFAULT_SCRYPT_COST (tests pass a cheaper one). */
+  passwordCost?: ScryptCost;
 }
 
 export interface SeedSummary {
@@ -365,7 +369,7 @@ export async function applySeed(
   const seedUsers = seed.users ?? [];
 
   // The KDF runs before the transaction, so the transaction stays short.
-  const passwordHashes = await resolvePasswordHashes(db, seedUsers);
+  const passwordHashes = await resolvePasswordHashes(db, seedUsers, deps.passwordCost ?? DEFAULT_SCRYPT_COST);
 
   await writeRegistryRecords(
     db,
@@ -413,6 +417,7 @@ export async function applySeed(
 async function resolvePasswordHashes(
   db: AppDatabase,
   seedUsers: readonly SeedUser[],
+  cost: ScryptCost,
 ): Promise<Map<string, string>> {
   const hashes = new Map<string, string>();
   const plain = seedUsers.filter((user) => user.password !== undefined);
@@ -440,7 +445,7 @@ async function resolvePasswordHashes(
       user.sub,
       existing !== undefined && (await verifyPassword(password, existing))
         ? existing
-        : await hashPassword(password),
+        : await hashPassword(password, { cost }),
     );
   }
   return hashes;

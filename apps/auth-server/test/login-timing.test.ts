@@ -25,6 +25,8 @@ beforeAll(async () => {
     seed,
     // The limits would refuse the repeated failures below; they are tested in rate-limits.test.ts.
     env: { LOGIN_MAX_FAILURES_PER_USERNAME: '0', LOGIN_MAX_FAILURES_PER_IP: '0' },
+    // What a deployment stores (the dummy run for unknown users is always at this cost).
+    seedPasswordCost: 'production',
   });
 });
 afterAll(async () => {

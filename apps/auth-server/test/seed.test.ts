@@ -253,6 +253,23 @@ describe('seed loading', () => {
     expect((await app.stores.users.findUserByUsername('bob'))?.passwordHash).toBe(passwordHash);
   });
 
+  it.each([
+    ['the production one by default', 'production', 'scrypt$32768$8$1'],
+    ['the one given', { N: 2 ** 11, r: 4, p: 2 }, 'scrypt$2048$4$2'],
+  ] as const)('hashes plain-text passwords at a scrypt cost: %s', async (_, seedPasswordCost, prefix) => {
+    const started = await startTestApp({
+      seed: { users: [{ sub: 'u-carol', username: 'carol', password: 'carol-password' }] },
+      seedPasswordCost,
+    });
+    try {
+      const carol = await started.app.stores.users.findUserBySub('u-carol');
+      expect(carol?.passwordHash.split('$').slice(0, 4).join('$')).toBe(prefix);
+      expect(await verifyPassword('carol-password', carol?.passwordHash ?? '')).toBe(true);
+    } finally {
+      await started.close();
+    }
+  });
+
   it('fails the start when the seed is invalid', async () => {
     const database = await createTestDatabase();
     try {

@@ -1,4 +1,4 @@
-import type { Clock } from '@oidc-orders/oauth-core';
+import type { Clock, ScryptCost } from '@oidc-orders/oauth-core';
 import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
 import { deriveSecretHashingKey } from '../keys/key-encryption.js';
@@ -23,6 +23,8 @@ export interface StoresPluginOptions {
   clock: Clock;
   /** The seed to apply at start (read from SEED_FILE, or given in code by tests). */
   seed?: SeedDocument | undefined;
+  /** scrypt cost for the seed's plain-text passwords (applySeed's default when undefined). */
+  seedPasswordCost?: ScryptCost | undefined;
 }
 
 /** The oauth-core stores on Drizzle, and the seed applied at start (SEED_FILE). */
@@ -37,6 +39,7 @@ export const storesPlugin = fp<StoresPluginOptions>(
         lifetimes: app.config.lifetimes,
         now: options.clock.nowSeconds(),
         keyEncryptionKey: app.config.keyEncryptionKey,
+        ...(options.seedPasswordCost ? { passwordCost: options.seedPasswordCost } : {}),
       });
       // Clients and resources are served from memory on the hot path; drop the old snapshot.
       stores.invalidateRegistry();

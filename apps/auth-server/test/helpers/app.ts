@@ -1,11 +1,11 @@
-import { type Clock, type RandomSource, systemClock } from '@oidc-orders/oauth-core';
+import { type Clock, type RandomSource, type ScryptCost, systemClock } from '@oidc-orders/oauth-core';
 import type { FastifyServerOptions } from 'fastify';
 import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config.js';
 import type { ClientKeyOptions } from '../../src/plugins/client-authentication.js';
 import type { SeedDocument } from '../../src/schemas/seed.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { testSeed } from './seed.js';
+import { TEST_PASSWORD_COST, testSeed } from './seed.js';
 import { storeSigningKeys } from './signing-keys.js';
 
 export const TEST_ISSUER = 'https://issuer.example.test';
@@ -30,6 +30,8 @@ export interface TestAppOptions {
   seed?: SeedDocument;
   clock?: Clock;
   random?: RandomSource;
+  /** scrypt cost for the seed's plain-text passwords: TEST_PASSWORD_COST unless `'production'` (the app's default). */
+  seedPasswordCost?: ScryptCost | 'production';
   /** Fastify logger options; default `false` (silent). */
   logger?: FastifyServerOptions['logger'];
   /**
@@ -54,6 +56,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
   const app = await buildApp(config, {
     database: database.handle,
     seed: options.seed ?? testSeed(),
+    ...seedPasswordCost(options.seedPasswordCost ?? TEST_PASSWORD_COST),
     logger: options.logger ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
@@ -75,6 +78,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
       if (!options.database) await database.drop();
     },
   };
+}
+
+function seedPasswordCost(cost: ScryptCost | 'production'): Pick<AppDependencies, 'seedPasswordCost'> {
+  return cost === 'production' ? {} : { seedPasswordCost: cost };
 }
 
 async function createDatabaseWithKeys(config: AppConfig, clock: Clock): Promise<TestDatabase> {

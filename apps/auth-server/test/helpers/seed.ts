@@ -1,3 +1,4 @@
+import type { ScryptCost } from '@oidc-orders/oauth-core';
 import type { SeedDocument } from '../../src/schemas/seed.js';
 
 /** Secrets used by the test seed. Test-only values. */
@@ -8,6 +9,13 @@ export const TEST_SECRETS = {
   reportsApi: 'reports-api-secret-for-tests-0123456',
   alicePassword: 'alice-password-for-tests',
 } as const;
+
+/**
+ * scrypt cost for the test seeds' plain-text passwords: 1/32 of production's, so seeding and each
+ * sign-in take milliseconds instead of ~0.1 s of CPU. Tests about password storage and timing
+ * (login-timing.test.ts) start with the production cost (`seedPasswordCost: 'production'`).
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 
 export const ORDERS_API = 'https://api.example.test/orders';
 export const REPORTS_API = 'https://api.example.test/reports';
