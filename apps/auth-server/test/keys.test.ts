@@ -20,8 +20,8 @@ describe('signing keys at rest', () => {
     const secondDatabase =
       databaseKind === 'postgres' ? { ...database, handle: await database.openAnother() } : database;
     const [first, second] = await Promise.all([
-      startTestApp({ database }),
-      startTestApp({ database: secondDatabase }),
+      startTestApp({ database, signingKeys: 'generate' }),
+      startTestApp({ database: secondDatabase, signingKeys: 'generate' }),
     ]);
     try {
       const rows = await database.handle.db.select().from(signingKeys);
@@ -50,7 +50,7 @@ describe('signing keys at rest', () => {
 
   it('are reused on restart with the same KEY_ENCRYPTION_KEY', async () => {
     const before = await database.handle.db.select().from(signingKeys);
-    const restarted = await startTestApp({ database });
+    const restarted = await startTestApp({ database, signingKeys: 'generate' });
     try {
       const after = await database.handle.db.select().from(signingKeys);
       expect(after.map((row) => row.kid).sort()).toEqual(before.map((row) => row.kid).sort());
@@ -61,7 +61,7 @@ describe('signing keys at rest', () => {
 
   it('fail the start with a clear message under another KEY_ENCRYPTION_KEY, and are never replaced', async () => {
     const before = await database.handle.db.select().from(signingKeys);
-    const start = startTestApp({ database, env: { KEY_ENCRYPTION_KEY: otherKey } });
+    const start = startTestApp({ database, env: { KEY_ENCRYPTION_KEY: otherKey }, signingKeys: 'generate' });
     await expect(start).rejects.toBeInstanceOf(KeyDecryptionError);
     await expect(start).rejects.toThrow(
       /^KEY_ENCRYPTION_KEY cannot decrypt signing key .* stored in the database/,

@@ -1,8 +1,10 @@
+import { systemClock } from '@oidc-orders/oauth-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { testConfig } from './helpers/app.js';
 import { createTestDatabase } from './helpers/database.js';
 import { testSeed } from './helpers/seed.js';
+import { storeSigningKeys } from './helpers/signing-keys.js';
 
 /**
  * Issue 13 item 12: TRUST_PROXY means what it means in apps/orders (Fastify's `trustProxy`).
@@ -18,7 +20,9 @@ describe('TRUST_PROXY', () => {
 
   async function clientAddress(trustProxy: string, forwardedFor: string): Promise<string> {
     const database = await createTestDatabase();
-    const app = await buildApp(testConfig({ TRUST_PROXY: trustProxy }), {
+    const config = testConfig({ TRUST_PROXY: trustProxy });
+    await storeSigningKeys(database.handle.db, config.keyEncryptionKey, systemClock);
+    const app = await buildApp(config, {
       database: database.handle,
       seed: testSeed(),
       logger: false,

@@ -34,11 +34,14 @@ export interface TestAppOptions {
   seedPasswordCost?: ScryptCost | 'production';
   /** Fastify logger options; default `false` (silent). */
   logger?: FastifyServerOptions['logger'];
-  /**
-   * Reuse a database (e.g. to start a second app on the same keys), as it is; otherwise a fresh one
-   * already holding the worker's signing keys (helpers/signing-keys.ts).
-   */
+  /** Reuse a database (e.g. to start a second app on the same keys); otherwise a fresh one. */
   database?: TestDatabase;
+  /**
+   * A database without signing keys gets the worker's (`'worker'`, the default: generated once,
+   * see helpers/signing-keys.ts) or lets the app generate its own as a real first start does
+   * (`'generate'`: tests about key generation).
+   */
+  signingKeys?: 'worker' | 'generate';
   /** How clients' jwks_uri are fetched (shorter cooldowns and timeouts than production). */
   clientKeys?: ClientKeyOptions;
   /** Sees every route as it is registered (test/openapi.test.ts). */
@@ -52,7 +55,33 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
   close(): Promise<void>;
 }> {
   const config = testConfig(options.env);
-  const database = options.database ?? (await createDatabaseWithKeys(config, options.clock ?? systemClock));
+  const database = options.database ?? (await createTestDatabase());
+  let app: TestApp;
+  try {
+    if (options.signingKeys !== 'generate') {
+      await storeSigningKeys(database.handle.db, config.keyEncryptionKey, options.clock ?? systemClock);
+    }
+    app = await buildTestApp(config, database, options);
+  } catch (error) {
+    if (!options.database) await database.drop();
+    throw error;
+  }
+  return {
+    app,
+    database,
+    async close() {
+      await app.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+/** buildApp on `database`, ready; closed again when it fails to start. */
+async function buildTestApp(
+  config: AppConfig,
+  database: TestDatabase,
+  options: TestAppOptions,
+): Promise<TestApp> {
   const app = await buildApp(config, {
     database: database.handle,
     seed: options.seed ?? testSeed(),
@@ -67,32 +96,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<{
     await app.ready();
   } catch (error) {
     await app.close().catch(() => {});
-    if (!options.database) await database.drop();
     throw error;
   }
-  return {
-    app,
-    database,
-    async close() {
-      await app.close();
-      if (!options.database) await database.drop();
-    },
-  };
+  return app;
 }
 
 function seedPasswordCost(cost: ScryptCost | 'production'): Pick<AppDependencies, 'seedPasswordCost'> {
   return cost === 'production' ? {} : { seedPasswordCost: cost };
-}
-
-async function createDatabaseWithKeys(config: AppConfig, clock: Clock): Promise<TestDatabase> {
-  const database = await createTestDatabase();
-  try {
-    await storeSigningKeys(database.handle.db, config.keyEncryptionKey, clock);
-  } catch (error) {
-    await database.drop();
-    throw error;
-  }
-  return database;
 }
 
 export function basicAuthorization(id: string, secret: string): string {
