@@ -14,6 +14,7 @@ export default defineConfig({
       // The auth server spawned and Chromium driving the sign-in.
       e2e: ['test/signin.e2e.test.ts', 'test/opaque-tokens.e2e.test.ts'],
     }),
+    globalSetup: ['test/helpers/global-setup.ts'],
     reporters: reporters(import.meta.dirname),
     // Generous bounds for slow CI machines; nothing here asserts on elapsed time.
     testTimeout: 30_000,

@@ -1,12 +1,23 @@
 import { randomBytes } from 'node:crypto';
+import { acquirePglite, pgliteTemplate } from '@oidc-orders/service-kit/testing';
 import { count, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase, pgliteDatabase } from '../../src/db/client.js';
 import { orders, sessions, users } from '../../src/db/schema.js';
 
 /**
+ * This app's migrated PGlite template (see `@oidc-orders/service-kit/testing`): global-setup.ts
+ * writes it once per run; each file's in-memory database is an instance of the worker's pool
+ * emptied to it, instead of a fresh initdb and every migration (seconds per file).
+ */
+export const PGLITE_TEMPLATE = pgliteTemplate('orders', MIGRATIONS_FOLDER, (client) =>
+  pgliteDatabase(client).migrate(),
+);
+
+/**
  * One database per test file, so files run in parallel without seeing each other's rows:
- * - default: an in-memory PGlite (`pglite://memory`);
+ * - default: an in-memory PGlite from the worker's pool (PGLITE_TEMPLATE); a child process given
+ *   `url` (`pglite://memory`) opens its own;
  * - with TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test): a fresh
  *   `orders_t_<random>` database created through that connection and dropped in dispose().
  */
@@ -28,20 +39,41 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const logger = { logQuery: (query: string) => void queries.push(query) };
   const adminUrl = process.env.TEST_DATABASE_URL;
 
-  let url = 'pglite://memory';
-  let dropDatabase = async () => {};
-  if (adminUrl) {
-    const name = `orders_t_${randomBytes(6).toString('hex')}`;
-    await runAdminStatement(adminUrl, `create database ${name}`);
-    const databaseUrl = new URL(adminUrl);
-    databaseUrl.pathname = `/${name}`;
-    url = databaseUrl.toString();
-    // FORCE (PostgreSQL 13+) also ends connections a crashed child process may have left behind.
-    dropDatabase = () => runAdminStatement(adminUrl, `drop database if exists ${name} with (force)`);
-  }
+  if (!adminUrl) return pooledPgliteDatabase(queries, logger);
+
+  const name = `orders_t_${randomBytes(6).toString('hex')}`;
+  await runAdminStatement(adminUrl, `create database ${name}`);
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${name}`;
+  const url = databaseUrl.toString();
+  // FORCE (PostgreSQL 13+) also ends connections a crashed child process may have left behind.
+  const dropDatabase = () => runAdminStatement(adminUrl, `drop database if exists ${name} with (force)`);
 
   const handle = await openDatabase(url, { connectTimeoutMs: 10_000, logger });
   await handle.migrate();
+  return testDatabase(url, handle, queries, async () => {
+    await handle.close();
+    await dropDatabase();
+  });
+}
+
+async function pooledPgliteDatabase(
+  queries: string[],
+  logger: { logQuery(query: string): void },
+): Promise<TestDatabase> {
+  const lent = await acquirePglite(PGLITE_TEMPLATE);
+  const handle = pgliteDatabase(lent.client, { logger });
+  await handle.migrate();
+  // The handle stops working (as a closed database) and the instance goes back to the pool.
+  return testDatabase('pglite://memory', handle, queries, () => lent.release());
+}
+
+function testDatabase(
+  url: string,
+  handle: DatabaseHandle,
+  queries: string[],
+  dispose: () => Promise<void>,
+): TestDatabase {
   return {
     driver: handle.driver,
     url,
@@ -53,10 +85,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       );
       queries.length = 0;
     },
-    async dispose() {
-      await handle.close();
-      await dropDatabase();
-    },
+    dispose,
   };
 }
 
