@@ -6,6 +6,8 @@ import { reporters } from '../vitest.shared.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Pure functions: files share a worker's module cache (none mocks a module or stubs the environment).
+    isolate: false,
     reporters: reporters(import.meta.dirname),
   },
 });
