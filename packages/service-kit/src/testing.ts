@@ -118,7 +118,7 @@ function lend(client: PGlite, giveBackOnce: () => Promise<void>): LentPglite {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         // PGlite's own message, which isDatabaseUnavailable() recognises.
-        if (revoked) throw new Error('PGlite is closed');
+        if (revoked) return Promise.reject(new Error('PGlite is closed'));
         return (value as (...parameters: unknown[]) => unknown).apply(target, args);
       };
     },
