@@ -23,16 +23,14 @@ let template: PgliteTemplate;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'pglite-pool-test-'));
-  // A name of its own per run: the template file is keyed by the migrations folder's contents.
-  await writeFile(join(folder, '0000_items.sql'), `${MIGRATION}-- ${folder}\n`);
+  // The template file is named after the folder's contents, so later runs reuse it (as the apps'
+  // templates are reused until their migrations change) instead of running initdb again.
+  await writeFile(join(folder, '0000_items.sql'), MIGRATION);
   template = pgliteTemplate('service-kit-test', folder, async (client) => {
     await client.exec(MIGRATION);
   });
 });
-afterAll(async () => {
-  await rm(folder, { recursive: true, force: true });
-  await rm(template.path, { force: true });
-});
+afterAll(() => rm(folder, { recursive: true, force: true }));
 
 async function itemNames(client: PGlite): Promise<string[]> {
   return (await client.query<{ name: string }>('select name from items order by id')).rows.map(
