@@ -144,11 +144,16 @@ async function giveBack(pool: Pool, client: PGlite): Promise<void> {
   else await client.close().catch(() => {});
 }
 
-/** What an instance looks like right after loading the template. */
+/** What an instance looks like right after loading the template, and the queries that compare. */
 interface TemplateBaseline {
-  fingerprint: string;
-  /** Statements that bring the data back to the template's (no rows, sequences as they were). */
-  resetStatements: string;
+  /** Lists the emptied tables that hold rows (one round trip instead of a TRUNCATE of every table). */
+  tablesWithRows: string;
+  /** Reads every sequence outside the journal as `setval` arguments (`name`, `state`). */
+  sequenceStates: string;
+  sequences: Map<string, string>;
+  /** See catalogSignature(). */
+  signatureQuery: string;
+  signature: string;
   /** Reuse is off when the template itself holds rows outside the migration journal. */
   reusable: boolean;
 }
@@ -156,103 +161,118 @@ interface TemplateBaseline {
 /** drizzle-kit's migration journal lives in schema `drizzle`; it is kept, every other table emptied. */
 const KEPT_SCHEMA = 'drizzle';
 
-const USER_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema')
-  and n.nspname not like 'pg\\_toast%' and n.nspname not like 'pg\\_temp%'`;
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** `select …` for each item, as one statement (one round trip); `none` when there is no item. */
+const unionAll = (selects: string[], none: string) =>
+  selects.length > 0 ? selects.join(' union all ') : none;
 
 async function readBaseline(client: PGlite): Promise<TemplateBaseline> {
-  const tables = await client.query<{ name: string; kept: boolean }>(
-    `select format('%I.%I', n.nspname, c.relname) as name, n.nspname = $1 as kept
+  const relations = await client.query<{ name: string; kind: string; kept: boolean }>(
+    `select format('%I.%I', n.nspname, c.relname) as name, c.relkind::text as kind, n.nspname = $1 as kept
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where c.relkind in ('r', 'p') and ${USER_SCHEMAS} order by 1`,
+      where c.relkind in ('r', 'p', 'S') and n.nspname not in ('pg_catalog', 'information_schema') order by 1`,
     [KEPT_SCHEMA],
   );
-  const emptied = tables.rows.filter((table) => !table.kept).map((table) => table.name);
-  const sequences = await client.query<{ name: string; value: string; called: boolean }>(
-    `select format('%I.%I', schemaname, sequencename) as name,
-            coalesce(last_value, start_value)::text as value, last_value is not null as called
-       from pg_sequences where schemaname <> $1 order by 1`,
-    [KEPT_SCHEMA],
+  const of = (kind: string, kept: boolean) =>
+    relations.rows.filter((row) => row.kind === kind && row.kept === kept).map((row) => row.name);
+  const tablesWithRows = unionAll(
+    of('r', false)
+      .concat(of('p', false))
+      .map((name) => `select ${literal(name)} as name where exists (select 1 from ${name})`),
+    'select null::text as name where false',
   );
-  const holdsRows = await anyRows(client, emptied);
-  const resetStatements = [
-    ...(emptied.length > 0 ? [`truncate table ${emptied.join(', ')} restart identity cascade`] : []),
-    ...sequences.rows.map(
-      (sequence) => `select setval('${sequence.name}', ${sequence.value}, ${sequence.called})`,
+  const sequenceStates = unionAll(
+    of('S', false).map(
+      (name) =>
+        `select ${literal(name)} as name, format('%s, %s', last_value, is_called::text) as state from ${name}`,
     ),
-  ].join(';\n');
-  return { fingerprint: await fingerprint(client), resetStatements, reusable: !holdsRows };
+    'select null::text as name, null::text as state where false',
+  );
+  const signatureQuery = catalogSignatureQuery(of('r', true));
+  const holdsRows = (await client.query(tablesWithRows)).rows.length > 0;
+  return {
+    tablesWithRows,
+    sequenceStates,
+    sequences: await readSequences(client, sequenceStates),
+    signatureQuery,
+    signature: await catalogSignature(client, signatureQuery),
+    reusable: !holdsRows,
+  };
 }
 
-async function anyRows(client: PGlite, tables: string[]): Promise<boolean> {
-  for (const table of tables) {
-    if ((await client.query(`select 1 from ${table} limit 1`)).rows.length > 0) return true;
-  }
-  return false;
+async function readSequences(client: PGlite, query: string): Promise<Map<string, string>> {
+  const result = await client.query<{ name: string; state: string }>(query);
+  return new Map(result.rows.map(({ name, state }) => [name, state]));
 }
 
-/** Empties the data and the session state, then checks the schema is the template's. */
+/** Empties the data and the session state, then checks the schema is still the template's. */
 async function resetToBaseline(client: PGlite, baseline: TemplateBaseline): Promise<boolean> {
   if (!baseline.reusable) return false;
   // A transaction the file left open would block DISCARD ALL (it cannot run inside one).
   await client.exec('rollback');
   // Settings, prepared statements, temporary tables, advisory locks, LISTEN: as a new session.
   await client.exec('discard all');
-  if (baseline.resetStatements) await client.exec(baseline.resetStatements);
-  return (await fingerprint(client)) === baseline.fingerprint;
+  const filled = (await client.query<{ name: string }>(baseline.tablesWithRows)).rows.map((row) => row.name);
+  if (filled.length > 0) await client.exec(`truncate table ${filled.join(', ')} cascade`);
+  const statements: string[] = [];
+  for (const [name, state] of await readSequences(client, baseline.sequenceStates)) {
+    const original = baseline.sequences.get(name);
+    if (original !== undefined && original !== state) {
+      statements.push(`select setval(${literal(name)}, ${original})`);
+    }
+  }
+  if (statements.length > 0) await client.exec(statements.join(';\n'));
+  return (await catalogSignature(client, baseline.signatureQuery)) === baseline.signature;
+}
+
+async function catalogSignature(client: PGlite, query: string): Promise<string> {
+  return JSON.stringify((await client.query(query, [], { rowMode: 'array' })).rows);
 }
 
 /**
- * A digest of everything a test could have changed besides rows: relations, columns, constraints,
- * indexes, functions, triggers, enum labels, extensions, schemas, roles, and the migration journal.
+ * A query whose answer changes when a test changed the schema (or roles, functions, types,
+ * extensions, the migration journal), not when it changed the data. DDL inserts, deletes or updates
+ * catalog rows, and an updated row gets a newer xmin; TRUNCATE and setval touch only pg_class's
+ * storage columns, left out. Counts and sums rather than a digest of every definition: a few
+ * milliseconds per file instead of ~50.
  */
-async function fingerprint(client: PGlite): Promise<string> {
-  const result = await client.query<{ digest: string }>(
-    `select md5(coalesce(string_agg(item, E'\\n' order by item), '')) as digest from (
-       select format('rel %I.%I %s', n.nspname, c.relname, c.relkind) as item
-         from pg_class c join pg_namespace n on n.oid = c.relnamespace where ${USER_SCHEMAS}
-       union all
-       select format('col %s.%I %s %s %s', c.oid::regclass, a.attname, format_type(a.atttypid, a.atttypmod),
-                     a.attnotnull, pg_get_expr(d.adbin, d.adrelid))
-         from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
-         left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-        where a.attnum > 0 and not a.attisdropped and ${USER_SCHEMAS}
-       union all
-       select format('con %I %I %s', n.nspname, k.conname, pg_get_constraintdef(k.oid))
-         from pg_constraint k join pg_namespace n on n.oid = k.connamespace where ${USER_SCHEMAS}
-       union all
-       select format('idx %s', pg_get_indexdef(i.indexrelid))
-         from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
-        where ${USER_SCHEMAS}
-       union all
-       select format('fn %s %s', p.oid::regprocedure, md5(p.prosrc))
-         from pg_proc p join pg_namespace n on n.oid = p.pronamespace where ${USER_SCHEMAS}
-       union all
-       select format('trg %s', pg_get_triggerdef(t.oid)) from pg_trigger t where not t.tgisinternal
-       union all
-       select format('enum %s %s', e.enumtypid::regtype, e.enumlabel) from pg_enum e
-       union all
-       select format('ext %s %s', extname, extversion) from pg_extension
-       union all
-       select format('schema %s', nspname) from pg_namespace
-       union all
-       select format('role %s', rolname) from pg_roles
-     ) items`,
-  );
-  return (result.rows[0]?.digest ?? '') + (await journalDigest(client));
-}
-
-/** The kept journal's rows, so a test that writes to it is noticed too. */
-async function journalDigest(client: PGlite): Promise<string> {
-  const tables = await client.query<{ name: string }>(
-    `select format('%I.%I', schemaname, tablename) as name from pg_tables where schemaname = $1 order by 1`,
-    [KEPT_SCHEMA],
-  );
-  let digest = '';
-  for (const { name } of tables.rows) {
-    const rows = await client.query<{ digest: string }>(
-      `select md5(coalesce(string_agg(t::text, ',' order by t::text), '')) as digest from ${name} t`,
-    );
-    digest += `:${rows.rows[0]?.digest ?? ''}`;
-  }
-  return digest;
+function catalogSignatureQuery(journalTables: string[]): string {
+  // pg_attribute, pg_index and pg_sequence have no oid column; their rows are counted all the same.
+  const withoutOid = new Set(['pg_attribute', 'pg_index', 'pg_sequence']);
+  // A session's temporary schemas stay once created; DISCARD ALL empties them, so they do not count.
+  const where = (catalog: string) =>
+    catalog === 'pg_namespace'
+      ? ` where nspname not like 'pg\\_temp\\_%' and nspname not like 'pg\\_toast\\_temp\\_%'`
+      : '';
+  const rowVersions = (catalog: string) =>
+    `select '${catalog}', count(*)::text, ${withoutOid.has(catalog) ? "''" : 'sum(oid::int8)::text'},
+            sum(xmin::text::int8)::text from ${catalog}${where(catalog)}`;
+  return [
+    `select 'pg_class', count(*)::text, sum(oid::int8)::text,
+            sum(hashtext(relname) + relnamespace::int8 + ascii(relkind::text))::text
+       from pg_class where relpersistence <> 't'`,
+    ...[
+      'pg_attribute',
+      'pg_attrdef',
+      'pg_constraint',
+      'pg_index',
+      'pg_proc',
+      'pg_trigger',
+      'pg_type',
+      'pg_enum',
+      'pg_namespace',
+      'pg_extension',
+      'pg_authid',
+      'pg_event_trigger',
+      'pg_rewrite',
+      'pg_sequence',
+    ].map(rowVersions),
+    // The kept journal's rows, so a test that writes to it is noticed too.
+    ...journalTables.map(
+      (name) =>
+        `select ${literal(name)}, count(*)::text, '', md5(coalesce(string_agg(t::text, ',' order by t::text), ''))
+           from ${name} t`,
+    ),
+  ].join(' union all ');
 }

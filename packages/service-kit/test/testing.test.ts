@@ -38,6 +38,14 @@ async function itemNames(client: PGlite): Promise<string[]> {
   );
 }
 
+/** Tells instances apart: each PGlite instance started its server at its own moment. */
+async function serverStart(client: PGlite): Promise<string> {
+  const result = await client.query<{ started: string }>(
+    'select pg_postmaster_start_time()::text as started',
+  );
+  return result.rows[0]?.started ?? '';
+}
+
 async function nextTicket(client: PGlite): Promise<number> {
   return Number((await client.query<{ n: string }>(`select nextval('tickets') as n`)).rows[0]?.n);
 }
@@ -48,7 +56,7 @@ describe('PGlite test databases from a template', () => {
     expect(await itemNames(first.client)).toEqual([]);
     await first.client.query(`insert into items (name) values ('left behind')`);
     expect(await nextTicket(first.client)).toBe(100);
-    await first.client.exec(`set application_name = 'first file'; create temporary table scratch (x int)`);
+    const instance = await serverStart(first.client);
     await first.release();
 
     const second = await acquirePglite(template);
@@ -58,13 +66,28 @@ describe('PGlite test databases from a template', () => {
       await second.client.query(`insert into items (name) values ('fresh')`);
       expect((await second.client.query<{ id: number }>('select id from items')).rows).toEqual([{ id: 1 }]);
       expect(await nextTicket(second.client)).toBe(100);
-      // A new session: settings and temporary tables are gone.
-      const setting = await second.client.query<{ name: string }>('show application_name');
-      expect(setting.rows[0]?.name).not.toBe('first file');
-      await expect(second.client.query('select * from scratch')).rejects.toThrow(/scratch/);
+      // The same instance, not another one loaded from the template.
+      expect(await serverStart(second.client)).toBe(instance);
       // The migration journal is kept.
       const journal = await second.client.query('select hash from drizzle.__drizzle_migrations');
       expect(journal.rows).toEqual([{ hash: '0000' }]);
+    } finally {
+      await second.release();
+    }
+  });
+
+  it('gives the next file a new session: settings and temporary tables are gone', async () => {
+    const first = await acquirePglite(template);
+    await first.client.exec(`set application_name = 'first file'; create temporary table scratch (x int)`);
+    const instance = await serverStart(first.client);
+    await first.release();
+
+    const second = await acquirePglite(template);
+    try {
+      expect(await serverStart(second.client)).toBe(instance);
+      const setting = await second.client.query<{ application_name: string }>('show application_name');
+      expect(setting.rows[0]?.application_name).not.toBe('first file');
+      await expect(second.client.query('select * from scratch')).rejects.toThrow(/scratch/);
     } finally {
       await second.release();
     }
