@@ -29,7 +29,7 @@ import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage } from './authorization-reply.js';
-import { INVALID_CODE_MESSAGE } from './interaction.js';
+import { INVALID_CODE_MESSAGE } from './interaction/index.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;
