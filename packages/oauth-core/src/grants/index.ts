@@ -107,8 +107,14 @@ export async function handleTokenRequest<Deps>(
  * read it cannot change what the grant does.
  */
 function withDeclaredParameters(request: TokenRequest, handler: AnyGrantHandler): TokenRequest {
-  const declared = new Set(['grant_type', ...handler.parameters]);
-  const params = Object.fromEntries(Object.entries(request.params).filter(([name]) => declared.has(name)));
+  const declared = declaredParametersOf(handler);
+  // Picks the declared names (a handful, fixed by the grant) rather than walking the request's:
+  // no name from the request ever becomes a key of this object.
+  const params: Record<string, string> = {};
+  for (const name of declared) {
+    const value = Object.hasOwn(request.params, name) ? request.params[name] : undefined;
+    if (value !== undefined) params[name] = value;
+  }
   return {
     ...request,
     params,
@@ -117,6 +123,18 @@ function withDeclaredParameters(request: TokenRequest, handler: AnyGrantHandler)
       ? {}
       : { audiences: declared.has('audience') ? request.audiences : [] }),
   };
+}
+
+/** Each handler's declared parameters as a set, built once per handler rather than per request. */
+const declaredParameterSets = new WeakMap<AnyGrantHandler, ReadonlySet<string>>();
+
+function declaredParametersOf(handler: AnyGrantHandler): ReadonlySet<string> {
+  let declared = declaredParameterSets.get(handler);
+  if (declared === undefined) {
+    declared = new Set(['grant_type', ...handler.parameters]);
+    declaredParameterSets.set(handler, declared);
+  }
+  return declared;
 }
 
 /** The parameters the token endpoint lets repeat: those some registered grant declares repeatable. */
