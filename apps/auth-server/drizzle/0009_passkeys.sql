@@ -1,6 +1,7 @@
 CREATE TABLE "passkey_credentials" (
 	"id" text PRIMARY KEY NOT NULL,
 	"sub" text NOT NULL,
+	"user_handle" text NOT NULL,
 	"name" text NOT NULL,
 	"public_key" text NOT NULL,
 	"counter" bigint NOT NULL,
@@ -16,6 +17,7 @@ CREATE TABLE "webauthn_challenges" (
 	"binding" text PRIMARY KEY NOT NULL,
 	"challenge" text NOT NULL,
 	"sub" text,
+	"user_handle" text,
 	"expires_at" bigint NOT NULL
 );
 --> statement-breakpoint

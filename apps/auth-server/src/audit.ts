@@ -54,7 +54,7 @@ export const AUDIT_EVENTS = {
   adminUserEnabled: 'auth.admin.user_enabled',
   /** `users reset-password` (`sub`): new password, sessions and tokens ended. */
   adminPasswordReset: 'auth.admin.password_reset',
-  /** `users reset-mfa` (`sub`, `count` apps removed): factors and recovery codes removed. */
+  /** `users reset-mfa` (`sub`, `count` authenticator apps and passkeys removed): factors and recovery codes removed. */
   adminMfaReset: 'auth.admin.mfa_reset',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',

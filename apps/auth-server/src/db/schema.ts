@@ -447,6 +447,12 @@ export const passkeyCredentials = pgTable(
   {
     id: text('id').primaryKey(),
     sub: text('sub').notNull(),
+    /**
+     * The WebAuthn user handle (§5.4.3 `user.id`, base64url) the credential was created with: 32
+     * random bytes per user (§14.6.1: not the username, not the `sub`), the same for all the user's
+     * credentials. A discoverable credential's assertion returns it (§7.2 step 6).
+     */
+    userHandle: text('user_handle').notNull(),
     name: text('name').notNull(),
     publicKey: text('public_key').notNull(),
     counter: bigint('counter', { mode: 'number' }).notNull(),
@@ -475,6 +481,8 @@ export const webauthnChallenges = pgTable(
     challenge: text('challenge').notNull(),
     /** The user the ceremony is for (registration, second factor); null for a discoverable sign-in. */
     sub: text('sub'),
+    /** Registration: the user handle (§5.4.3) the options carried, stored with the credential. */
+    userHandle: text('user_handle'),
     expiresAt: epochSeconds('expires_at').notNull(),
   },
   (table) => [index('webauthn_challenges_expires_at_idx').on(table.expiresAt)],

@@ -1,4 +1,4 @@
-import type { Clock } from '@oidc-orders/oauth-core';
+import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { passkeyCredentials } from '../db/schema.js';
@@ -22,6 +22,8 @@ export interface PasskeySummary {
 export interface StoredPasskey {
   id: string;
   sub: string;
+  /** WebAuthn user handle (§5.4.3), base64url. */
+  userHandle: string;
   /** COSE public key (§6.5.1.1), base64url. */
   publicKey: string;
   /** Signature counter (§6.1.1). */
@@ -45,8 +47,17 @@ export interface PasskeyUse {
   backedUp: boolean;
 }
 
-export function createPasskeyRepository(deps: { db: AppDatabase; clock: Clock }) {
-  const { db, clock } = deps;
+const storedOf = (row: typeof passkeyCredentials.$inferSelect): StoredPasskey => ({
+  id: row.id,
+  sub: row.sub,
+  userHandle: row.userHandle,
+  publicKey: row.publicKey,
+  counter: row.counter,
+  transports: row.transports,
+});
+
+export function createPasskeyRepository(deps: { db: AppDatabase; clock: Clock; random: RandomSource }) {
+  const { db, clock, random } = deps;
   const ofUser = (id: string, sub: string) =>
     and(eq(passkeyCredentials.id, id), eq(passkeyCredentials.sub, sub));
 
@@ -75,26 +86,22 @@ export function createPasskeyRepository(deps: { db: AppDatabase; clock: Clock })
 
     /** The user's credentials, for `allowCredentials` and `excludeCredentials` (§5.4, §5.5). */
     async credentialsOf(sub: string): Promise<StoredPasskey[]> {
-      return (await rowsOf(sub)).map(({ id, sub: owner, publicKey, counter, transports }) => ({
-        id,
-        sub: owner,
-        publicKey,
-        counter,
-        transports,
-      }));
+      return (await rowsOf(sub)).map(storedOf);
+    },
+
+    /**
+     * The user's WebAuthn user handle: the one of their credentials, or a new random one (§5.4.3:
+     * "64 random bytes" recommended, at most 64; 32 are as unguessable) for their first.
+     */
+    async userHandleOf(sub: string): Promise<string> {
+      const [row] = await rowsOf(sub);
+      return row?.userHandle ?? Buffer.from(random.bytes(32)).toString('base64url');
     },
 
     /** The credential an assertion names (§7.2 step 6), whoever owns it, or `null`. */
     async find(id: string): Promise<StoredPasskey | null> {
       const [row] = await db.select().from(passkeyCredentials).where(eq(passkeyCredentials.id, id));
-      if (!row) return null;
-      return {
-        id: row.id,
-        sub: row.sub,
-        publicKey: row.publicKey,
-        counter: row.counter,
-        transports: row.transports,
-      };
+      return row ? storedOf(row) : null;
     },
 
     /**

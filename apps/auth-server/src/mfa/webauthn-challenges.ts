@@ -26,6 +26,8 @@ export interface PendingChallenge {
   challenge: string;
   /** The user the ceremony was started for; `null` for a discoverable sign-in (no username). */
   sub: string | null;
+  /** Registration: the user handle given in the options (the response does not repeat it). */
+  userHandle: string | null;
 }
 
 /** Seconds a challenge stays answerable; matches the ceremony `timeout` given to the browser. */
@@ -66,7 +68,11 @@ export function createWebAuthnChallengeStore(deps: { db: AppDatabase; clock: Clo
             gt(webauthnChallenges.expiresAt, clock.nowSeconds()),
           ),
         )
-        .returning({ challenge: webauthnChallenges.challenge, sub: webauthnChallenges.sub });
+        .returning({
+          challenge: webauthnChallenges.challenge,
+          sub: webauthnChallenges.sub,
+          userHandle: webauthnChallenges.userHandle,
+        });
       return row ?? null;
     },
   };

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -34,17 +33,8 @@ export function relyingPartyOf(issuer: string): RelyingParty {
   return { id: url.hostname, origin: url.origin, name: url.host };
 }
 
-/**
- * WebAuthn §14.6.1: the user handle should not identify the user to anyone else, and §5.4.3
- * recommends 64 random bytes. An HMAC of `sub` under a server key gives a stable, opaque handle
- * without storing one: a discoverable credential's `userHandle` then names exactly one `sub`.
- */
-export function userHandleOf(serverKey: Uint8Array, sub: string): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(createHmac('sha256', serverKey).update(`webauthn-user-handle:${sub}`).digest());
-}
-
 const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
-const bytesOf = (value: string) => new Uint8Array(Buffer.from(value, 'base64url'));
+const bytesOf = (value: string): Uint8Array<ArrayBuffer> => new Uint8Array(Buffer.from(value, 'base64url'));
 const descriptorOf = (passkey: StoredPasskey) => ({ id: passkey.id, transports: passkey.transports });
 
 /** WebAuthn §15.1 recommends 300 000 to 600 000 ms when user verification is asked for. */
@@ -66,7 +56,8 @@ export interface PasskeyOwner {
 export function registrationOptions(
   rp: RelyingParty,
   owner: PasskeyOwner,
-  userHandle: Uint8Array<ArrayBuffer>,
+  /** The user's handle (passkey repository `userHandleOf`), base64url. */
+  userHandle: string,
   existing: readonly StoredPasskey[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   return generateRegistrationOptions({
@@ -74,7 +65,7 @@ export function registrationOptions(
     rpID: rp.id,
     userName: owner.username,
     userDisplayName: owner.name ?? owner.username,
-    userID: userHandle,
+    userID: bytesOf(userHandle),
     timeout: CEREMONY_TIMEOUT_MS,
     attestationType: 'none',
     excludeCredentials: existing.map(descriptorOf),
@@ -103,7 +94,12 @@ export function authenticationOptions(
 export type CeremonyFailure = 'malformed' | 'unknown_credential' | 'wrong_user' | 'invalid' | 'counter';
 
 export type RegistrationOutcome =
-  | { ok: true; passkey: Omit<NewPasskey, 'sub' | 'name'>; userVerified: boolean; synced: boolean }
+  | {
+      ok: true;
+      passkey: Omit<NewPasskey, 'sub' | 'name' | 'userHandle'>;
+      userVerified: boolean;
+      synced: boolean;
+    }
   | { ok: false; reason: CeremonyFailure; detail?: string };
 
 export type AuthenticationOutcome =
@@ -184,10 +180,9 @@ export async function verifyAuthentication(
   response: AuthenticationResponseJSON,
   expectedChallenge: string,
   passkey: StoredPasskey,
-  expectedUserHandle: Uint8Array,
 ): Promise<AuthenticationOutcome> {
   const { userHandle } = response.response;
-  if (userHandle !== undefined && userHandle !== base64url(expectedUserHandle)) {
+  if (userHandle !== undefined && userHandle !== passkey.userHandle) {
     return { ok: false, reason: 'wrong_user' };
   }
   try {
