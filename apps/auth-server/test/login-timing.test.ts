@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALID_CREDENTIALS_MESSAGE } from '../src/routes/interaction.js';
+import { INVALID_CREDENTIALS_MESSAGE } from '../src/routes/interaction/index.js';
 import { startTestApp } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { ALICE, signInSeed } from './sign-in-fixtures.js';

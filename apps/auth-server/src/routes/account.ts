@@ -33,7 +33,7 @@ import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage } from './authorization-reply.js';
-import { INVALID_CODE_MESSAGE } from './interaction.js';
+import { INVALID_CODE_MESSAGE } from './interaction/index.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;

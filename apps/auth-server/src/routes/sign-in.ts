@@ -34,8 +34,9 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
-import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction.js';
+import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
 export interface SignInProtocolServices {
@@ -202,7 +203,6 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     stores: protocol.stores,
     interactions,
     consents,
-    verifier: protocol.verifier,
     pageContext,
     nowSeconds: () => protocol.clock.nowSeconds(),
     loginAttemptGuard: options.loginAttemptGuard,
@@ -211,6 +211,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     totp,
     recoveryCodes,
   });
+  await app.register(endSessionRoutes, { stores: protocol.stores, verifier: protocol.verifier, pageContext });
   await app.register(accountRoutes, {
     appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
     flow,
