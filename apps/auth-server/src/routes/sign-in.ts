@@ -210,6 +210,9 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     kerberos: options.kerberos,
     totp,
     recoveryCodes,
+    passkeys,
+    webauthnChallenges,
+    relyingParty,
   });
   await app.register(endSessionRoutes, { stores: protocol.stores, verifier: protocol.verifier, pageContext });
   await app.register(accountRoutes, {
