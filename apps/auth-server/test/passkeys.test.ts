@@ -112,7 +112,9 @@ async function authorize(browser: TestBrowser, params: Record<string, string> = 
   return browser.follow(response);
 }
 
-async function submitPassword(browser: TestBrowser, loginPage: LightMyRequestResponse, user: typeof PAT) {
+type Person = { username: string; password: string };
+
+async function submitPassword(browser: TestBrowser, loginPage: LightMyRequestResponse, user: Person) {
   return browser.post(browser.lastUrl, {
     ...hiddenFields(loginPage.body),
     username: user.username,
