@@ -4,7 +4,7 @@
  * document names them and links the section. test/openapi.test.ts fails when a registered route
  * has no entry here, or an entry names a route that does not exist: the two cannot drift.
  */
-import type { RouteDescription } from '@oidc-orders/service-kit';
+import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orders/service-kit';
 
 const SIGN_IN_PAGE = 'HTML sign-in step of an authorization request (interaction)';
 
@@ -141,14 +141,5 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /account/sessions/sign-out-others': { summary: 'Sign out every other session', tag: 'account' },
   'GET /assets/{name}': { summary: 'Stylesheet, scripts and images of the pages', tag: 'pages' },
   'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
-  'GET /health/live': { summary: 'Liveness: the process answers', tag: 'operations' },
-  'GET /health/ready': {
-    summary: 'Readiness: database reachable and not draining (503 otherwise)',
-    tag: 'operations',
-  },
-  'GET /openapi.json': { summary: 'This document (OpenAPI 3.1)', tag: 'operations' },
-  'GET /metrics': {
-    summary: 'Prometheus metrics: loopback without a token, elsewhere Bearer METRICS_TOKEN',
-    tag: 'operations',
-  },
+  ...OPERATIONS_ROUTE_DESCRIPTIONS,
 };
