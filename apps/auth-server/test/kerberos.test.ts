@@ -254,7 +254,7 @@ describe('login page without Kerberos', () => {
       });
       expect(login.statusCode).toBe(200);
       expect(login.body).toContain('name="password"');
-      expect(login.body).not.toContain('data-sign-in');
+      expect(login.body).not.toContain('data-sign-in="kerberos"');
       expect(login.body).not.toMatch(/<form[^>]* action=/);
     } finally {
       await close();

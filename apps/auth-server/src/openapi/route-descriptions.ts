@@ -84,6 +84,19 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: submit the code`, tag: 'pages' },
   'GET /interaction/{id}/recovery': { summary: `${SIGN_IN_PAGE}: recovery code`, tag: 'pages' },
   'POST /interaction/{id}/recovery': { summary: `${SIGN_IN_PAGE}: submit a recovery code`, tag: 'pages' },
+  'GET /interaction/{id}/passkey': {
+    summary: `${SIGN_IN_PAGE}: sign in with a passkey (alone, or after the password)`,
+    tag: 'pages',
+  },
+  'POST /interaction/{id}/passkey': {
+    summary: `${SIGN_IN_PAGE}: submit a WebAuthn assertion`,
+    tag: 'pages',
+  },
+  'GET /interaction/{id}/enrol-passkey': { summary: `${SIGN_IN_PAGE}: set up a passkey`, tag: 'pages' },
+  'POST /interaction/{id}/enrol-passkey': {
+    summary: `${SIGN_IN_PAGE}: submit a WebAuthn registration`,
+    tag: 'pages',
+  },
   'GET /interaction/{id}/enrol': { summary: `${SIGN_IN_PAGE}: enrol a second factor`, tag: 'pages' },
   'POST /interaction/{id}/enrol': { summary: `${SIGN_IN_PAGE}: confirm the enrolment`, tag: 'pages' },
   'POST /interaction/{id}/continue': {
@@ -107,6 +120,16 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   },
   'POST /account/totp/{id}/rename': { summary: 'Rename an authenticator app', tag: 'account' },
   'POST /account/totp/{id}/remove': { summary: 'Remove an authenticator app', tag: 'account' },
+  'POST /account/passkeys': {
+    summary: 'Start adding a passkey (WebAuthn registration options)',
+    tag: 'account',
+  },
+  'POST /account/passkeys/confirm': {
+    summary: 'Finish adding a passkey (WebAuthn registration response)',
+    tag: 'account',
+  },
+  'POST /account/passkeys/{id}/rename': { summary: 'Rename a passkey', tag: 'account' },
+  'POST /account/passkeys/{id}/remove': { summary: 'Remove a passkey', tag: 'account' },
   'POST /account/recovery-codes': {
     summary: 'New recovery codes (the old set stops working)',
     tag: 'account',

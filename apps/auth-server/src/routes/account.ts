@@ -20,13 +20,17 @@ import { users } from '../db/schema.js';
 import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import type { SsoSession } from '../interaction/sso-session-repository.js';
+import type { PasskeyRepository } from '../mfa/passkey-repository.js';
 import { qrCodeDataUrl } from '../mfa/qr-code.js';
 import type { RecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import type { TotpRepository } from '../mfa/totp-repository.js';
+import type { RelyingParty } from '../mfa/webauthn.js';
+import type { WebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
 import { renderAccountPage } from '../pages/account.js';
 import { renderEnrolTotpPage } from '../pages/enrol-totp.js';
 import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
+import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage } from './authorization-reply.js';
 import { INVALID_CODE_MESSAGE } from './interaction/index.js';
@@ -38,6 +42,10 @@ export interface AccountRoutesOptions {
   db: AppDatabase;
   totp: TotpRepository;
   recoveryCodes: RecoveryCodeRepository;
+  /** Passkeys (src/routes/account-passkeys.ts). */
+  passkeys: PasskeyRepository;
+  webauthnChallenges: WebAuthnChallengeStore;
+  relyingParty: RelyingParty;
   clock: Clock;
   pageContext: PageContext;
 }
@@ -144,6 +152,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       username: user.username,
       csrfToken: csrfTokenFor(current.browserKey, 'account', session.id),
       authenticatorApps: await totp.list(user.sub),
+      passkeys: await options.passkeys.list(user.sub),
       recoveryCodesRemaining: await recoveryCodes.remaining(user.sub),
       sessions: sessions.map((other) => ({ ...other, current: other.id === session.id })),
       apps: await options.appAccess.list(user.sub),
@@ -255,6 +264,24 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       credential_id: request.params.id,
     });
     return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
+  });
+
+  // ─── Passkeys ──────────────────────────────────────────────────────────────────────────────────
+
+  registerAccountPasskeyRoutes(app, {
+    passkeys: options.passkeys,
+    challenges: options.webauthnChallenges,
+    rp: options.relyingParty,
+    accountUrl,
+    basePath: pageContext.basePath,
+    authorizedChange,
+    sendAccountPage,
+    async factorEnrolled(request, reply, current, method, notice) {
+      // As for a confirmed authenticator app: the session holds the level the new factor demands.
+      current.session = await app.ssoSessions.addMethod(reply, current.session, method);
+      if (!(await recoveryCodes.hasSet(current.user.sub))) return sendRecoveryCodes(reply, current, request);
+      return sendAccountPage(reply, current, 200, notice);
+    },
   });
 
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────

@@ -3,6 +3,7 @@ import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { qrCodeDataUrl } from '../../mfa/qr-code.js';
 import { renderEnrolTotpPage } from '../../pages/enrol-totp.js';
+import { html } from '../../pages/html.js';
 import { renderRecoveryCodesShownPage } from '../../pages/recovery.js';
 import { sendHtml } from '../../pages/respond.js';
 import {
@@ -17,6 +18,21 @@ interface PendingEnrolment {
   id: string;
   secret: string;
   uri: string;
+}
+
+/** The first factor enrolled in a sign-in: its recovery codes, shown once, before going on. */
+export function recoveryCodesSender(steps: InteractionSteps, options: InteractionRoutesOptions) {
+  return async (reply: FastifyReply, loaded: LoadedInteraction, sub: string) => {
+    const codes = await options.recoveryCodes.regenerate(sub);
+    audit(reply.log, AUDIT_EVENTS.recoveryCodesIssued, { sub });
+    const page = renderRecoveryCodesShownPage({
+      codes,
+      continueCsrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
+      continueAction: steps.pageUrl(loaded.interaction, 'continue'),
+      basePath: options.pageContext.basePath,
+    });
+    return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
+  };
 }
 
 /**
@@ -37,9 +53,17 @@ export function registerEnrolRoutes(
     status: number,
     enrolment: PendingEnrolment,
     errorMessage?: string,
+    passkeyOnly = false,
   ) {
+    const passkeyUrl = steps.pageUrl(loaded.interaction, 'enrol-passkey');
+    const clientName = loaded.purpose.client.clientName;
     const page = renderEnrolTotpPage({
-      lead: `${loaded.purpose.client.clientName} requires a second step when you sign in. Set up an authenticator app to continue.`,
+      // Only a passkey reaches the level asked for (`passkeyOnly`): it leads; an app still gives
+      // the multi-factor level, which answers a voluntary acr request (OIDC Core §5.5.1.1).
+      lead: passkeyOnly
+        ? `${clientName} asks for a passkey when you sign in. Set up a passkey to continue.`
+        : `${clientName} requires a second step when you sign in. Set up an authenticator app to continue.`,
+      alternative: html`<p><a href="${passkeyUrl}" data-enrol="passkey"${passkeyOnly ? html` class="button primary"` : null}>${passkeyOnly ? 'Set up a passkey' : 'Set up a passkey instead'}</a></p>`,
       csrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
       secret: enrolment.secret,
       qrCodeDataUrl: await qrCodeDataUrl(enrolment.uri),
@@ -50,18 +74,7 @@ export function registerEnrolRoutes(
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
 
-  /** The first factor enrolled: its recovery codes, shown once, before going on. */
-  async function sendRecoveryCodesOnce(reply: FastifyReply, loaded: LoadedInteraction, sub: string) {
-    const codes = await options.recoveryCodes.regenerate(sub);
-    audit(reply.log, AUDIT_EVENTS.recoveryCodesIssued, { sub });
-    const page = renderRecoveryCodesShownPage({
-      codes,
-      continueCsrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
-      continueAction: steps.pageUrl(loaded.interaction, 'continue'),
-      basePath: pageContext.basePath,
-    });
-    return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
-  }
+  const sendRecoveryCodesOnce = recoveryCodesSender(steps, options);
 
   app.get<{ Params: { id: string } }>('/interaction/:id/enrol', async (request, reply) => {
     const loaded = await steps.load(request, reply);
@@ -70,7 +83,7 @@ export function registerEnrolRoutes(
     if (current === null) return reply;
     const { sub, username } = current.user;
     const enrolment = await options.totp.startEnrolment(sub, username, 'Authenticator app');
-    return sendEnrolPage(reply, loaded, 200, enrolment);
+    return sendEnrolPage(reply, loaded, 200, enrolment, undefined, current.passkeyOnly);
   });
 
   app.post<{ Params: { id: string } }>('/interaction/:id/enrol', async (request, reply) => {

@@ -45,6 +45,7 @@ export async function registerLoginRoutes(
       errorMessage,
       basePath: pageContext.basePath,
       kerberosHref: options.kerberos ? steps.pageUrl(loaded.interaction, 'kerberos') : undefined,
+      passkeyHref: steps.pageUrl(loaded.interaction, 'passkey'),
       // The Kerberos challenge's body is this form too: it must post to the login URL.
       formAction: options.kerberos ? steps.pageUrl(loaded.interaction, 'login') : undefined,
     });

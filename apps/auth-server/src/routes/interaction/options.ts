@@ -7,8 +7,11 @@ import type {
 } from '../../interaction/authorization-flow.js';
 import type { ConsentRepository } from '../../interaction/consent-repository.js';
 import type { InteractionRepository } from '../../interaction/interaction-repository.js';
+import type { PasskeyRepository } from '../../mfa/passkey-repository.js';
 import type { RecoveryCodeRepository } from '../../mfa/recovery-codes.js';
 import type { TotpRepository } from '../../mfa/totp-repository.js';
+import type { RelyingParty } from '../../mfa/webauthn.js';
+import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
 import type { PageContext } from '../authorization-reply.js';
 import type { KerberosSignInOptions } from './kerberos.js';
 
@@ -86,16 +89,29 @@ export interface InteractionRoutesOptions {
   totp: TotpRepository;
   /** Recovery codes: the recovery page, and the set shown after the first enrolment. */
   recoveryCodes: RecoveryCodeRepository;
+  /** Passkeys (./passkey.ts): sign-in alone or as the second factor, enrolment when required. */
+  passkeys: PasskeyRepository;
+  webauthnChallenges: WebAuthnChallengeStore;
+  relyingParty: RelyingParty;
 }
 
 /**
  * The first-factor sign-in methods of the login step (oauth-core `AUTHENTICATION_METHODS` says
  * what each contributes to `amr` and `acr`; README "Kerberos").
  */
-export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos'>;
+export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos' | 'passkey'>;
 
 /** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
-export type InteractionPage = 'login' | 'kerberos' | 'otp' | 'recovery' | 'enrol' | 'continue' | 'consent';
+export type InteractionPage =
+  | 'login'
+  | 'kerberos'
+  | 'otp'
+  | 'recovery'
+  | 'passkey'
+  | 'enrol'
+  | 'enrol-passkey'
+  | 'continue'
+  | 'consent';
 
 /** Tells a locked-out person when to come back (the same time as `Retry-After`). */
 export function tooManyAttemptsMessage(retryAfterSeconds: number): string {

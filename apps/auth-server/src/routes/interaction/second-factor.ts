@@ -18,6 +18,8 @@ type SecondFactorPage = (
   loaded: LoadedInteraction,
   status: number,
   errorMessage?: string,
+  /** The passkey page, offered when the user has a passkey. */
+  passkeyUrl?: string,
 ) => FastifyReply;
 
 /** How one kind of second factor checks what the user typed (an app's code, a recovery code). */
@@ -45,13 +47,14 @@ export function registerSecondFactorRoutes(
 ): void {
   const { pageContext } = options;
 
-  const sendOtpPage: SecondFactorPage = (reply, loaded, status, errorMessage) => {
+  const sendOtpPage: SecondFactorPage = (reply, loaded, status, errorMessage, passkeyUrl) => {
     const page = renderOtpPage({
       clientName: loaded.purpose.client.clientName,
       csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
       errorMessage,
       basePath: pageContext.basePath,
       recoveryUrl: steps.pageUrl(loaded.interaction, 'recovery'),
+      passkeyUrl,
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   };
@@ -97,13 +100,14 @@ export function registerSecondFactorRoutes(
     loaded: LoadedInteraction,
     session: SsoSession,
     check: SecondFactorCheck,
+    passkeyUrl: string | undefined,
   ) {
     const clientId = loaded.purpose.client.clientId;
     const decision = await steps.secondFactorAllowed(request, session.sub, clientId);
     if (!decision.allowed) {
       // RFC 6585 §4, as for passwords: 429 with Retry-After and the same words.
       reply.header('retry-after', String(decision.retryAfterSeconds));
-      return check.page(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds));
+      return check.page(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds), passkeyUrl);
     }
     const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${session.sub}` };
     const result = await check.verify(session.sub, stringField(request.body, check.field) ?? '');
@@ -111,12 +115,22 @@ export function registerSecondFactorRoutes(
     if (!result.accepted) {
       await options.loginAttemptGuard?.recordFailure(attempt);
       audit(request.log, AUDIT_EVENTS.factorFailed, { ...context, reason: result.reason });
-      return check.page(reply, loaded, 401, check.invalidMessage);
+      return check.page(reply, loaded, 401, check.invalidMessage, passkeyUrl);
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
     audit(request.log, AUDIT_EVENTS.factorSucceeded, { ...context, ...result.detail });
     const stepped = await app.ssoSessions.addMethod(reply, session, { method: check.method });
     return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
+  }
+
+  /**
+   * The passkey page when the user has a passkey. `redirect` when the code page should not be
+   * shown at all: only a passkey reaches the level (`passkeyOnly`), or the user has no app.
+   */
+  async function passkeyOffer(loaded: LoadedInteraction, sub: string, passkeyOnly: boolean) {
+    if (!(await options.passkeys.hasAny(sub))) return { url: undefined, redirect: false };
+    const redirect = passkeyOnly || !(await options.totp.hasConfirmed(sub));
+    return { url: steps.pageUrl(loaded.interaction, 'passkey'), redirect };
   }
 
   for (const [page, check] of [
@@ -126,8 +140,13 @@ export function registerSecondFactorRoutes(
     app.get<{ Params: { id: string } }>(`/interaction/:id/${page}`, async (request, reply) => {
       const loaded = await steps.load(request, reply);
       if (loaded === null) return reply;
-      if ((await steps.sessionAtStep(request, reply, loaded, 'otp')) === null) return reply;
-      return check.page(reply, loaded, 200);
+      const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
+      if (current === null) return reply;
+      const offer = await passkeyOffer(loaded, current.user.sub, current.passkeyOnly);
+      // A recovery code stays usable without an app, but never below a passkeyOnly level.
+      if (offer.redirect && (page === 'otp' || current.passkeyOnly))
+        return steps.redirectToPage(reply, loaded, 'passkey');
+      return check.page(reply, loaded, 200, undefined, offer.url);
     });
 
     app.post<{ Params: { id: string } }>(`/interaction/:id/${page}`, async (request, reply) => {
@@ -135,7 +154,10 @@ export function registerSecondFactorRoutes(
       if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'otp')) return reply;
       const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
       if (current === null) return reply;
-      return submit(request, reply, loaded, current.session, check);
+      // A code cannot reach a level only a passkey reaches (oauth-core `nextLevelStep` passkeyOnly).
+      if (current.passkeyOnly) return steps.redirectToPage(reply, loaded, 'passkey');
+      const offer = await passkeyOffer(loaded, current.user.sub, false);
+      return submit(request, reply, loaded, current.session, check, offer.url);
     });
   }
 }

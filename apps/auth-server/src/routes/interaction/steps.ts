@@ -62,6 +62,8 @@ export interface InteractionSteps {
     loaded: LoadedInteraction,
     user: User,
     method: SignInMethod,
+    /** A passkey's WebAuthn flags (UV, backup state), from which its `amr` follows. */
+    flags?: { userVerified: boolean; synced: boolean },
   ): Promise<FastifyReply>;
   /**
    * The session a second-factor page may act on: the step must still be `expected` (else the
@@ -72,7 +74,7 @@ export interface InteractionSteps {
     reply: FastifyReply,
     loaded: LoadedInteraction,
     expected: 'otp' | 'enrol',
-  ): Promise<{ session: SsoSession; user: User } | null>;
+  ): Promise<{ session: SsoSession; user: User; passkeyOnly: boolean } | null>;
   /** The login lockout, applied to second-factor codes under a key of their own per user. */
   secondFactorAllowed(request: FastifyRequest, sub: string, clientId: string): Promise<LoginAttemptDecision>;
 }
@@ -239,9 +241,10 @@ export function createInteractionSteps(
     loaded: LoadedInteraction,
     user: User,
     method: SignInMethod,
+    flags?: { userVerified: boolean; synced: boolean },
   ) {
     // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
-    const session = await app.ssoSessions.start(request, reply, user.sub, { method });
+    const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }
@@ -251,10 +254,12 @@ export function createInteractionSteps(
     reply: FastifyReply,
     loaded: LoadedInteraction,
     expected: 'otp' | 'enrol',
-  ): Promise<{ session: SsoSession; user: User } | null> {
+  ): Promise<{ session: SsoSession; user: User; passkeyOnly: boolean } | null> {
     const session = await app.ssoSessions.current(request);
     const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
-    if (step.kind === expected && session !== null) return { session, user: step.user };
+    if (step.kind === expected && session !== null) {
+      return { session, user: step.user, passkeyOnly: step.passkeyOnly };
+    }
     if (step.kind === 'complete' || step.kind === 'error') {
       await proceed(reply, loaded, session, progressOf(loaded.interaction));
     } else {
