@@ -53,7 +53,7 @@ function describe(user: UserOverview): string {
 async function newPassword(username: string): Promise<string> {
   const password = await readStdin();
   if (password === '') throw new ConfigError('no password on standard input');
-  const problem = passwordProblem(password, username);
+  const problem = await passwordProblem(password, username);
   if (problem !== null) throw new ConfigError(problem);
   return password;
 }

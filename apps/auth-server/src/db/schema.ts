@@ -303,6 +303,15 @@ export const ssoSessions = pgTable(
       .default(sql`'[]'::jsonb`),
     createdAt: epochSeconds('created_at').notNull(),
     expiresAt: epochSeconds('expires_at').notNull(),
+    /**
+     * Where the session was signed in from, for the account page's list of sessions: the
+     * User-Agent header as sent (truncated) and the client address (`request.ip`, which honours
+     * TRUST_PROXY). Null for sessions from before migration 0010, or a request without the header.
+     */
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+    /** When a request last presented the session's cookie, to the minute; null before migration 0010. */
+    lastUsedAt: epochSeconds('last_used_at'),
   },
   (table) => [
     index('sso_sessions_sub_idx').on(table.sub),

@@ -20,7 +20,16 @@ export interface AccountPageInput {
     lastUsedAt: number | null;
   }>;
   recoveryCodesRemaining: number;
-  sessions: ReadonlyArray<{ id: string; createdAt: number; authTime: number; current: boolean }>;
+  sessions: ReadonlyArray<{
+    /** Readable device and browser ("Chrome on Linux"), from the User-Agent at sign-in. */
+    device: string;
+    /** Client address of the sign-in, or null when unknown. */
+    ip: string | null;
+    createdAt: number;
+    lastUsedAt: number | null;
+    /** The session of the browser showing the page. */
+    current: boolean;
+  }>;
   apps: ReadonlyArray<{ clientId: string; clientName: string; scopes: readonly string[]; offline: boolean }>;
   /** A short confirmation or error after a change. */
   notice?: { kind: 'ok' | 'error'; text: string };
@@ -64,7 +73,8 @@ export function renderAccountPage(input: AccountPageInput): string {
   );
   const sessions = input.sessions.map(
     (session) =>
-      html`<li>Signed in ${when(session.createdAt)}, last verified ${when(session.authTime)}${session.current ? html` <strong>(this browser)</strong>` : null}</li>`,
+      html`<li data-session${session.current ? html`="current"` : null}><strong>${session.device}</strong>${session.current ? html` (this session)` : null}
+<br><span class="muted">Signed in ${when(session.createdAt)}${session.ip === null ? null : html` from ${session.ip}`}, last used ${when(session.lastUsedAt ?? session.createdAt)}</span></li>`,
   );
   const accessItems = input.apps.map(
     (
@@ -113,7 +123,7 @@ ${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${accessI
 </section>
 <section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Active sessions</h2>
-<ul>${sessions}</ul>
+<ul class="sessions">${sessions}</ul>
 <form method="post" action="${base}/sessions/sign-out-others" class="stack">${csrf}
 <button type="submit" class="secondary">Sign out other sessions</button>
 </form>

@@ -14,6 +14,7 @@ import {
 } from '../account/account-interaction.js';
 import type { AppAccessRepository } from '../account/app-access.js';
 import { passwordProblem } from '../account/common-passwords.js';
+import { describeUserAgent } from '../account/user-agent.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { users } from '../db/schema.js';
@@ -154,7 +155,13 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       authenticatorApps: await totp.list(user.sub),
       passkeys: await options.passkeys.list(user.sub),
       recoveryCodesRemaining: await recoveryCodes.remaining(user.sub),
-      sessions: sessions.map((other) => ({ ...other, current: other.id === session.id })),
+      sessions: sessions.map((other) => ({
+        device: describeUserAgent(other.userAgent),
+        ip: other.ip,
+        createdAt: other.createdAt,
+        lastUsedAt: other.lastUsedAt,
+        current: other.id === session.id,
+      })),
       apps: await options.appAccess.list(user.sub),
       notice,
       basePath: pageContext.basePath,
@@ -306,7 +313,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       });
     }
     const next = field(request.body, 'new_password');
-    const problem = passwordProblem(next, user.username);
+    const problem = await passwordProblem(next, user.username);
     if (problem !== null) return sendAccountPage(reply, current, 400, { kind: 'error', text: problem });
     await options.db
       .update(users)
