@@ -85,6 +85,7 @@ describe('pages', () => {
       username: 'alice',
       csrfToken: 'token',
       authenticatorApps: [],
+      passkeys: [],
       recoveryCodesRemaining: 0,
       sessions: [
         {
