@@ -188,7 +188,7 @@ describe.runIf(postgres)('users CLI, a separate process on the running server’
   it('reset-mfa says what it removed', async () => {
     const run = await users(['reset-mfa', 'zoe']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('removed 0 authenticator app(s) and 0 recovery code(s) of zoe\n');
+    expect(run.stdout).toBe('removed 0 authenticator app(s), 0 passkey(s) and 0 recovery code(s) of zoe\n');
     expect(auditLines(run)).toEqual([
       expect.objectContaining({ event: 'auth.admin.mfa_reset', sub: 'u-zoe', count: 0 }),
     ]);
