@@ -84,8 +84,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     frameworkErrors: answerFrameworkError(issuerBasePath(config.issuer)),
   });
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: every request runs it and it does no I/O, so no promise is made for it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   for (const warning of config.warnings) app.log.warn(warning);
   warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
