@@ -17,6 +17,7 @@ export default defineConfig({
         'test/key-rotation-jwks.test.ts',
         'test/first-run-config.test.ts',
         'test/startup.test.ts',
+        'test/users-cli.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -33,7 +33,7 @@ import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
-import type { KerberosSignIn } from './routes/interaction.js';
+import type { KerberosSignIn } from './routes/interaction/index.js';
 import { introspectionRoutes } from './routes/introspect.js';
 import { pushedAuthorizationRequestRoutes } from './routes/par.js';
 import { revocationRoutes } from './routes/revoke.js';
@@ -95,8 +95,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     frameworkErrors: answerFrameworkError(issuerBasePath(config.issuer)),
   });
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: every request runs it and it does no I/O, so no promise is made for it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   for (const warning of config.warnings) app.log.warn(warning);
   warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);

@@ -7,11 +7,15 @@ import { auditEventsCounted } from './metrics.js';
  * operator interface (root README, "Security and operations"): renaming one is a breaking change.
  */
 export const AUDIT_EVENTS = {
-  /** A person signed in: a correct password or a Kerberos ticket (`sub`, `client_id`, `ip`, `method`). */
+  /**
+   * A person signed in: a correct password, a Kerberos ticket or a passkey alone (`sub`,
+   * `client_id`, `ip`, `method`; `credential_id` for a passkey).
+   */
   loginSucceeded: 'auth.login.succeeded',
   /**
    * Wrong password or unknown user (`reason`, `sub` when the user exists, `client_id`, `ip`); for
-   * Kerberos (`method: kerberos`) a rejected ticket, or a valid one whose `kerberos_principal` has no user.
+   * Kerberos (`method: kerberos`) a rejected ticket, or a valid one whose `kerberos_principal` has no user;
+   * for a passkey (`method: passkey`) an assertion refused (`reason` as for `factorFailed`).
    */
   loginFailed: 'auth.login.failed',
   /** Consent approved on the consent page (`sub`, `client_id`, `scopes`). */
@@ -30,7 +34,10 @@ export const AUDIT_EVENTS = {
   rateLimitExceeded: 'auth.rate_limit.exceeded',
   /** A second factor was accepted (`sub`, `method`, `client_id`, `ip`; `remaining` for recovery codes). */
   factorSucceeded: 'auth.mfa.succeeded',
-  /** A second factor was refused (`sub`, `method`, `reason`: `invalid` | `replayed`, `client_id`, `ip`). */
+  /**
+   * A second factor was refused (`sub`, `method`, `reason`: `invalid` | `replayed`; for a passkey
+   * `unknown_credential` | `wrong_user` | `invalid` | `counter` | `malformed`, `client_id`, `ip`).
+   */
   factorFailed: 'auth.mfa.failed',
   /** A factor was enrolled (`sub`, `method`, `credential_id`). */
   factorEnrolled: 'auth.mfa.enrolled',
@@ -54,7 +61,7 @@ export const AUDIT_EVENTS = {
   adminUserEnabled: 'auth.admin.user_enabled',
   /** `users reset-password` (`sub`): new password, sessions and tokens ended. */
   adminPasswordReset: 'auth.admin.password_reset',
-  /** `users reset-mfa` (`sub`, `count` apps removed): factors and recovery codes removed. */
+  /** `users reset-mfa` (`sub`, `count` authenticator apps and passkeys removed): factors and recovery codes removed. */
   adminMfaReset: 'auth.admin.mfa_reset',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',

@@ -43,11 +43,19 @@ async function signIn(browser: TestBrowser): Promise<LightMyRequestResponse> {
 
 const csrfOf = (page: LightMyRequestResponse) => hiddenFields(page.body).csrf!;
 
+const CHROME_ON_LINUX =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+
+/** The `<li>` of each listed session. */
+const sessionItems = (page: LightMyRequestResponse) =>
+  [...page.body.matchAll(/<li data-session[^>]*>[\s\S]*?<\/li>/g)].map((match) => match[0]);
+
 describe('account page', () => {
   let main: TestBrowser;
 
   it('asks an anonymous visitor to sign in, then shows name and e-mail', async () => {
-    main = new TestBrowser(app);
+    main = new TestBrowser(app, { userAgent: CHROME_ON_LINUX, remoteAddress: '198.51.100.4' });
     const page = await signIn(main);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Alice Example');
@@ -86,12 +94,38 @@ describe('account page', () => {
     expect(renamed.body).toContain('value="Phone"');
   });
 
+  it('lists each session with its device and browser, address and times; this one is marked', async () => {
+    const other = new TestBrowser(app, { userAgent: FIREFOX_ON_WINDOWS, remoteAddress: '203.0.113.9' });
+    clock.advance(120);
+    expect((await signIn(other)).statusCode).toBe(200);
+    const items = sessionItems(await main.get('/account'));
+    expect(items).toHaveLength(2);
+    const [mine, theirs] = items as [string, string];
+    expect(mine).toContain('data-session="current"');
+    expect(mine).toContain('<strong>Chrome on Linux</strong> (this session)');
+    expect(mine).toContain('from 198.51.100.4');
+    // This session was used again (this very request) two minutes after it signed in.
+    const [, signedInAt, lastUsedAt] = /Signed in ([\d: -]+) from .*, last used ([\d: -]+)</.exec(mine)!;
+    expect(Date.parse(`${lastUsedAt}Z`) - Date.parse(`${signedInAt}Z`)).toBeGreaterThanOrEqual(60_000);
+    expect(theirs).not.toContain('this session');
+    expect(theirs).toContain('<strong>Firefox on Windows</strong>');
+    expect(theirs).toContain('from 203.0.113.9');
+    expect(theirs).toMatch(/Signed in \d{4}-\d\d-\d\d \d\d:\d\d from 203\.0\.113\.9, last used \d{4}-/);
+    // The other browser's own page marks its own session.
+    expect(
+      sessionItems(await other.get('/account')).find((item) => item.includes('(this session)')),
+    ).toContain('Firefox on Windows');
+  });
+
   it('signs out other sessions; this one stays', async () => {
     const other = new TestBrowser(app);
     expect((await signIn(other)).statusCode).toBe(200);
     const account = await main.get('/account');
+    expect(sessionItems(account).length).toBeGreaterThanOrEqual(2);
     const response = await main.post('/account/sessions/sign-out-others', { csrf: csrfOf(account) });
     expect(response.statusCode).toBe(200);
+    expect(sessionItems(response)).toHaveLength(1);
+    expect(sessionItems(response)[0]).toContain('(this session)');
     expect((await main.get('/account')).statusCode).toBe(200);
     const otherAgain = await other.get('/account');
     expect(otherAgain.statusCode).toBe(303);

@@ -9,10 +9,13 @@ export class TestBrowser {
   /** Path of the last request, i.e. where a page's `<form method="post">` without action posts. */
   lastUrl = '/';
 
-  /** `remoteAddress`: the client IP the server sees (per-IP rate limits); default 127.0.0.1. */
+  /**
+   * `remoteAddress`: the client IP the server sees (per-IP rate limits); default 127.0.0.1.
+   * `userAgent`: the User-Agent header sent; default light-my-request's own.
+   */
   constructor(
     private readonly app: FastifyInstance,
-    private readonly options: { remoteAddress?: string } = {},
+    private readonly options: { remoteAddress?: string; userAgent?: string } = {},
   ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
@@ -42,6 +45,7 @@ export class TestBrowser {
       url: toPath(url),
       headers: {
         ...(cookie ? { cookie } : {}),
+        ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}),
         ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       ...(body !== undefined ? { payload: body } : {}),

@@ -29,18 +29,26 @@ describe('SSO session repository', () => {
       methods: [password],
       createdAt: now,
       expiresAt: now + 60,
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+      ip: '203.0.113.7',
+      lastUsedAt: now,
     };
     await sessions.create(session, 'hash-a');
     expect(await sessions.findActive('hash-a', now + 59)).toEqual(session);
     expect(await sessions.findActive('hash-a', now + 60)).toBeNull();
     expect(await sessions.findActive('other', now)).toBeNull();
-    await sessions.renew('sid-a', 'hash-a2', now + 10, now + 70, [password]);
+    const origin = { userAgent: 'curl/8.5.0', ip: '2001:db8::1' };
+    await sessions.renew('sid-a', 'hash-a2', now + 10, now + 70, [password], origin);
     expect(await sessions.findActive('hash-a', now + 10)).toBeNull();
     expect(await sessions.findActive('hash-a2', now + 69)).toEqual({
       ...session,
+      ...origin,
       authTime: now + 10,
       expiresAt: now + 70,
+      lastUsedAt: now + 10,
     });
+    await sessions.touch('sid-a', now + 15);
+    expect(await sessions.findActive('hash-a2', now + 15)).toMatchObject({ lastUsedAt: now + 15 });
     const otp = { method: 'otp' as const, at: now + 20 };
     await sessions.recordMethods('sid-a', 'hash-a3', [password, otp], now + 20);
     expect(await sessions.findActive('hash-a2', now + 20)).toBeNull();
@@ -50,9 +58,11 @@ describe('SSO session repository', () => {
     });
     expect(await sessions.delete('sid-a')).toEqual({
       ...session,
+      ...origin,
       methods: [password, otp],
       authTime: now + 20,
       expiresAt: now + 70,
+      lastUsedAt: now + 15,
     });
     expect(await sessions.delete('sid-a')).toBeNull();
   });

@@ -20,7 +20,7 @@ import {
 } from '../src/kerberos/keytab.js';
 import { userForPrincipal, usernameByRealmRule } from '../src/kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from '../src/kerberos/principal-repository.js';
-import { negotiateToken } from '../src/routes/kerberos-sign-in.js';
+import { negotiateToken } from '../src/routes/interaction/kerberos.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { startTestApp, testConfig } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
@@ -254,7 +254,7 @@ describe('login page without Kerberos', () => {
       });
       expect(login.statusCode).toBe(200);
       expect(login.body).toContain('name="password"');
-      expect(login.body).not.toContain('data-sign-in');
+      expect(login.body).not.toContain('data-sign-in="kerberos"');
       expect(login.body).not.toMatch(/<form[^>]* action=/);
     } finally {
       await close();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { renderAccountPage } from '../src/pages/account.js';
 import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
 import { escapeHtml, html } from '../src/pages/html.js';
@@ -75,6 +76,33 @@ describe('pages', () => {
     expect(describeScope('email')).toBe('See your email address');
     expect(describeScope('orders.write')).toBe('Create and change your orders');
     expect(describeScope('weird')).toContain('weird');
+  });
+
+  it('account page: sessions escape what the client sent (device name, forwarded address)', () => {
+    const page = renderAccountPage({
+      name: null,
+      email: null,
+      username: 'alice',
+      csrfToken: 'token',
+      authenticatorApps: [],
+      passkeys: [],
+      recoveryCodesRemaining: 0,
+      sessions: [
+        {
+          device: '<img src=x onerror=alert(1)>',
+          ip: '"><script>alert(2)</script>',
+          createdAt: 1_700_000_000,
+          lastUsedAt: null,
+          current: true,
+        },
+      ],
+      apps: [],
+      basePath: '',
+    });
+    expect(page).toContain('<strong>&lt;img src=x onerror=alert(1)&gt;</strong> (this session)');
+    expect(page).toContain('from &quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
+    expect(page).toContain('Signed in 2023-11-14 22:13 from');
+    expect(page).not.toContain('<script>alert');
   });
 
   it('the CSP allows only this origin, no framing, and the given form targets', () => {

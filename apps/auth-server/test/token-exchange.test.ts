@@ -1,3 +1,4 @@
+import { ACR_VALUES } from '@oidc-orders/oauth-core';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedDocument } from '../src/schemas/seed.js';
@@ -11,9 +12,15 @@ const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 const ID_TOKEN = 'urn:ietf:params:oauth:token-type:id_token';
 const GATEWAY_SECRET = 'gateway-secret-for-tests-0123456789';
+/** A resource whose tokens need a multi-factor sign-in (seed `require_mfa`). */
+const PAYROLL_API = 'https://api.example.test/payroll';
 
 function exchangeSeed(): SeedDocument {
   const seed = testSeed();
+  seed.resources = [
+    ...(seed.resources ?? []),
+    { id: PAYROLL_API, scopes: ['payroll.read'], access_token_format: 'jwt', require_mfa: true },
+  ];
   seed.clients = [
     ...(seed.clients ?? []),
     {
@@ -21,7 +28,7 @@ function exchangeSeed(): SeedDocument {
       client_secret: GATEWAY_SECRET,
       grant_types: [EXCHANGE],
       token_exchange: {
-        audiences: [ORDERS_API, REPORTS_API],
+        audiences: [ORDERS_API, REPORTS_API, PAYROLL_API],
         scopes: ['openid', 'orders.read', 'reports.read'],
       },
     },
@@ -167,6 +174,29 @@ describe('token exchange: denied', () => {
       expect(response.statusCode).toBe(400);
       expect(response.json().error).toBe('invalid_request');
     }
+  });
+
+  it('refuses a require_mfa resource to a password-only subject token with invalid_target; multi-factor passes', async () => {
+    const password = await exchange({
+      subject_token: await userAccessToken(),
+      subject_token_type: ACCESS_TOKEN,
+      audience: PAYROLL_API,
+    });
+    expect(password.statusCode).toBe(400);
+    expect(password.headers['cache-control']).toBe('no-store');
+    expect(password.json()).toMatchObject({ error: 'invalid_target', error_description: expect.any(String) });
+
+    const mfaTokens = await webClientTokens(app, 'openid orders.read', {
+      acr: ACR_VALUES.mfa,
+      amr: ['pwd', 'otp', 'mfa'],
+    });
+    const mfa = await exchange({
+      subject_token: String(mfaTokens.access_token),
+      subject_token_type: ACCESS_TOKEN,
+      audience: PAYROLL_API,
+    });
+    expect(mfa.statusCode).toBe(200);
+    expect(decodeJwt(mfa.json().access_token)).toMatchObject({ aud: PAYROLL_API, sub: 'u-alice' });
   });
 
   it('is not open to clients without the grant', async () => {

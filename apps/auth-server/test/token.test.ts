@@ -228,6 +228,19 @@ describe('request format', () => {
     if (response.statusCode >= 400) expect(typeof response.json().error).toBe('string');
   });
 
+  it.each([
+    ['a control character in a header value', { 'x-note': 'a\u0001b' }],
+    ['a line feed in a repeated header', { 'x-note': ['fine', 'a\nb'] }],
+  ])('refuses %s before the grant runs: 400 invalid_request', async (_name, extra) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/token',
+      headers: { ...FORM, authorization: serviceBasic, ...extra },
+      payload: form({ grant_type: 'client_credentials' }),
+    });
+    expectOAuthError(response, 400, 'invalid_request');
+  });
+
   it('never answers malformed Basic credentials with a 5xx', async () => {
     for (const authorization of [
       'Basic',

@@ -17,7 +17,8 @@ import { TEST_SECRETS } from './helpers/seed.js';
 /**
  * The `users` admin commands work on the database a running server uses: what they change, the
  * server sees on the next request, without a restart. (The command-line wrapper, src/cli/users.ts,
- * only parses arguments and prints; it runs these same functions.)
+ * only parses arguments and prints; it runs these same functions. test/users-cli.test.ts runs it
+ * as a separate process on a running server's PostgreSQL database.)
  */
 let app: TestApp;
 let database: TestDatabase;

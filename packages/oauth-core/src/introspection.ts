@@ -100,14 +100,14 @@ export async function introspectToken(
       : INACTIVE;
   }
 
-  const tokenHash = hashToken(token);
   const asAccessToken = async (): Promise<IntrospectionResponse | null> => {
     const active = await findActiveAccessToken(token, context);
     if (active === null) return null;
     return addressedTo(active, caller) ? accessTokenResponse(active, context.config.issuer) : INACTIVE;
   };
   const asRefreshToken = async (): Promise<IntrospectionResponse | null> => {
-    const row = await context.stores.refreshTokens.findRefreshToken(tokenHash);
+    // Hashed here, not up front: an opaque access token (the usual case) is hashed by its own lookup.
+    const row = await context.stores.refreshTokens.findRefreshToken(hashToken(token));
     if (row === null) return null;
     const now = context.clock.nowSeconds();
     const active = row.revokedAt === null && row.usedAt === null && row.expiresAt > now;

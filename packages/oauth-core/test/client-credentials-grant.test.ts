@@ -6,8 +6,9 @@ import {
   handleTokenRequest,
   registeredGrantTypes,
   repeatableTokenParameters,
+  type TokenEndpointDependencies,
 } from '../src/grants/index.js';
-import type { GrantContext, GrantHandler, TokenRequest } from '../src/grants/types.js';
+import type { AnyGrantHandler, GrantHandler, TokenRequest } from '../src/grants/types.js';
 import type { GrantType } from '../src/model.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { createEnv, type Env, expectOAuthError, jwtClaims, jwtHeader } from './harness.js';
@@ -103,7 +104,7 @@ describe('grant registry and handleTokenRequest', () => {
   });
 
   it('a new grant plugs in by appending a handler', async () => {
-    const device: GrantHandler = {
+    const device: GrantHandler<unknown> = {
       grantType: 'urn:ietf:params:oauth:grant-type:device_code',
       parameters: ['device_code'],
       handle: async () => ({ access_token: 'x', token_type: 'Bearer', expires_in: 1 }),
@@ -126,7 +127,7 @@ describe('grant registry and handleTokenRequest', () => {
 
   it('a test-only grant: one handler and one registry entry, and it is listed, dispatched and given only its parameters', async () => {
     const received: TokenRequest[] = [];
-    const widget: GrantHandler = {
+    const widget: GrantHandler<unknown> = {
       // Not a real grant type; the cast stands for adding its name to GRANT_TYPES (API.md).
       grantType: 'urn:example:widget' as GrantType,
       parameters: ['widget', 'resource'],
@@ -166,7 +167,7 @@ describe('grant registry and handleTokenRequest', () => {
       handler.grantType === 'client_credentials'
         ? {
             ...handler,
-            handle: (request: TokenRequest, context: GrantContext) => {
+            handle: (request: TokenRequest, context: TokenEndpointDependencies) => {
               seen.push(request);
               return handler.handle(request, context);
             },
@@ -183,7 +184,8 @@ describe('grant registry and handleTokenRequest', () => {
   });
 
   it('refuses to register password, implicit or a duplicate', () => {
-    const fake = (grantType: string) => ({ ...clientCredentialsGrant, grantType }) as unknown as GrantHandler;
+    const fake = (grantType: string) =>
+      ({ ...clientCredentialsGrant, grantType }) as unknown as AnyGrantHandler;
     expect(() => createGrantRegistry([fake('password')])).toThrow();
     expect(() => createGrantRegistry([fake('implicit')])).toThrow();
     expect(() => createGrantRegistry([clientCredentialsGrant, clientCredentialsGrant])).toThrow();

@@ -359,12 +359,23 @@ describe('device authorization grant (RFC 8628)', () => {
       const approval = await approve(response);
       const tokens = await poll(response);
       env.clock.advance(5);
+      expect(env.revokedGrants).toEqual([]);
 
       await expectOAuthError(poll(response), 'invalid_grant');
 
       expect((await env.stores.grants.findGrant(approval!.grantId))?.revokedAt).toBe(env.T0 + 5);
       const refresh = await env.stores.refreshTokens.findRefreshToken(hashToken(tokens.refresh_token!));
       expect(refresh?.revokedAt).toBe(env.T0 + 5);
+      // Reported like a reused authorization code, for the server's audit.
+      expect(env.revokedGrants).toEqual([
+        {
+          reason: 'device_code_reused',
+          grantType: DEVICE,
+          grantId: approval!.grantId,
+          clientId: 'cli',
+          sub: 'u-alice',
+        },
+      ]);
     });
 
     it('10 racing polls after approval: exactly one gets tokens, the rest invalid_grant, nothing revoked', async () => {
@@ -377,6 +388,7 @@ describe('device authorization grant (RFC 8628)', () => {
         if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'invalid_grant' });
       }
       expect((await env.stores.grants.findGrant(approval!.grantId))?.revokedAt).toBeNull();
+      expect(env.revokedGrants).toEqual([]);
     });
 
     it.each([

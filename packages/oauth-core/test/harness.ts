@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import { defaultProtocolConfig } from '../src/config.js';
 import { OAuthError, type OAuthErrorCode } from '../src/errors.js';
 import { authorizationCodeGrant } from '../src/grants/authorization-code.js';
-import type { GrantContext, TokenRequest } from '../src/grants/types.js';
+import type { TokenEndpointDependencies } from '../src/grants/index.js';
+import type { GrantRevokedEvent, TokenRequest } from '../src/grants/types.js';
 import type { AuthorizationCode, Client, Grant } from '../src/model.js';
 import { computeS256Challenge } from '../src/pkce.js';
 import { createMemoryStores, createTestClock, createTestKeys, createTestRandom } from '../src/testing.js';
@@ -39,7 +40,17 @@ export async function createEnv() {
     ],
   });
   const config = defaultProtocolConfig(ISSUER);
-  const context: GrantContext = { stores, clock, random, signer: keys.signer, config };
+  /** Every `events.grantRevoked` the grants reported, in order. */
+  const revokedGrants: GrantRevokedEvent[] = [];
+  const context: TokenEndpointDependencies = {
+    stores,
+    clock,
+    random,
+    signer: keys.signer,
+    verifier: keys.verifier,
+    config,
+    events: { grantRevoked: (event) => revokedGrants.push(event) },
+  };
   const T0 = clock.nowSeconds();
   let codeCounter = 0;
 
@@ -106,7 +117,20 @@ export async function createEnv() {
     };
   }
 
-  return { clock, random, keys, stores, config, context, T0, client, seedCode, tokenRequest, secrets };
+  return {
+    clock,
+    random,
+    keys,
+    stores,
+    config,
+    context,
+    revokedGrants,
+    T0,
+    client,
+    seedCode,
+    tokenRequest,
+    secrets,
+  };
 }
 
 export type Env = Awaited<ReturnType<typeof createEnv>>;

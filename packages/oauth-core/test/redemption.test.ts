@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authorizationCodeGrant } from '../src/grants/authorization-code.js';
+import type { TokenEndpointDependencies } from '../src/grants/index.js';
 import { refreshTokenGrant } from '../src/grants/refresh-token.js';
-import type { GrantContext } from '../src/grants/types.js';
 import type { ProtocolStores } from '../src/storage/index.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { CHALLENGE, createEnv, type Env, expectOAuthError, VERIFIER } from './harness.js';
@@ -29,7 +29,7 @@ function withoutFastPaths(stores: ProtocolStores): ProtocolStores {
 
 describe('code redemption and refresh rotation without the store fast paths', () => {
   let env: Env;
-  let context: GrantContext;
+  let context: TokenEndpointDependencies;
   beforeEach(async () => {
     env = await createEnv();
     context = { ...env.context, stores: withoutFastPaths(env.stores) };

@@ -1,13 +1,19 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ACR_VALUES } from '../src/authentication-level.js';
+import { authorizationCodeGrant } from '../src/grants/authorization-code.js';
 import { clientCredentialsGrant } from '../src/grants/client-credentials.js';
-import { createGrantRegistry, handleTokenRequest } from '../src/grants/index.js';
+import {
+  createGrantRegistry,
+  handleTokenRequest,
+  type TokenEndpointDependencies,
+} from '../src/grants/index.js';
 import { tokenExchangeGrant } from '../src/grants/token-exchange.js';
-import type { GrantContext, TokenRequest } from '../src/grants/types.js';
+import type { TokenRequest } from '../src/grants/types.js';
 import { TOKEN_TYPES } from '../src/model.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { findActiveAccessToken } from '../src/tokens/validate-access-token.js';
-import { makeClient } from './fixtures.js';
-import { createEnv, type Env, expectOAuthError, jwtClaims, obtainTokens } from './harness.js';
+import { billingResource, makeClient } from './fixtures.js';
+import { createEnv, type Env, expectOAuthError, jwtClaims, obtainTokens, VERIFIER } from './harness.js';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange' as const;
 const ACCESS = TOKEN_TYPES.accessToken;
@@ -39,7 +45,7 @@ function seedExchangers(env: Env) {
 
 describe('token exchange grant (RFC 8693)', () => {
   let env: Env;
-  let context: GrantContext;
+  let context: TokenEndpointDependencies;
   beforeEach(async () => {
     env = await createEnv();
     seedExchangers(env);
@@ -309,6 +315,59 @@ describe('token exchange grant (RFC 8693)', () => {
         ),
         'unauthorized_client',
       );
+    });
+  });
+
+  describe('a resource with require_mfa (issue 16: its tokens only from a sign-in that met the level)', () => {
+    beforeEach(() => {
+      env.stores.seed({ resources: [billingResource({ requireMfa: true })] });
+    });
+
+    /** Tokens of a code exchange whose grant records the sign-in level `acr` (`null`: none recorded). */
+    async function signedInAt(acr: string | null, clientId = 'web') {
+      const { code } = await env.seedCode({ code: { clientId }, grant: { acr } });
+      const request = await env.tokenRequest(clientId, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: 'https://app.example.test/cb',
+        code_verifier: VERIFIER,
+      });
+      return authorizationCodeGrant.handle(request, context);
+    }
+    const toBilling = (subjectToken: string, type: string = ACCESS) =>
+      exchange('gateway', { subject_token: subjectToken, subject_token_type: type, audience: 'billing-api' });
+
+    it('refuses a password-only subject token for it with invalid_target (RFC 8693 §2.2.2), and only for it', async () => {
+      const { access_token: token } = await signedInAt(ACR_VALUES.password);
+      const error = await expectOAuthError(toBilling(token), 'invalid_target');
+      expect(error.description).toMatch(/multi-factor/);
+      // The same token still reaches a resource without the requirement.
+      await expect(
+        exchange('gateway', { subject_token: token, subject_token_type: ACCESS, audience: 'orders-api' }),
+      ).resolves.toMatchObject({ issued_token_type: ACCESS });
+    });
+
+    it.each([
+      ['multi-factor', ACR_VALUES.mfa],
+      ['phishing-resistant', ACR_VALUES.phishingResistant],
+    ])('issues it from a %s sign-in', async (_level, acr) => {
+      const { access_token: token } = await signedInAt(acr);
+      const response = await toBilling(token);
+      const row = await env.stores.accessTokens.findAccessToken(hashToken(response.access_token));
+      expect(row).toMatchObject({ audience: ['billing-api'], clientId: 'gateway', sub: 'u-alice' });
+    });
+
+    it('reads an ID token’s own acr: password refused, multi-factor accepted', async () => {
+      const password = await signedInAt(ACR_VALUES.password, 'gateway');
+      await expectOAuthError(toBilling(password.id_token!, ID), 'invalid_target');
+      const mfa = await signedInAt(ACR_VALUES.mfa, 'gateway');
+      await expect(toBilling(mfa.id_token!, ID)).resolves.toMatchObject({ issued_token_type: ACCESS });
+    });
+
+    it('refuses a token without a recorded level: a grant from before levels, or a client’s own token', async () => {
+      const { access_token: unrecorded } = await signedInAt(null);
+      await expectOAuthError(toBilling(unrecorded), 'invalid_target');
+      await expectOAuthError(toBilling(await serviceToken()), 'invalid_target');
     });
   });
 

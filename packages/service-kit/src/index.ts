@@ -17,6 +17,13 @@ export {
   openDatabase,
   pgliteDatabase,
 } from './open-database.js';
-export { type OpenApiOptions, openApiPath, type RouteDescription, registerOpenApi } from './openapi.js';
+export {
+  OPERATIONS_ROUTE_DESCRIPTIONS,
+  OPERATIONS_TAG,
+  type OpenApiOptions,
+  openApiPath,
+  type RouteDescription,
+  registerOpenApi,
+} from './openapi.js';
 export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

@@ -59,7 +59,8 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: it runs on every response and does no I/O, so no promise is made for it.
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -67,6 +68,7 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
     };
     requests.inc(labels);
     durations.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', async (request, reply) => {
     const refusal = metricsRefusal(request, options.token);

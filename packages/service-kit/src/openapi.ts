@@ -21,6 +21,26 @@ export interface OpenApiOptions {
   undocumentedUrls: readonly string[];
 }
 
+/**
+ * The routes every service gets from this kit (health from the apps' lifecycle, the OpenAPI
+ * document, metrics), under the `operations` tag: each app's table spreads these.
+ */
+export const OPERATIONS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
+  'GET /health/live': { summary: 'Liveness: the process answers', tag: 'operations' },
+  'GET /health/ready': {
+    summary: 'Readiness: database reachable and not draining (503 otherwise)',
+    tag: 'operations',
+  },
+  'GET /openapi.json': { summary: 'This document (OpenAPI 3.1)', tag: 'operations' },
+  'GET /metrics': {
+    summary: 'Prometheus metrics: loopback without a token, elsewhere Bearer METRICS_TOKEN',
+    tag: 'operations',
+  },
+};
+
+/** The `operations` tag of OPERATIONS_ROUTE_DESCRIPTIONS. */
+export const OPERATIONS_TAG = { name: 'operations', description: 'Health, metrics and this document' };
+
 /** `/interaction/:id/login` → `/interaction/{id}/login`, as OpenAPI writes path parameters. */
 export function openApiPath(fastifyUrl: string): string {
   return fastifyUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

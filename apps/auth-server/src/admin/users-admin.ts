@@ -2,6 +2,7 @@ import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-
 import { and, count, eq, isNull } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { grants, ssoSessions, users } from '../db/schema.js';
+import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { createDrizzleStores } from '../storage/drizzle-stores.js';
@@ -29,6 +30,7 @@ export interface UserOverview {
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;
   authenticatorApps: number;
+  passkeys: number;
   recoveryCodesRemaining: number;
   activeSessions: number;
   activeGrants: number;
@@ -45,6 +47,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
   const { db, clock } = deps;
   const totp = createTotpRepository(deps);
   const recoveryCodes = createRecoveryCodeRepository(deps);
+  const passkeys = createPasskeyRepository(deps);
 
   async function find(username: string) {
     const [row] = await db.select().from(users).where(eq(users.username, username)).limit(1);
@@ -69,6 +72,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       mfaRequired: row.mfaRequired,
       disabled: row.disabledAt !== null,
       authenticatorApps: (await totp.list(row.sub)).length,
+      passkeys: (await passkeys.list(row.sub)).length,
       recoveryCodesRemaining: await recoveryCodes.remaining(row.sub),
       activeSessions: sessions?.value ?? 0,
       activeGrants: liveGrants?.value ?? 0,
@@ -139,12 +143,16 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       return { sub: row.sub, ...(await endEverything(row.sub)) };
     },
 
-    /** Removes every authenticator app and recovery code; the next sign-in asks for a new one if required. */
+    /**
+     * Removes every authenticator app, passkey and recovery code; the next sign-in asks for a new
+     * factor if one is required.
+     */
     async resetMfa(username: string) {
       const row = await find(username);
       return {
         sub: row.sub,
         authenticatorApps: await totp.removeAll(row.sub),
+        passkeys: await passkeys.removeAll(row.sub),
         recoveryCodes: await recoveryCodes.removeAll(row.sub),
       };
     },

@@ -20,7 +20,7 @@ const USAGE = `usage: users <command>
   disable <username>                    the user cannot sign in; sessions, refresh and access tokens stop now
   enable <username>                     the user can sign in again
   reset-password <username>  < password a new password; the user's sessions and tokens end
-  reset-mfa <username>                  removes the user's authenticator apps and recovery codes`;
+  reset-mfa <username>                  removes the user's authenticator apps, passkeys and recovery codes`;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -41,6 +41,7 @@ function describe(user: UserOverview): string {
     `name=${user.name ?? '-'}`,
     `email=${user.email ?? '-'}`,
     `apps=${user.authenticatorApps}`,
+    `passkeys=${user.passkeys}`,
     `recovery_codes=${user.recoveryCodesRemaining}`,
     `mfa_required=${user.mfaRequired}`,
     `disabled=${user.disabled}`,
@@ -52,7 +53,7 @@ function describe(user: UserOverview): string {
 async function newPassword(username: string): Promise<string> {
   const password = await readStdin();
   if (password === '') throw new ConfigError('no password on standard input');
-  const problem = passwordProblem(password, username);
+  const problem = await passwordProblem(password, username);
   if (problem !== null) throw new ConfigError(problem);
   return password;
 }
@@ -133,9 +134,9 @@ async function run(
     }
     case 'reset-mfa': {
       const result = await admin.resetMfa(username);
-      event(AUDIT_EVENTS.adminMfaReset, result.sub, result.authenticatorApps);
+      event(AUDIT_EVENTS.adminMfaReset, result.sub, result.authenticatorApps + result.passkeys);
       out(
-        `removed ${result.authenticatorApps} authenticator app(s) and ${result.recoveryCodes} recovery code(s) of ${username}`,
+        `removed ${result.authenticatorApps} authenticator app(s), ${result.passkeys} passkey(s) and ${result.recoveryCodes} recovery code(s) of ${username}`,
       );
       return;
     }

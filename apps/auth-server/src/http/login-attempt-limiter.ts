@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { rateLimitCounters } from '../db/schema.js';
-import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from '../routes/interaction.js';
+import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from '../routes/interaction/index.js';
 import { LOGIN_COUNTER_PREFIX } from './database-rate-limit-store.js';
 
 export interface LoginAttemptLimits {

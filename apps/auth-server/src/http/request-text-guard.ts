@@ -41,6 +41,8 @@ export function isSafeText(value: string): boolean {
  * escape stays literal (the parsers keep it as it is), so only real escapes are judged.
  */
 export function isUtf8PercentEncoding(raw: string): boolean {
+  // Most requests carry no escape at all: nothing to decode (a hot-path saving, issue 20).
+  if (!raw.includes('%')) return true;
   try {
     decodeURIComponent(raw.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
     return true;
@@ -62,10 +64,11 @@ export function findUnsafeText(value: unknown, where: string, depth = 0): string
 }
 
 function findUnsafeHeader(request: FastifyRequest): string | null {
-  for (const [name, value] of Object.entries(request.headers)) {
-    for (const item of Array.isArray(value) ? value : [value ?? '']) {
-      if (HEADER_CONTROL_CHARACTER.test(item)) return `header ${name}`;
-    }
+  // rawHeaders is [name, value, name, value, …] as received: every value, repeated ones included,
+  // without building the entries of the parsed headers object on every request.
+  const raw = request.raw.rawHeaders;
+  for (let index = 1; index < raw.length; index += 2) {
+    if (HEADER_CONTROL_CHARACTER.test(raw[index] as string)) return `header ${raw[index - 1]?.toLowerCase()}`;
   }
   // Cookie values are percent-decoded before the session and CSRF checks read them.
   const cookie = request.headers.cookie ?? '';
@@ -83,7 +86,7 @@ function safeDecode(value: string): string {
 /** URL and headers: everything known before the body is read. */
 export function findUnsafeRequestHead(request: FastifyRequest): string | null {
   const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-  if (!isUtf8PercentEncoding(rawQuery.replace(/\+/g, ' '))) return 'query';
+  if (!isUtf8PercentEncoding(rawQuery)) return 'query';
   return (
     findUnsafeText(request.params, 'path') ??
     findUnsafeText(request.query, 'query') ??
@@ -96,7 +99,7 @@ export function findUnsafeRequestHead(request: FastifyRequest): string | null {
  * not UTF-8 (which the parser would otherwise keep as literal `%FF` text), then parses as usual.
  */
 export function parseFormBody(body: string): Record<string, unknown> {
-  if (!isUtf8PercentEncoding(body.replace(/\+/g, ' ')) || body.includes('\uFFFD')) {
+  if (!isUtf8PercentEncoding(body) || body.includes('\uFFFD')) {
     // U+FFFD in the raw text: the body held raw bytes that are not UTF-8.
     throw new UnsafeRequestTextError('body');
   }
@@ -105,15 +108,16 @@ export function parseFormBody(body: string): Record<string, unknown> {
 
 export const requestTextGuardPlugin = fp(
   async (app) => {
+    // Callback hooks: these run on every request and do no I/O, so no promise is made for them.
     // onRequest: before any route hook reads the session cookie or a parameter.
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       const unsafe = findUnsafeRequestHead(request);
-      if (unsafe !== null) throw new UnsafeRequestTextError(unsafe);
+      done(unsafe === null ? undefined : new UnsafeRequestTextError(unsafe));
     });
     // preValidation: the parsed body, before any schema, handler or SQL statement sees it.
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       const unsafe = findUnsafeText(request.body, 'body');
-      if (unsafe !== null) throw new UnsafeRequestTextError(unsafe);
+      done(unsafe === null ? undefined : new UnsafeRequestTextError(unsafe));
     });
   },
   { name: 'request-text-guard', fastify: '5.x' },

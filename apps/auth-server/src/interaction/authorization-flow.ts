@@ -51,10 +51,16 @@ export interface AuthorizationFlowDeps {
 
 export type NextStep =
   | { kind: 'login' }
-  /** The session's level is too low and the user has a factor that reaches it: the otp page. */
-  | { kind: 'otp'; user: User }
-  /** The level needs a factor the user has not enrolled: enrolment first (the enrol page). */
-  | { kind: 'enrol'; user: User }
+  /**
+   * The session's level is too low and the user has a factor that reaches it: the otp page, or
+   * the passkey page alone when `passkeyOnly` (only a passkey reaches the phishing-resistant level).
+   */
+  | { kind: 'otp'; user: User; passkeyOnly: boolean }
+  /**
+   * The level needs a factor the user has not enrolled: enrolment first (the enrol page, leading
+   * with a passkey when `passkeyOnly`).
+   */
+  | { kind: 'enrol'; user: User; passkeyOnly: boolean }
   | { kind: 'consent'; user: User; scopes: string[] }
   | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession }
   | { kind: 'error'; error: OAuthError };
@@ -116,12 +122,20 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
     });
     let step = nextLevelStep(session.methods, required, enrolled);
     // OIDC Core §5.5.1.1: a requested acr is a voluntary claim. Only a passkey reaches the
-    // phishing-resistant level, and this server cannot enrol one during sign-in, so such a request
-    // is answered at the multi-factor level (the ID token's `acr` tells the client which it got).
-    if (step.kind === 'enrol' && step.passkeyOnly)
-      step = nextLevelStep(session.methods, ACR_VALUES.mfa, enrolled);
+    // phishing-resistant level. A user without one who has another factor proves that factor and
+    // the request is answered at the multi-factor level (the ID token's `acr` tells the client):
+    // enrolling a passkey during sign-in after the password alone would let a stolen password add
+    // a factor beside the owner's. A user with no factor at all enrols one, a passkey first.
+    if (step.kind === 'enrol' && step.passkeyOnly) {
+      const multiFactor = nextLevelStep(session.methods, ACR_VALUES.mfa, enrolled);
+      if (multiFactor.kind !== 'enrol') step = multiFactor;
+    }
     if (step.kind === 'satisfied') return null;
-    return step.kind === 'second_factor' ? { kind: 'otp' as const, user } : { kind: 'enrol' as const, user };
+    return {
+      kind: step.kind === 'second_factor' ? ('otp' as const) : ('enrol' as const),
+      user,
+      passkeyOnly: step.passkeyOnly,
+    };
   }
 
   return {

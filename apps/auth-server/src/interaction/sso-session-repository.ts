@@ -13,7 +13,16 @@ export interface SsoSession {
   methods: CompletedMethod[];
   createdAt: number;
   expiresAt: number;
+  /** The User-Agent header of the latest sign-in (truncated), for the account page; null when absent. */
+  userAgent: string | null;
+  /** The client address of the latest sign-in (`request.ip`, so TRUST_PROXY applies). */
+  ip: string | null;
+  /** When a request last presented the session, to the minute (see `touch`); null for older rows. */
+  lastUsedAt: number | null;
 }
+
+/** Where a sign-in came from: recorded when a session starts or is renewed. */
+export type SignInOrigin = Pick<SsoSession, 'userAgent' | 'ip'>;
 
 export interface SsoSessionRepository {
   /** Stores a new session; `keyHash` is the hash of the opaque cookie value. */
@@ -30,7 +39,10 @@ export interface SsoSessionRepository {
     authTime: number,
     expiresAt: number,
     methods: CompletedMethod[],
+    origin: SignInOrigin,
   ): Promise<void>;
+  /** Records that the session was used at `now` (the account page's "last used"). */
+  touch(id: string, now: number): Promise<void>;
   /**
    * A further method completed (second factor, step-up): records the methods and `auth_time` and
    * replaces the cookie key (the session is worth more now; no fixation).
@@ -51,6 +63,9 @@ const columns = {
   methods: ssoSessions.methods,
   createdAt: ssoSessions.createdAt,
   expiresAt: ssoSessions.expiresAt,
+  userAgent: ssoSessions.userAgent,
+  ip: ssoSessions.ip,
+  lastUsedAt: ssoSessions.lastUsedAt,
 };
 
 /** The jsonb column is typed loosely; method names are the oauth-core table's keys. */
@@ -75,11 +90,14 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
         .limit(1);
       return rows[0] ? withMethods(rows[0]) : null;
     },
-    async renew(id, keyHash, authTime, expiresAt, methods) {
+    async renew(id, keyHash, authTime, expiresAt, methods, origin) {
       await db
         .update(ssoSessions)
-        .set({ keyHash, authTime, expiresAt, methods })
+        .set({ keyHash, authTime, expiresAt, methods, ...origin, lastUsedAt: authTime })
         .where(eq(ssoSessions.id, id));
+    },
+    async touch(id, now) {
+      await db.update(ssoSessions).set({ lastUsedAt: now }).where(eq(ssoSessions.id, id));
     },
     async delete(id) {
       const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(columns);

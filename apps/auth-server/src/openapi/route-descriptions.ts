@@ -4,7 +4,7 @@
  * document names them and links the section. test/openapi.test.ts fails when a registered route
  * has no entry here, or an entry names a route that does not exist: the two cannot drift.
  */
-import type { RouteDescription } from '@oidc-orders/service-kit';
+import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orders/service-kit';
 
 const SIGN_IN_PAGE = 'HTML sign-in step of an authorization request (interaction)';
 
@@ -84,6 +84,19 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: submit the code`, tag: 'pages' },
   'GET /interaction/{id}/recovery': { summary: `${SIGN_IN_PAGE}: recovery code`, tag: 'pages' },
   'POST /interaction/{id}/recovery': { summary: `${SIGN_IN_PAGE}: submit a recovery code`, tag: 'pages' },
+  'GET /interaction/{id}/passkey': {
+    summary: `${SIGN_IN_PAGE}: sign in with a passkey (alone, or after the password)`,
+    tag: 'pages',
+  },
+  'POST /interaction/{id}/passkey': {
+    summary: `${SIGN_IN_PAGE}: submit a WebAuthn assertion`,
+    tag: 'pages',
+  },
+  'GET /interaction/{id}/enrol-passkey': { summary: `${SIGN_IN_PAGE}: set up a passkey`, tag: 'pages' },
+  'POST /interaction/{id}/enrol-passkey': {
+    summary: `${SIGN_IN_PAGE}: submit a WebAuthn registration`,
+    tag: 'pages',
+  },
   'GET /interaction/{id}/enrol': { summary: `${SIGN_IN_PAGE}: enrol a second factor`, tag: 'pages' },
   'POST /interaction/{id}/enrol': { summary: `${SIGN_IN_PAGE}: confirm the enrolment`, tag: 'pages' },
   'POST /interaction/{id}/continue': {
@@ -107,6 +120,16 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   },
   'POST /account/totp/{id}/rename': { summary: 'Rename an authenticator app', tag: 'account' },
   'POST /account/totp/{id}/remove': { summary: 'Remove an authenticator app', tag: 'account' },
+  'POST /account/passkeys': {
+    summary: 'Start adding a passkey (WebAuthn registration options)',
+    tag: 'account',
+  },
+  'POST /account/passkeys/confirm': {
+    summary: 'Finish adding a passkey (WebAuthn registration response)',
+    tag: 'account',
+  },
+  'POST /account/passkeys/{id}/rename': { summary: 'Rename a passkey', tag: 'account' },
+  'POST /account/passkeys/{id}/remove': { summary: 'Remove a passkey', tag: 'account' },
   'POST /account/recovery-codes': {
     summary: 'New recovery codes (the old set stops working)',
     tag: 'account',
@@ -118,14 +141,5 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /account/sessions/sign-out-others': { summary: 'Sign out every other session', tag: 'account' },
   'GET /assets/{name}': { summary: 'Stylesheet, scripts and images of the pages', tag: 'pages' },
   'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
-  'GET /health/live': { summary: 'Liveness: the process answers', tag: 'operations' },
-  'GET /health/ready': {
-    summary: 'Readiness: database reachable and not draining (503 otherwise)',
-    tag: 'operations',
-  },
-  'GET /openapi.json': { summary: 'This document (OpenAPI 3.1)', tag: 'operations' },
-  'GET /metrics': {
-    summary: 'Prometheus metrics: loopback without a token, elsewhere Bearer METRICS_TOKEN',
-    tag: 'operations',
-  },
+  ...OPERATIONS_ROUTE_DESCRIPTIONS,
 };

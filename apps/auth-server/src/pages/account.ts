@@ -12,8 +12,24 @@ export interface AccountPageInput {
     createdAt: number;
     lastUsedAt: number | null;
   }>;
+  passkeys: ReadonlyArray<{
+    id: string;
+    name: string;
+    synced: boolean;
+    createdAt: number;
+    lastUsedAt: number | null;
+  }>;
   recoveryCodesRemaining: number;
-  sessions: ReadonlyArray<{ id: string; createdAt: number; authTime: number; current: boolean }>;
+  sessions: ReadonlyArray<{
+    /** Readable device and browser ("Chrome on Linux"), from the User-Agent at sign-in. */
+    device: string;
+    /** Client address of the sign-in, or null when unknown. */
+    ip: string | null;
+    createdAt: number;
+    lastUsedAt: number | null;
+    /** The session of the browser showing the page. */
+    current: boolean;
+  }>;
   apps: ReadonlyArray<{ clientId: string; clientName: string; scopes: readonly string[]; offline: boolean }>;
   /** A short confirmation or error after a change. */
   notice?: { kind: 'ok' | 'error'; text: string };
@@ -42,9 +58,23 @@ export function renderAccountPage(input: AccountPageInput): string {
 </form>
 </li>`,
   );
+  const passkeyItems = input.passkeys.map(
+    (passkey) => html`<li data-passkey="${passkey.id}">
+<form method="post" action="${base}/passkeys/${passkey.id}/rename" class="inline">${csrf}
+<label for="passkey-name-${passkey.id}">Name</label>
+<input id="passkey-name-${passkey.id}" name="name" type="text" value="${passkey.name}" maxlength="60" required>
+<button type="submit" class="secondary">Rename</button>
+</form>
+<span>${passkey.synced ? 'synced' : 'this device only'}, added ${when(passkey.createdAt)}${passkey.lastUsedAt === null ? null : html`, last used ${when(passkey.lastUsedAt)}`}</span>
+<form method="post" action="${base}/passkeys/${passkey.id}/remove" class="inline">${csrf}
+<button type="submit" class="secondary" aria-label="Remove ${passkey.name}">Remove</button>
+</form>
+</li>`,
+  );
   const sessions = input.sessions.map(
     (session) =>
-      html`<li>Signed in ${when(session.createdAt)}, last verified ${when(session.authTime)}${session.current ? html` <strong>(this browser)</strong>` : null}</li>`,
+      html`<li data-session${session.current ? html`="current"` : null}><strong>${session.device}</strong>${session.current ? html` (this session)` : null}
+<br><span class="muted">Signed in ${when(session.createdAt)}${session.ip === null ? null : html` from ${session.ip}`}, last used ${when(session.lastUsedAt ?? session.createdAt)}</span></li>`,
   );
   const accessItems = input.apps.map(
     (
@@ -61,6 +91,13 @@ ${input.notice ? html`<p class="${input.notice.kind === 'ok' ? 'notice' : 'alert
 ${input.authenticatorApps.length === 0 ? html`<p>None yet.</p>` : html`<ul class="factors">${apps}</ul>`}
 <form method="post" action="${base}/totp" class="stack">${csrf}
 <button type="submit" class="primary">Add an authenticator app</button>
+</form>
+</section>
+<section aria-labelledby="passkeys-title">
+<h2 id="passkeys-title">Passkeys</h2>
+${input.passkeys.length === 0 ? html`<p>None yet. A passkey signs you in without a password, and cannot be used on another site.</p>` : html`<ul class="factors">${passkeyItems}</ul>`}
+<form method="post" action="${base}/passkeys" class="stack">${csrf}
+<button type="submit" class="primary">Add a passkey</button>
 </form>
 </section>
 <section aria-labelledby="recovery-title">
@@ -86,7 +123,7 @@ ${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${accessI
 </section>
 <section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Active sessions</h2>
-<ul>${sessions}</ul>
+<ul class="sessions">${sessions}</ul>
 <form method="post" action="${base}/sessions/sign-out-others" class="stack">${csrf}
 <button type="submit" class="secondary">Sign out other sessions</button>
 </form>

@@ -1,9 +1,11 @@
-import { html } from './html.js';
+import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 
 export interface EnrolTotpPageInput {
   /** Why enrolment is needed now (the application requires it), or `undefined` on the account page. */
   lead?: string;
+  /** Another way to enrol, shown under the lead (a passkey). */
+  alternative?: SafeHtml;
   csrfToken: string;
   /** Base32 secret, for manual entry (`data-totp-secret` lets a test or a password manager read it). */
   secret: string;
@@ -24,6 +26,7 @@ export interface EnrolTotpPageInput {
 export function renderEnrolTotpPage(input: EnrolTotpPageInput): string {
   const grouped = input.secret.replace(/(.{4})/g, '$1 ').trim();
   const body = html`${input.lead ? html`<p class="lead">${input.lead}</p>` : null}
+${input.alternative ?? null}
 <ol class="stack">
 <li>Scan this code with an authenticator app:<br>
 <img class="qr" src="${input.qrCodeDataUrl}" width="200" height="200" alt="QR code of the authenticator app secret"></li>

@@ -13,6 +13,8 @@ export interface LoginPageInput {
   kerberosHref?: string;
   /** Where the form posts when the page is not served from the login URL (the Kerberos challenge). */
   formAction?: string;
+  /** The passkey page: signing in with a discoverable credential, no username typed. */
+  passkeyHref?: string;
 }
 
 /**
@@ -34,6 +36,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 </div>
 <button type="submit" class="primary">Sign in</button>
 </form>
+${input.passkeyHref ? html`<p><a href="${input.passkeyHref}" class="button" data-sign-in="passkey">Sign in with a passkey</a></p>` : null}
 ${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
   return renderPage({ title: 'Sign in', body, basePath: input.basePath });
 }

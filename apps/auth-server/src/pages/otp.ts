@@ -9,6 +9,8 @@ export interface OtpPageInput {
   basePath: string;
   /** The linked page that takes a recovery code instead. */
   recoveryUrl: string;
+  /** The passkey page, when the user has a passkey. */
+  passkeyUrl?: string;
 }
 
 /**
@@ -27,6 +29,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="otp-error">${input
 </div>
 <button type="submit" class="primary">Verify</button>
 </form>
+${input.passkeyUrl ? html`<p><a href="${input.passkeyUrl}" data-link="passkey">Use a passkey instead</a></p>` : null}
 <p><a href="${input.recoveryUrl}" data-link="recovery-code">Use a recovery code instead</a></p>`;
   return renderPage({ title: 'Two-step verification', body, basePath: input.basePath });
 }

@@ -1,4 +1,4 @@
-import { registerOpenApi } from '@oidc-orders/service-kit';
+import { OPERATIONS_TAG, registerOpenApi } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { ROUTE_DESCRIPTIONS } from '../openapi/route-descriptions.js';
@@ -20,7 +20,7 @@ export const openApiPlugin: FastifyPluginAsync = fp(
         { name: 'openid', description: 'OpenID Connect endpoints' },
         { name: 'pages', description: 'HTML pages a person sees' },
         { name: 'account', description: "The signed-in user's account page" },
-        { name: 'operations', description: 'Health and this document' },
+        OPERATIONS_TAG,
       ],
       routes: ROUTE_DESCRIPTIONS,
       // @fastify/cors answers preflight requests for every path; they are not an API of their own.

@@ -9,7 +9,12 @@ import {
 } from '@oidc-orders/oauth-core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { SsoSession, SsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { USER_AGENT_MAX_LENGTH } from '../account/user-agent.js';
+import type {
+  SignInOrigin,
+  SsoSession,
+  SsoSessionRepository,
+} from '../interaction/sso-session-repository.js';
 
 /**
  * The single-sign-on session and the browser-binding cookie (README "Sessions and cookies").
@@ -17,6 +22,8 @@ import type { SsoSession, SsoSessionRepository } from '../interaction/sso-sessio
  * - Session cookie: an opaque random key (256 bits). The `sso_sessions` row stores only its
  *   SHA-256, so a leaked database row cannot be replayed as a cookie. A fresh key is issued at
  *   every login (no session fixation); re-authenticating the same user keeps the `sid`.
+ *   The row also records the User-Agent (truncated) and client address of the latest sign-in, and
+ *   when the session was last used, so the account page can list "Chrome on Linux, 203.0.113.7".
  * - Browser cookie: an opaque random key naming this browser; interactions store its hash and the
  *   CSRF tokens are keyed by it, so an interaction cannot be completed from another browser.
  *
@@ -79,6 +86,18 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * "Last used" on the account page is kept to the minute: a request that presents the session writes
+ * only when the recorded time is at least this old, so a busy session costs one UPDATE a minute.
+ */
+export const LAST_USED_GRANULARITY_SECONDS = 60;
+
+/** The browser and address a sign-in came from, as the account page shows them. */
+const signInOrigin = (request: FastifyRequest): SignInOrigin => ({
+  userAgent: request.headers['user-agent']?.slice(0, USER_AGENT_MAX_LENGTH) || null,
+  ip: request.ip || null,
+});
+
 /** SHA-256, base64url: how session keys and browser keys are stored. */
 export const hashCookieValue = (value: string): string =>
   createHash('sha256').update(value).digest('base64url');
@@ -101,7 +120,11 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
   async function current(request: FastifyRequest) {
     const key = sessionKeyOf(request);
     if (key === null) return null;
-    return repository.findActive(hashCookieValue(key), clock.nowSeconds());
+    const now = clock.nowSeconds();
+    const session = await repository.findActive(hashCookieValue(key), now);
+    if (session === null || now - (session.lastUsedAt ?? 0) < LAST_USED_GRANULARITY_SECONDS) return session;
+    await repository.touch(session.id, now);
+    return { ...session, lastUsedAt: now };
   }
 
   async function notifyEnded(session: SsoSession, request: FastifyRequest) {
@@ -132,14 +155,15 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
       const methods: CompletedMethod[] = [{ ...method, at: now }];
       const key = newKey();
       const expiresAt = now + options.sessionTtl;
+      const origin = signInOrigin(request);
       // Housekeeping on the login path keeps the table small without a scheduler.
       await repository.deleteExpired(now);
       const existing = await current(request);
       let session: SsoSession;
       if (existing !== null && existing.sub === sub) {
         // Same user signing in again (prompt=login, max_age): same sid, fresh auth_time, new key.
-        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, methods);
-        session = { ...existing, authTime: now, expiresAt, methods };
+        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, methods, origin);
+        session = { ...existing, authTime: now, expiresAt, methods, ...origin, lastUsedAt: now };
       } else {
         // Someone else signs in on this browser: the previous user's session ends first.
         await endCurrent(request);
@@ -150,6 +174,8 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
           methods,
           createdAt: now,
           expiresAt,
+          ...origin,
+          lastUsedAt: now,
         };
         await repository.create(session, hashCookieValue(key));
       }

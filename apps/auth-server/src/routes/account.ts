@@ -14,22 +14,27 @@ import {
 } from '../account/account-interaction.js';
 import type { AppAccessRepository } from '../account/app-access.js';
 import { passwordProblem } from '../account/common-passwords.js';
+import { describeUserAgent } from '../account/user-agent.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { users } from '../db/schema.js';
 import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import type { SsoSession } from '../interaction/sso-session-repository.js';
+import type { PasskeyRepository } from '../mfa/passkey-repository.js';
 import { qrCodeDataUrl } from '../mfa/qr-code.js';
 import type { RecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import type { TotpRepository } from '../mfa/totp-repository.js';
+import type { RelyingParty } from '../mfa/webauthn.js';
+import type { WebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
 import { renderAccountPage } from '../pages/account.js';
 import { renderEnrolTotpPage } from '../pages/enrol-totp.js';
 import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
+import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage } from './authorization-reply.js';
-import { INVALID_CODE_MESSAGE } from './interaction.js';
+import { INVALID_CODE_MESSAGE } from './interaction/index.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;
@@ -38,6 +43,10 @@ export interface AccountRoutesOptions {
   db: AppDatabase;
   totp: TotpRepository;
   recoveryCodes: RecoveryCodeRepository;
+  /** Passkeys (src/routes/account-passkeys.ts). */
+  passkeys: PasskeyRepository;
+  webauthnChallenges: WebAuthnChallengeStore;
+  relyingParty: RelyingParty;
   clock: Clock;
   pageContext: PageContext;
 }
@@ -144,8 +153,15 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       username: user.username,
       csrfToken: csrfTokenFor(current.browserKey, 'account', session.id),
       authenticatorApps: await totp.list(user.sub),
+      passkeys: await options.passkeys.list(user.sub),
       recoveryCodesRemaining: await recoveryCodes.remaining(user.sub),
-      sessions: sessions.map((other) => ({ ...other, current: other.id === session.id })),
+      sessions: sessions.map((other) => ({
+        device: describeUserAgent(other.userAgent),
+        ip: other.ip,
+        createdAt: other.createdAt,
+        lastUsedAt: other.lastUsedAt,
+        current: other.id === session.id,
+      })),
       apps: await options.appAccess.list(user.sub),
       notice,
       basePath: pageContext.basePath,
@@ -257,6 +273,24 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
   });
 
+  // ─── Passkeys ──────────────────────────────────────────────────────────────────────────────────
+
+  registerAccountPasskeyRoutes(app, {
+    passkeys: options.passkeys,
+    challenges: options.webauthnChallenges,
+    rp: options.relyingParty,
+    accountUrl,
+    basePath: pageContext.basePath,
+    authorizedChange,
+    sendAccountPage,
+    async factorEnrolled(request, reply, current, method, notice) {
+      // As for a confirmed authenticator app: the session holds the level the new factor demands.
+      current.session = await app.ssoSessions.addMethod(reply, current.session, method);
+      if (!(await recoveryCodes.hasSet(current.user.sub))) return sendRecoveryCodes(reply, current, request);
+      return sendAccountPage(reply, current, 200, notice);
+    },
+  });
+
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
 
   app.post('/account/recovery-codes', async (request, reply) => {
@@ -279,7 +313,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       });
     }
     const next = field(request.body, 'new_password');
-    const problem = passwordProblem(next, user.username);
+    const problem = await passwordProblem(next, user.username);
     if (problem !== null) return sendAccountPage(reply, current, 400, { kind: 'error', text: problem });
     await options.db
       .update(users)

@@ -1,10 +1,21 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 
 /**
  * The sign-in pages' static files: the one stylesheet and the form_post submitter (external,
  * because the CSP forbids inline script). Read once at start-up; tiny, so no static-file plugin.
  */
+/**
+ * @simplewebauthn/browser's own browser bundle (UMD, global `SimpleWebAuthnBrowser`), served as it
+ * is published; its package `exports` name only the module entry, so the file is found from there.
+ */
+const simpleWebAuthnBrowserBundle = new URL(
+  '../dist/bundle/index.umd.min.js',
+  pathToFileURL(createRequire(import.meta.url).resolve('@simplewebauthn/browser')),
+);
+
 const assets: Record<string, { type: string; body: Buffer }> = {
   'styles.css': {
     type: 'text/css; charset=utf-8',
@@ -24,6 +35,15 @@ const assets: Record<string, { type: string; body: Buffer }> = {
   'signed-out.js': {
     type: 'text/javascript; charset=utf-8',
     body: readFileSync(new URL('../pages/signed-out-continue.js', import.meta.url)),
+  },
+  // The passkey pages (src/pages/passkey.ts): the WebAuthn library, then the ceremony runner.
+  'simplewebauthn-browser.js': {
+    type: 'text/javascript; charset=utf-8',
+    body: readFileSync(simpleWebAuthnBrowserBundle),
+  },
+  'passkey.js': {
+    type: 'text/javascript; charset=utf-8',
+    body: readFileSync(new URL('../pages/passkey-ceremony.js', import.meta.url)),
   },
 };
 

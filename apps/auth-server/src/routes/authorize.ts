@@ -18,7 +18,7 @@ import {
   respondWithOAuthError,
   targetOf,
 } from './authorization-reply.js';
-import { interactionPageUrl } from './interaction-url.js';
+import { interactionPageUrl } from './interaction/url.js';
 
 export interface AuthorizeRoutesOptions {
   flow: AuthorizationFlow;

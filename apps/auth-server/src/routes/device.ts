@@ -22,7 +22,7 @@ import { sendHtml } from '../pages/respond.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage } from './authorization-reply.js';
 import { DEVICE_VERIFICATION_PATH } from './device-authorization.js';
-import type { DevicePurposeResolver, InteractionPage, InteractionPurpose } from './interaction.js';
+import type { DevicePurposeResolver, InteractionPage, InteractionPurpose } from './interaction/index.js';
 
 /**
  * The RFC 8628 §3.3 verification page and the device ending of login/consent interactions.

@@ -16,8 +16,11 @@ import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
+import { relyingPartyOf } from '../mfa/webauthn.js';
+import { createWebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
 import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
@@ -31,8 +34,9 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
-import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction.js';
+import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
 export interface SignInProtocolServices {
@@ -154,6 +158,14 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     clock: protocol.clock,
     random: protocol.random,
   });
+  const passkeys = createPasskeyRepository({
+    db: options.db,
+    clock: protocol.clock,
+    random: protocol.random,
+  });
+  const webauthnChallenges = createWebAuthnChallengeStore({ db: options.db, clock: protocol.clock });
+  // WebAuthn RP ID and origin from ISSUER, never from the request (README "Passkeys").
+  const relyingParty = relyingPartyOf(issuer);
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
   const flow = createAuthorizationFlow({
@@ -166,7 +178,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
     enrolledFactors: async (sub) => ({
       otp: await totp.hasConfirmed(sub),
-      passkey: false,
+      passkey: await passkeys.hasAny(sub),
       recoveryCodes: (await recoveryCodes.remaining(sub)) > 0,
     }),
   });
@@ -191,7 +203,6 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     stores: protocol.stores,
     interactions,
     consents,
-    verifier: protocol.verifier,
     pageContext,
     nowSeconds: () => protocol.clock.nowSeconds(),
     loginAttemptGuard: options.loginAttemptGuard,
@@ -199,7 +210,11 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     kerberos: options.kerberos,
     totp,
     recoveryCodes,
+    passkeys,
+    webauthnChallenges,
+    relyingParty,
   });
+  await app.register(endSessionRoutes, { stores: protocol.stores, verifier: protocol.verifier, pageContext });
   await app.register(accountRoutes, {
     appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
     flow,
@@ -207,6 +222,9 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     db: options.db,
     totp,
     recoveryCodes,
+    passkeys,
+    webauthnChallenges,
+    relyingParty,
     clock: protocol.clock,
     pageContext,
   });

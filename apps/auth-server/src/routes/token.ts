@@ -1,10 +1,11 @@
 import {
   createGrantRegistry,
-  type GrantContext,
+  type GrantEvents,
   handleTokenRequest,
   repeatableTokenParameters,
+  type TokenEndpointDependencies,
 } from '@oidc-orders/oauth-core';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { registerTokenRateLimit, tokenRateLimitRouteConfig } from '../http/token-rate-limit.js';
@@ -21,7 +22,14 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
   // RFC 8707 §2 `resource` and RFC 8693 §2.1 `audience`: the parameters the grants declare repeatable.
   const repeatable = repeatableTokenParameters(registry);
   const { stores, clock, random, signer, verifier, config } = app.protocol;
-  const grantContext: GrantContext = { stores, clock, random, signer, verifier, config };
+  const services: Omit<TokenEndpointDependencies, 'events'> = {
+    stores,
+    clock,
+    random,
+    signer,
+    verifier,
+    config,
+  };
   // Per client_id, off unless TOKEN_RATE_LIMIT_PER_MINUTE is set (src/http/token-rate-limit.ts).
   const rateLimited = await registerTokenRateLimit(app);
 
@@ -46,15 +54,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
           clientAuthenticated: authenticated,
           dpopJkt,
         },
-        withReuseAudit(grantContext, (grantId) =>
-          // The grants call revokeGrant at /token only when a code, refresh token or device code is
-          // presented again (RFC 6749 §4.1.2, RFC 9700 §4.14.2): the chain was revoked.
-          audit(request.log, AUDIT_EVENTS.tokenReuseDetected, {
-            grant_id: grantId,
-            grant_type: params.grant_type,
-            client_id: client.clientId,
-          }),
-        ),
+        { ...services, events: auditedGrantEvents(request.log) },
         registry,
       );
       tokensIssued.inc({ grant_type: params.grant_type });
@@ -66,22 +66,17 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
 };
 
 /**
- * The grant context with `grants.revokeGrant` reporting to `onRevoked` once the revocation is done.
- * Security events are detected here rather than logged by oauth-core, which stays free of logging.
+ * The grants' event hooks, written as audit events on the request's logger (oauth-core reports,
+ * the server logs). `grantRevoked`: a used code, rotated refresh token or redeemed device code was
+ * presented again (RFC 6749 §4.1.2, RFC 9700 §4.14.2) and its whole grant was revoked.
  */
-function withReuseAudit(context: GrantContext, onRevoked: (grantId: string) => void): GrantContext {
-  const { stores } = context;
+function auditedGrantEvents(log: FastifyBaseLogger): GrantEvents {
   return {
-    ...context,
-    stores: {
-      ...stores,
-      grants: {
-        ...stores.grants,
-        async revokeGrant(id, at) {
-          await stores.grants.revokeGrant(id, at);
-          onRevoked(id);
-        },
-      },
-    },
+    grantRevoked: (event) =>
+      audit(log, AUDIT_EVENTS.tokenReuseDetected, {
+        grant_id: event.grantId,
+        grant_type: event.grantType,
+        client_id: event.clientId,
+      }),
   };
 }

@@ -21,25 +21,52 @@ export interface TestDatabase {
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 export const databaseKind = testDatabaseUrl ? 'postgres' : 'pglite';
+/**
+ * The PostgreSQL server of tests that need one whatever TEST_DATABASE_URL says (another process on
+ * the same database): TEST_DATABASE_URL's, else the local one that CI starts.
+ */
+export const postgresAdminUrl = testDatabaseUrl ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Whether a file that needs PostgreSQL runs here. The README's test command must pass on a machine
+ * with only Node.js and npm, so without a reachable server such a file is skipped there, with a line
+ * saying so; under CI (CI=true) it always runs, and a missing server fails it.
+ */
+export async function postgresForThisFile(file: string): Promise<boolean> {
+  if (process.env.CI) return true;
+  const client = new pg.Client({ connectionString: postgresAdminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    const server = postgresAdminUrl.replace(/\/\/[^@]*@/, '//');
+    console.warn(`${file}: skipped, needs a PostgreSQL server at ${server} (or set TEST_DATABASE_URL)`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
 
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (!testDatabaseUrl) {
-    const location: DatabaseLocation = { driver: 'pglite', dataDir: undefined };
-    const lent = await acquirePglite(PGLITE_TEMPLATE);
-    const handle = pgliteDatabase(lent.client);
-    await handle.migrate();
-    return {
-      handle,
-      location,
-      openAnother: () => Promise.reject(new Error('an in-memory PGlite database cannot be shared')),
-      // The handle stops working (as a closed database) and the instance goes back to the pool.
-      drop: () => lent.release(),
-    };
-  }
+  if (testDatabaseUrl) return createPostgresTestDatabase(testDatabaseUrl);
+  const location: DatabaseLocation = { driver: 'pglite', dataDir: undefined };
+  const lent = await acquirePglite(PGLITE_TEMPLATE);
+  const handle = pgliteDatabase(lent.client);
+  await handle.migrate();
+  return {
+    handle,
+    location,
+    openAnother: () => Promise.reject(new Error('an in-memory PGlite database cannot be shared')),
+    // The handle stops working (as a closed database) and the instance goes back to the pool.
+    drop: () => lent.release(),
+  };
+}
 
+/** A fresh, migrated PostgreSQL database `auth_t_<random>` on the server of `adminUrl`. */
+export async function createPostgresTestDatabase(adminUrl = postgresAdminUrl): Promise<TestDatabase> {
   const name = `auth_t_${randomBytes(6).toString('hex')}`;
-  await withAdminClient((client) => client.query(`create database ${name}`));
-  const url = new URL(testDatabaseUrl);
+  await withAdminClient(adminUrl, (client) => client.query(`create database ${name}`));
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const location: DatabaseLocation = { driver: 'pg', connectionString: url.toString() };
   const handle = await openDatabase(location);
@@ -55,13 +82,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
     async drop() {
       await Promise.all([handle, ...others].map((open) => open.close().catch(() => {})));
-      await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`));
+      await withAdminClient(adminUrl, (client) =>
+        client.query(`drop database if exists ${name} with (force)`),
+      );
     },
   };
 }
 
-async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl });
+async function withAdminClient<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     return await work(client);

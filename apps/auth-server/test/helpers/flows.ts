@@ -27,6 +27,8 @@ export async function issueCode(
     challenge: string;
     sub?: string;
     nonce?: string;
+    /** The sign-in's `acr` and `amr` (`amrOf`, `acrOf`); omitted: none recorded, a password sign-in. */
+    signIn?: { acr: string; amr: readonly string[] };
   },
 ): Promise<string> {
   const { stores, clock, random, config } = app.protocol;
@@ -44,7 +46,7 @@ export async function issueCode(
   );
   const { code } = await issueAuthorizationCode(
     request,
-    { sub: options.sub ?? 'u-alice', sid: null, authTime: clock.nowSeconds() },
+    { sub: options.sub ?? 'u-alice', sid: null, authTime: clock.nowSeconds(), ...options.signIn },
     { stores, clock, random, config },
   );
   return code;
@@ -54,9 +56,16 @@ export async function issueCode(
 export async function webClientTokens(
   app: TestApp,
   scope = 'openid profile email offline_access orders.read',
+  signIn?: { acr: string; amr: readonly string[] },
 ): Promise<Record<string, string | number>> {
   const { verifier, challenge } = pkcePair();
-  const code = await issueCode(app, { clientId: 'web', redirectUri: WEB_REDIRECT_URI, scope, challenge });
+  const code = await issueCode(app, {
+    clientId: 'web',
+    redirectUri: WEB_REDIRECT_URI,
+    scope,
+    challenge,
+    ...(signIn === undefined ? {} : { signIn }),
+  });
   const response = await app.inject({
     method: 'POST',
     url: '/token',

@@ -1,4 +1,4 @@
-import type { RouteDescription } from '@oidc-orders/service-kit';
+import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orders/service-kit';
 
 /**
  * What each route of the orders service is, for its OpenAPI document (GET /openapi.json,
@@ -41,14 +41,5 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'GET /app/app.css': { summary: "The web app's stylesheet", tag: 'pages' },
   'GET /app/favicon.svg': { summary: 'The icon', tag: 'pages' },
   'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
-  'GET /health/live': { summary: 'Liveness: the process answers', tag: 'operations' },
-  'GET /health/ready': {
-    summary: 'Readiness: database reachable and not draining (503 otherwise)',
-    tag: 'operations',
-  },
-  'GET /openapi.json': { summary: 'This document (OpenAPI 3.1)', tag: 'operations' },
-  'GET /metrics': {
-    summary: 'Prometheus metrics: loopback without a token, elsewhere Bearer METRICS_TOKEN',
-    tag: 'operations',
-  },
+  ...OPERATIONS_ROUTE_DESCRIPTIONS,
 };

@@ -1,4 +1,4 @@
-import { registerOpenApi } from '@oidc-orders/service-kit';
+import { OPERATIONS_TAG, registerOpenApi } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { ROUTE_DESCRIPTIONS } from '../openapi/route-descriptions.js';
@@ -21,7 +21,7 @@ export const openApiPlugin: FastifyPluginAsync = fp(
         { name: 'bff', description: 'Backend for frontend: the web app, through its session cookie' },
         { name: 'sign-in', description: 'OpenID Connect sign-in and sign-out' },
         { name: 'pages', description: 'The web app' },
-        { name: 'operations', description: 'Health and this document' },
+        OPERATIONS_TAG,
       ],
       routes: ROUTE_DESCRIPTIONS,
       // @fastify/cors answers preflight requests for every path; they are not an API of their own.

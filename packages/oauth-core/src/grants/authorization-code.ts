@@ -2,11 +2,20 @@ import { invalidGrant, invalidRequest } from '../errors.js';
 import { GRANT_TYPES } from '../model.js';
 import { isValidCodeVerifier, verifyPkceS256 } from '../pkce.js';
 import { selectAccessTokenTarget } from '../scopes.js';
+import type { ProtocolStores } from '../storage/index.js';
 import { hashToken } from '../tokens/opaque.js';
 import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
 import { prepareUserTokens } from './issue-tokens.js';
 import { commitCodeRedemption, findAuthorizationCodeWithGrantAndUser } from './redemption.js';
-import type { GrantHandler } from './types.js';
+import { revokeReusedGrant } from './reuse.js';
+import type { GrantEvents, GrantHandler, MintingDependencies } from './types.js';
+
+/** What the authorization code grant uses. */
+export interface AuthorizationCodeGrantDependencies extends MintingDependencies {
+  stores: Pick<ProtocolStores, 'codes' | 'grants' | 'users' | 'resources' | 'transaction'>;
+  /** `grantRevoked` when a code presented again revokes its grant. */
+  events: GrantEvents;
+}
 
 /**
  * RFC 6749 §4.1.3 with PKCE (RFC 7636) and the RFC 9700 rules. Everything is checked before the
@@ -18,9 +27,9 @@ export const authorizationCodeGrant = {
   grantType: GRANT_TYPES.authorizationCode,
   parameters: ['code', 'redirect_uri', 'code_verifier', 'resource'],
   repeatableParameters: ['resource'],
-  async handle(request, context) {
+  async handle(request, deps) {
     const { client, params } = request;
-    const { stores, clock } = context;
+    const { stores, clock } = deps;
     const now = clock.nowSeconds();
     if (params.code === undefined || params.code === '') throw invalidRequest('code is required');
     // RFC 6749 §4.1.3: required because this server always requires it at the authorization endpoint.
@@ -42,7 +51,17 @@ export const authorizationCodeGrant = {
       // RFC 6749 §4.1.2: "If an authorization code is used more than once, the authorization server
       // MUST deny the request and SHOULD revoke (when possible) all tokens previously issued based on
       // that authorization code."
-      await stores.grants.revokeGrant(code.grantId, now);
+      await revokeReusedGrant(
+        deps,
+        {
+          reason: 'authorization_code_reused',
+          grantType: GRANT_TYPES.authorizationCode,
+          grantId: code.grantId,
+          clientId: code.clientId,
+          sub: code.sub,
+        },
+        now,
+      );
       throw invalidGrant('authorization code reused; grant revoked');
     }
     if (code.expiresAt <= now) throw invalidGrant('authorization code expired');
@@ -91,7 +110,7 @@ export const authorizationCodeGrant = {
           : null,
         idToken: code.scopes.includes('openid') ? { nonce: code.nonce } : null,
       },
-      context,
+      deps,
     );
     const won = await commitCodeRedemption(stores, codeHash, now, records);
     // Lost the race to a concurrent redemption of the same code. The next presentation of the code
@@ -99,4 +118,4 @@ export const authorizationCodeGrant = {
     if (!won) throw invalidGrant('authorization code redeemed concurrently');
     return response;
   },
-} satisfies GrantHandler;
+} satisfies GrantHandler<AuthorizationCodeGrantDependencies>;

@@ -2,8 +2,14 @@ import { isPublicClient } from '../client-auth-methods.js';
 import { invalidScope, unauthorizedClient } from '../errors.js';
 import { GRANT_TYPES, type TokenResponse } from '../model.js';
 import { formatScope, OIDC_SCOPES, parseScope, selectAccessTokenTarget } from '../scopes.js';
+import type { ProtocolStores } from '../storage/index.js';
 import { issueAccessToken } from '../tokens/access-token.js';
-import type { GrantHandler } from './types.js';
+import type { GrantHandler, MintingDependencies } from './types.js';
+
+/** What the client credentials grant uses: no user, no grant, no refresh token. */
+export interface ClientCredentialsGrantDependencies extends MintingDependencies {
+  stores: Pick<ProtocolStores, 'resources' | 'accessTokens'>;
+}
 
 /**
  * RFC 6749 §4.4: a token for the client itself (`sub` = client_id), no refresh token (§4.4.3), no
@@ -13,7 +19,7 @@ export const clientCredentialsGrant = {
   grantType: GRANT_TYPES.clientCredentials,
   parameters: ['scope', 'resource'],
   repeatableParameters: ['resource'],
-  async handle(request, context): Promise<TokenResponse> {
+  async handle(request, deps): Promise<TokenResponse> {
     const { client, params } = request;
     // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
     if (!request.clientAuthenticated || isPublicClient(client)) {
@@ -31,7 +37,7 @@ export const clientCredentialsGrant = {
       scopes,
       requestedResources: request.resources,
       boundResources: [],
-      resources: await context.stores.resources.listResources(),
+      resources: await deps.stores.resources.listResources(),
     });
     // One write at most (an opaque token): no transaction needed.
     const accessToken = await issueAccessToken(
@@ -44,7 +50,7 @@ export const clientCredentialsGrant = {
         user: null,
         dpopJkt: request.dpopJkt,
       },
-      { ...context, accessTokens: context.stores.accessTokens },
+      { ...deps, accessTokens: deps.stores.accessTokens },
     );
     return {
       access_token: accessToken.token,
@@ -53,4 +59,4 @@ export const clientCredentialsGrant = {
       scope: formatScope(accessToken.scopes),
     };
   },
-} satisfies GrantHandler;
+} satisfies GrantHandler<ClientCredentialsGrantDependencies>;

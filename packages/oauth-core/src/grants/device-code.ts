@@ -8,10 +8,19 @@ import {
 } from '../errors.js';
 import { GRANT_TYPES } from '../model.js';
 import { selectAccessTokenTarget } from '../scopes.js';
+import type { ProtocolStores } from '../storage/index.js';
 import { hashToken } from '../tokens/opaque.js';
 import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
 import { prepareUserTokens } from './issue-tokens.js';
-import type { GrantHandler } from './types.js';
+import { revokeReusedGrant } from './reuse.js';
+import type { GrantEvents, GrantHandler, MintingDependencies } from './types.js';
+
+/** What the device code grant uses. */
+export interface DeviceCodeGrantDependencies extends MintingDependencies {
+  stores: Pick<ProtocolStores, 'deviceCodes' | 'grants' | 'users' | 'resources' | 'transaction'>;
+  /** `grantRevoked` when a redeemed device code polled again revokes its grant. */
+  events: GrantEvents;
+}
 
 /** RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests." */
 export const SLOW_DOWN_INCREMENT = 5;
@@ -32,9 +41,9 @@ export const deviceCodeGrant = {
   grantType: GRANT_TYPES.deviceCode,
   parameters: ['device_code', 'resource'],
   repeatableParameters: ['resource'],
-  async handle(request, context) {
+  async handle(request, deps) {
     const { client, params } = request;
-    const { stores, clock } = context;
+    const { stores, clock } = deps;
     const now = clock.nowSeconds();
     if (params.device_code === undefined || params.device_code === '') {
       throw invalidRequest('device_code is required');
@@ -46,7 +55,20 @@ export const deviceCodeGrant = {
     // RFC 8628 §3.4 / RFC 6749 §5.2: the code must have been issued to the authenticated client.
     if (code.clientId !== client.clientId) throw invalidGrant('device code issued to another client');
     if (code.status === 'redeemed') {
-      if (code.grantId !== null) await stores.grants.revokeGrant(code.grantId, now);
+      // Approval set the grant and its user together (`approveDeviceCode`).
+      if (code.grantId !== null && code.sub !== null) {
+        await revokeReusedGrant(
+          deps,
+          {
+            reason: 'device_code_reused',
+            grantType: GRANT_TYPES.deviceCode,
+            grantId: code.grantId,
+            clientId: code.clientId,
+            sub: code.sub,
+          },
+          now,
+        );
+      }
       throw invalidGrant('device code reused; grant revoked');
     }
     // RFC 8628 §3.5 access_denied: "The authorization request was denied."
@@ -94,7 +116,7 @@ export const deviceCodeGrant = {
           : null,
         idToken: grant.scopes.includes('openid') ? { nonce: null } : null,
       },
-      context,
+      deps,
     );
     const redeemed = await stores.transaction(async (tx) => {
       // The race-critical step: approved → redeemed, one conditional update across processes.
@@ -107,4 +129,4 @@ export const deviceCodeGrant = {
     if (!redeemed) throw invalidGrant('device code redeemed concurrently');
     return response;
   },
-} satisfies GrantHandler;
+} satisfies GrantHandler<DeviceCodeGrantDependencies>;

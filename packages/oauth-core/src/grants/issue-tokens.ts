@@ -6,7 +6,7 @@ import type { IssuedTokenRecords, TokenStores } from '../storage/index.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueIdToken } from '../tokens/id-token.js';
 import { issueRefreshToken } from '../tokens/refresh-token.js';
-import type { GrantContext } from './types.js';
+import type { MintingDependencies } from './types.js';
 
 /** What a user grant (authorization_code, refresh_token, device_code) hands out. */
 export interface UserTokenIssuance {
@@ -43,7 +43,7 @@ export interface UserTokenWriters {
  */
 export async function prepareUserTokens(
   issuance: UserTokenIssuance,
-  context: GrantContext,
+  context: MintingDependencies,
 ): Promise<{ response: TokenResponse; records: IssuedTokenRecords }> {
   const records: IssuedTokenRecords = { accessToken: null, refreshToken: null };
   const recorder: UserTokenWriters = {
@@ -76,7 +76,7 @@ export function responseScopes(granted: readonly string[], refreshTokenIssued: b
 export async function issueUserTokens(
   issuance: UserTokenIssuance,
   tx: UserTokenWriters,
-  context: GrantContext,
+  context: MintingDependencies,
 ): Promise<TokenResponse> {
   const { client, user, grant } = issuance;
   // A resource with `require_mfa` gets tokens only from grants whose sign-in met the level; a

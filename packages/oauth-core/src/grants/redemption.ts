@@ -16,7 +16,7 @@ import type {
 
 /** The refresh token with its grant and user; `null` when the token is unknown. */
 export async function findRefreshTokenWithGrantAndUser(
-  stores: ProtocolStores,
+  stores: Pick<ProtocolStores, 'refreshTokens' | 'grants' | 'users'>,
   tokenHash: string,
 ): Promise<RefreshTokenWithGrantAndUser | null> {
   if (stores.refreshTokens.findRefreshTokenWithGrantAndUser) {
@@ -33,7 +33,7 @@ export async function findRefreshTokenWithGrantAndUser(
 
 /** The authorization code with its grant and user; `null` when the code is unknown. */
 export async function findAuthorizationCodeWithGrantAndUser(
-  stores: ProtocolStores,
+  stores: Pick<ProtocolStores, 'codes' | 'grants' | 'users'>,
   codeHash: string,
 ): Promise<AuthorizationCodeWithGrantAndUser | null> {
   if (stores.codes.findAuthorizationCodeWithGrantAndUser) {
@@ -54,7 +54,7 @@ export async function findAuthorizationCodeWithGrantAndUser(
  * nothing is written.
  */
 export async function commitRefreshTokenRotation(
-  stores: ProtocolStores,
+  stores: Pick<ProtocolStores, 'refreshTokens' | 'transaction'>,
   tokenHash: string,
   at: number,
   issued: IssuedTokenRecords,
@@ -74,7 +74,7 @@ export async function commitRefreshTokenRotation(
  * one atomic unit. `true` only for the single caller that won; otherwise nothing is written.
  */
 export async function commitCodeRedemption(
-  stores: ProtocolStores,
+  stores: Pick<ProtocolStores, 'codes' | 'transaction'>,
   codeHash: string,
   at: number,
   issued: IssuedTokenRecords,

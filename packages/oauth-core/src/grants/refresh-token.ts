@@ -1,11 +1,20 @@
 import { invalidGrant, invalidRequest, invalidScope } from '../errors.js';
 import { GRANT_TYPES } from '../model.js';
 import { parseScope, selectAccessTokenTarget } from '../scopes.js';
+import type { ProtocolStores } from '../storage/index.js';
 import { hashToken } from '../tokens/opaque.js';
 import { refreshAbsoluteExpiry } from '../tokens/refresh-token.js';
 import { prepareUserTokens } from './issue-tokens.js';
 import { commitRefreshTokenRotation, findRefreshTokenWithGrantAndUser } from './redemption.js';
-import type { GrantHandler } from './types.js';
+import { revokeReusedGrant } from './reuse.js';
+import type { GrantEvents, GrantHandler, MintingDependencies } from './types.js';
+
+/** What the refresh token grant uses. */
+export interface RefreshTokenGrantDependencies extends MintingDependencies {
+  stores: Pick<ProtocolStores, 'refreshTokens' | 'grants' | 'users' | 'resources' | 'transaction'>;
+  /** `grantRevoked` when a rotated refresh token presented again revokes its grant. */
+  events: GrantEvents;
+}
 
 /**
  * RFC 6749 §6 with rotation on every use (RFC 9700 §4.14.2). Checks first; then mints the new
@@ -18,9 +27,9 @@ export const refreshTokenGrant = {
   grantType: GRANT_TYPES.refreshToken,
   parameters: ['refresh_token', 'scope', 'resource'],
   repeatableParameters: ['resource'],
-  async handle(request, context) {
+  async handle(request, deps) {
     const { client, params } = request;
-    const { stores, clock } = context;
+    const { stores, clock } = deps;
     const now = clock.nowSeconds();
     if (params.refresh_token === undefined || params.refresh_token === '') {
       throw invalidRequest('refresh_token is required');
@@ -38,7 +47,17 @@ export const refreshTokenGrant = {
     if (token.usedAt !== null) {
       // RFC 9700 §4.14.2: a rotated token presented again means one of the two parties holding it is
       // an attacker; revoke the whole chain (every refresh and access token of the grant).
-      await stores.grants.revokeGrant(token.grantId, now);
+      await revokeReusedGrant(
+        deps,
+        {
+          reason: 'refresh_token_reused',
+          grantType: GRANT_TYPES.refreshToken,
+          grantId: token.grantId,
+          clientId: token.clientId,
+          sub: token.sub,
+        },
+        now,
+      );
       throw invalidGrant('refresh token reused; grant revoked');
     }
     if (token.expiresAt <= now) throw invalidGrant('refresh token expired');
@@ -83,11 +102,11 @@ export const refreshTokenGrant = {
         },
         idToken: scopes.includes('openid') ? { nonce: null } : null,
       },
-      context,
+      deps,
     );
     const won = await commitRefreshTokenRotation(stores, tokenHash, now, records);
     // A concurrent refresh with the same token won the conditional update.
     if (!won) throw invalidGrant('refresh token rotated concurrently');
     return response;
   },
-} satisfies GrantHandler;
+} satisfies GrantHandler<RefreshTokenGrantDependencies>;

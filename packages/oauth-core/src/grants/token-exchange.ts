@@ -1,13 +1,7 @@
 import type { JWTPayload } from 'jose';
+import { ACR_VALUES, grantMeetsAcr } from '../authentication-level.js';
 import { isPublicClient } from '../client-auth-methods.js';
-import {
-  invalidRequest,
-  invalidScope,
-  invalidTarget,
-  OAuthError,
-  serverError,
-  unauthorizedClient,
-} from '../errors.js';
+import { invalidRequest, invalidScope, invalidTarget, OAuthError, unauthorizedClient } from '../errors.js';
 import {
   type Client,
   GRANT_TYPES,
@@ -18,10 +12,18 @@ import {
   type User,
 } from '../model.js';
 import { accessTokenScopes, formatScope, parseScope } from '../scopes.js';
+import type { ProtocolStores } from '../storage/index.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import type { TokenVerifier } from '../tokens/signer.js';
 import { findActiveAccessToken } from '../tokens/validate-access-token.js';
-import type { GrantContext, GrantHandler, TokenRequest } from './types.js';
+import type { GrantHandler, MintingDependencies, TokenRequest } from './types.js';
+
+/** What the token exchange grant uses: it reads the tokens it is given, so it needs the verifier. */
+export interface TokenExchangeGrantDependencies extends MintingDependencies {
+  stores: Pick<ProtocolStores, 'accessTokens' | 'grants' | 'clients' | 'users' | 'resources'>;
+  /** Verifies JWTs this server issued: JWT access tokens and ID tokens presented as subject or actor. */
+  verifier: TokenVerifier;
+}
 
 /**
  * A token presented in a token exchange, as far as the exchange cares: who it is about, what it
@@ -34,6 +36,11 @@ interface PresentedToken {
   /** The user grant behind it (access tokens of user grants), so revoking that grant ends the result too. */
   grantId: string | null;
   authTime: number | null;
+  /**
+   * The `acr` of the sign-in, when the token itself carries it (an ID token); an access token of a
+   * user grant takes its grant's (`subjectStanding`).
+   */
+  acr: string | null;
   /** RFC 8693 §4.1: a delegation chain the token already carries. */
   act: unknown;
   dpopJkt: string | null;
@@ -53,16 +60,17 @@ async function readToken(
   type: string,
   client: Client,
   policy: TokenExchangePolicy,
-  context: GrantContext & { verifier: TokenVerifier },
+  deps: TokenExchangeGrantDependencies,
 ): Promise<PresentedToken> {
   if (type === TOKEN_TYPES.accessToken) {
-    const active = await findActiveAccessToken(token, context);
+    const active = await findActiveAccessToken(token, deps);
     if (active === null) throw unacceptableToken(which, 'access token unknown, expired or revoked');
     return {
       sub: active.sub,
       scopes: active.scopes,
       grantId: active.grantId,
       authTime: typeof active.claims.auth_time === 'number' ? active.claims.auth_time : null,
+      acr: null,
       act: active.claims.act,
       dpopJkt: active.dpopJkt,
     };
@@ -70,7 +78,7 @@ async function readToken(
   if (type === TOKEN_TYPES.idToken && (which === 'actor_token' || policy.subjectTokenTypes.includes(type))) {
     let claims: JWTPayload;
     try {
-      claims = await context.verifier.verify(token, { typ: 'JWT' });
+      claims = await deps.verifier.verify(token, { typ: 'JWT' });
     } catch {
       throw unacceptableToken(which, 'ID token does not verify or has expired');
     }
@@ -78,7 +86,7 @@ async function readToken(
     // Only an ID token this server issued to the requesting client: anyone else's would let a client
     // turn a token it merely saw into access.
     if (
-      claims.iss !== context.config.issuer ||
+      claims.iss !== deps.config.issuer ||
       !audience.includes(client.clientId) ||
       typeof claims.sub !== 'string'
     ) {
@@ -89,11 +97,46 @@ async function readToken(
       scopes: null,
       grantId: null,
       authTime: typeof claims.auth_time === 'number' ? claims.auth_time : null,
+      acr: typeof claims.acr === 'string' ? claims.acr : null,
       act: undefined,
       dpopJkt: null,
     };
   }
   throw unacceptableToken(which, `token type ${type.slice(0, 100)} not accepted`);
+}
+
+/**
+ * The subject's user (for a user's access token or an ID token: it must still exist) and the `acr`
+ * its sign-in reached: for an access token of a user grant, the grant's (the grant must not be
+ * revoked); for an ID token, its signed `acr` claim; for a client's own token, none.
+ */
+async function subjectStanding(
+  subject: PresentedToken,
+  deps: TokenExchangeGrantDependencies,
+): Promise<{ user: User | null; acr: string | null }> {
+  let user: User | null = null;
+  if (subject.grantId !== null || subject.scopes === null) {
+    user = await deps.stores.users.findUserBySub(subject.sub);
+    if (user === null) throw unacceptableToken('subject_token', 'user no longer exists');
+  }
+  if (subject.grantId === null) return { user, acr: subject.acr };
+  const grant = await deps.stores.grants.findGrant(subject.grantId);
+  if (grant === null || grant.revokedAt !== null) throw unacceptableToken('subject_token', 'grant revoked');
+  return { user, acr: grant.acr ?? null };
+}
+
+/**
+ * A resource with `require_mfa` gets access tokens only from a sign-in that met the multi-factor
+ * level, as from the user grants (`issueUserTokens`): an exchange never turns a password-only token
+ * into one. RFC 8693 §2.2.2 `invalid_target`: "The authorization server is unwilling or unable to
+ * issue a token for any target service indicated by the target or audience parameters."
+ */
+function requireLevelOfTarget(target: Resource, acr: string | null): void {
+  if (target.requireMfa !== true || grantMeetsAcr(acr, ACR_VALUES.mfa)) return;
+  throw new OAuthError('invalid_target', {
+    description: 'the resource requires a multi-factor sign-in, which the subject token does not carry',
+    detail: `resource ${target.id.slice(0, 200)} requires ${ACR_VALUES.mfa}, subject acr ${acr ?? 'none'}`,
+  });
 }
 
 /**
@@ -128,6 +171,8 @@ function selectExchangeTarget(
  * presents a `subject_token` (an access token of this server, or an ID token this server issued to
  * it when the policy accepts ID tokens) and gets an access token:
  * - for one audience (`audience` / `resource`), which the policy must allow (else `invalid_target`);
+ * - for a `require_mfa` audience only when the subject's sign-in met the multi-factor level (else
+ *   `invalid_target`), so an exchange never raises the level;
  * - with a scope that is a subset of the subject token's scope and of the policy's scopes (else
  *   `invalid_scope`), restricted to the audience's scopes and the OIDC ones, never empty;
  * - about the subject's `sub`, for this client (`client_id`), in the subject's grant (`gid`), so
@@ -150,16 +195,13 @@ export const tokenExchangeGrant = {
     'scope',
   ],
   repeatableParameters: ['resource', 'audience'],
-  async handle(request: TokenRequest, context: GrantContext): Promise<TokenResponse> {
+  async handle(request: TokenRequest, deps: TokenExchangeGrantDependencies): Promise<TokenResponse> {
     const { client, params } = request;
     const policy = client.tokenExchange ?? null;
     // RFC 8693 §5: the server decides who may exchange; only authenticated clients with a policy.
     if (!request.clientAuthenticated || isPublicClient(client) || policy === null) {
       throw unauthorizedClient('token exchange needs a confidential client with a token_exchange policy');
     }
-    const verifier = context.verifier;
-    if (verifier === undefined)
-      throw serverError('token exchange needs a TokenVerifier in the grant context');
     const { subject_token: subjectToken, subject_token_type: subjectType } = params;
     const { actor_token: actorToken, actor_token_type: actorType } = params;
     // §2.1: subject_token and subject_token_type are REQUIRED; actor_token_type iff actor_token.
@@ -180,8 +222,7 @@ export const tokenExchangeGrant = {
     // `audience` may repeat (§2.1): the HTTP layer hands the values over like `resource`.
     const audiences = request.audiences ?? (params.audience === undefined ? [] : [params.audience]);
 
-    const withVerifier = { ...context, verifier };
-    const subject = await readToken('subject_token', subjectToken, subjectType, client, policy, withVerifier);
+    const subject = await readToken('subject_token', subjectToken, subjectType, client, policy, deps);
     // RFC 9449: a DPoP-bound token is only usable with its key, here as anywhere else.
     if (subject.dpopJkt !== null && subject.dpopJkt !== request.dpopJkt) {
       throw unacceptableToken('subject_token', 'DPoP-bound subject token without a proof of its key');
@@ -189,22 +230,12 @@ export const tokenExchangeGrant = {
     const actor =
       actorToken === undefined || actorType === undefined
         ? null
-        : await readToken('actor_token', actorToken, actorType, client, policy, withVerifier);
+        : await readToken('actor_token', actorToken, actorType, client, policy, deps);
     if (actor !== null && actor.dpopJkt !== null && actor.dpopJkt !== request.dpopJkt) {
       throw unacceptableToken('actor_token', 'DPoP-bound actor token without a proof of its key');
     }
 
-    let user: User | null = null;
-    if (subject.grantId !== null || subject.scopes === null) {
-      // A user's token (or ID token): the user must still exist.
-      user = await context.stores.users.findUserBySub(subject.sub);
-      if (user === null) throw unacceptableToken('subject_token', 'user no longer exists');
-    }
-    if (subject.grantId !== null) {
-      const grant = await context.stores.grants.findGrant(subject.grantId);
-      if (grant === null || grant.revokedAt !== null)
-        throw unacceptableToken('subject_token', 'grant revoked');
-    }
+    const { user, acr } = await subjectStanding(subject, deps);
 
     // The ceiling: what the subject token carries (an ID token carries no scope: the policy rules),
     // what the policy lets this client obtain, and what the user may be granted at all.
@@ -221,8 +252,9 @@ export const tokenExchangeGrant = {
       [...request.resources, ...audiences],
       requestedScopes.length > 0 ? requestedScopes : ceiling,
       policy,
-      await context.stores.resources.listResources(),
+      await deps.stores.resources.listResources(),
     );
+    requireLevelOfTarget(target, acr);
     const scopes = accessTokenScopes(requestedScopes.length > 0 ? requestedScopes : ceiling, target);
     if (scopes.length === 0)
       throw invalidScope(`nothing of the subject token's scope applies to ${target.id}`);
@@ -248,7 +280,7 @@ export const tokenExchangeGrant = {
         dpopJkt: request.dpopJkt,
         act,
       },
-      { ...context, accessTokens: context.stores.accessTokens },
+      { ...deps, accessTokens: deps.stores.accessTokens },
     );
     return {
       access_token: accessToken.token,
@@ -259,4 +291,4 @@ export const tokenExchangeGrant = {
       scope: formatScope(accessToken.scopes),
     };
   },
-} satisfies GrantHandler;
+} satisfies GrantHandler<TokenExchangeGrantDependencies>;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AUDIT_EVENTS, audit } from '../audit.js';
-import { type SpnegoAcceptor, SpnegoRejectedError } from '../kerberos/gssapi-acceptor.js';
-import type { PageContext } from './authorization-reply.js';
-import { sendErrorPage } from './authorization-reply.js';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { type SpnegoAcceptor, SpnegoRejectedError } from '../../kerberos/gssapi-acceptor.js';
+import type { PageContext } from '../authorization-reply.js';
+import { sendErrorPage } from '../authorization-reply.js';
 
 /**
  * Kerberos single sign-on at the login step (README "Kerberos"): the login page's

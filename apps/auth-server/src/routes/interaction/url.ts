@@ -1,5 +1,5 @@
 import type { ProtocolStores } from '@oidc-orders/oauth-core';
-import type { PageContext } from './authorization-reply.js';
+import type { PageContext } from '../authorization-reply.js';
 
 /**
  * The login and consent pages' URL. It names the client (public information: it is in the

@@ -1,0 +1,184 @@
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import { csrfTokenFor } from '../interaction/csrf.js';
+import type { PasskeyRepository } from '../mfa/passkey-repository.js';
+import {
+  parseCredentialJson,
+  type RelyingParty,
+  registrationOptions,
+  verifyRegistration,
+} from '../mfa/webauthn.js';
+import type { CeremonyBinding, WebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
+import { html } from '../pages/html.js';
+import { renderEnrolPasskeyPage } from '../pages/passkey.js';
+import { sendHtml } from '../pages/respond.js';
+
+/** The account page's signed-in person, as src/routes/account.ts hands it over. */
+export interface AccountPerson {
+  session: { id: string; sub: string };
+  user: { sub: string; username: string; name: string | null };
+  browserKey: string;
+}
+
+type Notice = { kind: 'ok' | 'error'; text: string };
+
+/** What the passkey section borrows from the account page (its guard, page and session helpers). */
+export interface AccountPasskeyDeps<Person extends AccountPerson> {
+  passkeys: PasskeyRepository;
+  challenges: WebAuthnChallengeStore;
+  rp: RelyingParty;
+  accountUrl: string;
+  basePath: string;
+  /** Signed in, CSRF token valid, and (when `sensitive`) authenticated within five minutes; else answered. */
+  authorizedChange(request: FastifyRequest, reply: FastifyReply, sensitive: boolean): Promise<Person | null>;
+  sendAccountPage(reply: FastifyReply, person: Person, status: number, notice: Notice): Promise<unknown>;
+  /** A factor was just proven: record it in the session, then the recovery codes or the account page. */
+  factorEnrolled(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    person: Person,
+    method: { method: 'passkey'; userVerified: boolean; synced: boolean },
+    notice: Notice,
+  ): Promise<unknown>;
+}
+
+const field = (body: unknown, name: string): string => {
+  const value = (body as Record<string, unknown> | null | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/** A passkey's name as typed: trimmed, at most 60 characters, a default when empty. */
+const nameOf = (typed: string) => typed.trim().slice(0, 60) || 'Passkey';
+
+/** Every failed registration says the same: the reason goes to the log. */
+const REGISTRATION_FAILED = 'The passkey could not be added. Please try again.';
+
+/**
+ * The account page's passkeys (README "Passkeys"): add (WebAuthn §7.1 registration), rename,
+ * remove. Adding and removing change how the account can be entered, so they need the recent
+ * authentication the authenticator apps need; renaming does not.
+ */
+export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
+  app: FastifyInstance,
+  deps: AccountPasskeyDeps<Person>,
+) {
+  const { passkeys, challenges, rp, accountUrl } = deps;
+  const bindingOf = (person: Person): CeremonyBinding => ({
+    browserKey: person.browserKey,
+    purpose: 'register',
+    boundTo: person.session.id,
+  });
+
+  /** Starts a registration: fresh options, their challenge held server-side, the page to run them. */
+  async function sendEnrolPage(
+    reply: FastifyReply,
+    person: Person,
+    name: string,
+    status = 200,
+    error?: string,
+  ) {
+    const { user } = person;
+    const userHandle = await passkeys.userHandleOf(user.sub);
+    const options = await registrationOptions(rp, user, userHandle, await passkeys.credentialsOf(user.sub));
+    await challenges.issue(bindingOf(person), { challenge: options.challenge, sub: user.sub, userHandle });
+    const page = renderEnrolPasskeyPage({
+      form: {
+        options,
+        csrfToken: csrfTokenFor(person.browserKey, 'account', person.session.id),
+        action: `${accountUrl}/passkeys/confirm`,
+      },
+      name,
+      errorMessage: error,
+      basePath: deps.basePath,
+      links: html`<p><a href="${accountUrl}">Back to your account</a></p>`,
+    });
+    return sendHtml(reply, status, page);
+  }
+
+  app.post('/account/passkeys', async (request, reply) => {
+    const person = await deps.authorizedChange(request, reply, true);
+    if (person === null) return reply;
+    return sendEnrolPage(reply, person, nameOf(field(request.body, 'name')));
+  });
+
+  app.post('/account/passkeys/confirm', async (request, reply) => {
+    const person = await deps.authorizedChange(request, reply, true);
+    if (person === null) return reply;
+    const name = nameOf(field(request.body, 'name'));
+    const pending = await challenges.consume(bindingOf(person));
+    const response = parseCredentialJson<RegistrationResponseJSON>(field(request.body, 'credential'));
+    if (
+      pending === null ||
+      pending.sub !== person.user.sub ||
+      pending.userHandle === null ||
+      response === null
+    ) {
+      request.log.info(
+        { reason: pending === null ? 'no_challenge' : 'malformed' },
+        'passkey registration refused',
+      );
+      return sendEnrolPage(reply, person, name, 400, REGISTRATION_FAILED);
+    }
+    const outcome = await verifyRegistration(rp, response, pending.challenge);
+    const added =
+      outcome.ok &&
+      (await passkeys.add({
+        ...outcome.passkey,
+        sub: person.user.sub,
+        userHandle: pending.userHandle,
+        name,
+      }));
+    if (!outcome.ok || !added) {
+      request.log.info(
+        {
+          reason: outcome.ok ? 'already_registered' : outcome.reason,
+          detail: outcome.ok ? undefined : outcome.detail,
+        },
+        'passkey registration refused',
+      );
+      return sendEnrolPage(reply, person, name, 400, REGISTRATION_FAILED);
+    }
+    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
+      sub: person.user.sub,
+      method: 'passkey',
+      credential_id: outcome.passkey.id,
+    });
+    // The attestation proved possession of the new credential (WebAuthn §7.1 step 14: user
+    // presence; step 15: verification when its flag is set), like a first TOTP code does.
+    const method = { method: 'passkey' as const, userVerified: outcome.userVerified, synced: outcome.synced };
+    return deps.factorEnrolled(request, reply, person, method, { kind: 'ok', text: 'Passkey added.' });
+  });
+
+  app.post<{ Params: { id: string } }>('/account/passkeys/:id/rename', async (request, reply) => {
+    const person = await deps.authorizedChange(request, reply, false);
+    if (person === null) return reply;
+    const name = field(request.body, 'name').trim().slice(0, 60);
+    if (name === '' || !(await passkeys.rename(request.params.id, person.user.sub, name))) {
+      return deps.sendAccountPage(reply, person, 400, {
+        kind: 'error',
+        text: 'That passkey could not be renamed.',
+      });
+    }
+    audit(request.log, AUDIT_EVENTS.factorRenamed, {
+      sub: person.user.sub,
+      method: 'passkey',
+      credential_id: request.params.id,
+    });
+    return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Renamed.' });
+  });
+
+  app.post<{ Params: { id: string } }>('/account/passkeys/:id/remove', async (request, reply) => {
+    const person = await deps.authorizedChange(request, reply, true);
+    if (person === null) return reply;
+    if (!(await passkeys.remove(request.params.id, person.user.sub))) {
+      return deps.sendAccountPage(reply, person, 404, { kind: 'error', text: 'That passkey was not found.' });
+    }
+    audit(request.log, AUDIT_EVENTS.factorRemoved, {
+      sub: person.user.sub,
+      method: 'passkey',
+      credential_id: request.params.id,
+    });
+    return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Passkey removed.' });
+  });
+}

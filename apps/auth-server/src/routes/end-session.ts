@@ -1,0 +1,89 @@
+import { type ProtocolStores, type TokenVerifier, validateLogoutRequest } from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import { collectAuthorizationParams } from '../interaction/authorization-params.js';
+import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
+import { sendLogoutConfirmPage } from '../pages/logout-confirm.js';
+import { sendSignedOutPage } from '../pages/signed-out.js';
+import { type PageContext, sendErrorPage } from './authorization-reply.js';
+
+export interface EndSessionRoutesOptions {
+  stores: Pick<ProtocolStores, 'clients'>;
+  /** Verifies `id_token_hint` (signature and issuer; expiry ignored). */
+  verifier: TokenVerifier;
+  pageContext: PageContext;
+}
+
+/**
+ * The end-session endpoint (OIDC RP-Initiated Logout 1.0): validation of `id_token_hint`,
+ * `client_id` and `post_logout_redirect_uri` is oauth-core's `validateLogoutRequest`; this file
+ * asks the user when §2 says it must, ends the SSO session and renders the front-channel page.
+ */
+export const endSessionRoutes: FastifyPluginAsync<EndSessionRoutesOptions> = async (app, options) => {
+  const { pageContext } = options;
+
+  async function logout(request: FastifyRequest, reply: FastifyReply, source: unknown, status: 302 | 303) {
+    const { params } = collectAuthorizationParams(source);
+    const decision = await validateLogoutRequest(params, {
+      verifier: options.verifier,
+      clients: options.stores.clients,
+    });
+    if (!decision.valid) {
+      return sendErrorPage(
+        reply,
+        400,
+        {
+          title: 'Sign-out request not valid',
+          message: 'The application sent an invalid sign-out request.',
+          code: 'invalid_request',
+        },
+        pageContext,
+      );
+    }
+    const { client, hintSid, redirectUri, continueUrl } = decision;
+
+    // §2: the OP MUST ask the user when there is no id_token_hint, or when the hint is not of the
+    // current session; the confirmation posts back here with a CSRF token bound to this browser and
+    // this session, so neither a link nor a cross-site form can sign anyone out.
+    const session = await app.ssoSessions.current(request);
+    if (session !== null && hintSid !== session.id) {
+      const browserKey = app.ssoSessions.browserKey(request);
+      const confirmed =
+        request.method === 'POST' &&
+        params.confirm === 'yes' &&
+        browserKey !== null &&
+        isValidCsrfToken(params.csrf, browserKey, 'logout', session.id);
+      if (!confirmed) {
+        return sendLogoutConfirmPage(reply, {
+          basePath: pageContext.basePath,
+          clientName: client?.clientName ?? null,
+          // The client the request named or its hint's audience; the POST carries no hint.
+          clientId: client?.clientId,
+          state: params.state,
+          redirectUri,
+          csrfToken: csrfTokenFor(app.ssoSessions.ensureBrowserKey(request, reply), 'logout', session.id),
+        });
+      }
+    }
+
+    const ended = await app.ssoSessions.end(request, reply);
+    if (ended !== null) {
+      audit(request.log, AUDIT_EVENTS.logout, {
+        sub: ended.sub,
+        sid: ended.id,
+        ...(client ? { client_id: client.clientId } : {}),
+      });
+    }
+
+    // OIDC Front-Channel Logout 1.0 §3: the clients' logout URIs load in iframes of the page the OP
+    // renders; with a post-logout redirect that page continues to it once they have loaded.
+    const frames = app.sessionLogout.frontChannelTargets(request).map((target) => target.uri);
+    if (continueUrl !== null && frames.length === 0) {
+      return reply.header('cache-control', 'no-store').redirect(continueUrl, status);
+    }
+    return sendSignedOutPage(reply, { frames, continueUrl, basePath: pageContext.basePath });
+  }
+
+  app.get('/logout', (request, reply) => logout(request, reply, request.query, 302));
+  app.post('/logout', (request, reply) => logout(request, reply, request.body, 303));
+};

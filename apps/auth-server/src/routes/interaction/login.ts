@@ -1,0 +1,129 @@
+import { dummyPasswordVerify, verifyPassword } from '@oidc-orders/oauth-core';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { csrfTokenFor } from '../../interaction/csrf.js';
+import { renderLoginPage } from '../../pages/login.js';
+import { sendHtml } from '../../pages/respond.js';
+import { kerberosSignInRoutes } from './kerberos.js';
+import {
+  INVALID_CREDENTIALS_MESSAGE,
+  type InteractionRoutesOptions,
+  type LoginAttempt,
+  tooManyAttemptsMessage,
+} from './options.js';
+import {
+  type InteractionRequest,
+  type InteractionSteps,
+  type LoadedInteraction,
+  stringField,
+} from './steps.js';
+
+/**
+ * The login page: username and password (CONTRACT "Pages"), and, when Kerberos is configured, the
+ * organisation-account link whose route lives in ./kerberos.ts.
+ */
+export async function registerLoginRoutes(
+  app: FastifyInstance,
+  steps: InteractionSteps,
+  options: InteractionRoutesOptions,
+): Promise<void> {
+  const { pageContext, stores } = options;
+
+  function sendLoginPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    status: number,
+    username?: string,
+    errorMessage?: string,
+  ) {
+    const id = loaded.interaction.id;
+    const page = renderLoginPage({
+      clientName: loaded.purpose.client.clientName,
+      csrfToken: csrfTokenFor(loaded.browserKey, 'login', id),
+      // OIDC Core §3.1.2.1 login_hint pre-fills the username.
+      username: username ?? loaded.purpose.loginHint,
+      errorMessage,
+      basePath: pageContext.basePath,
+      kerberosHref: options.kerberos ? steps.pageUrl(loaded.interaction, 'kerberos') : undefined,
+      passkeyHref: steps.pageUrl(loaded.interaction, 'passkey'),
+      // The Kerberos challenge's body is this form too: it must post to the login URL.
+      formAction: options.kerberos ? steps.pageUrl(loaded.interaction, 'login') : undefined,
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  /** RFC 6585 §4: a refused attempt answers 429 with Retry-After; the page says the same in words. */
+  async function refusedByRateLimit(
+    request: InteractionRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+  ) {
+    const username = stringField(request.body, 'username') ?? '';
+    if (!options.loginAttemptGuard) return false;
+    const decision = await options.loginAttemptGuard.allow({ ip: request.ip, username });
+    if (decision.allowed) return false;
+    audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
+      limit: decision.limit === 'username' ? 'login_username' : 'login_ip',
+      ip: request.ip,
+      client_id: loaded.purpose.client.clientId,
+      retry_after_seconds: decision.retryAfterSeconds,
+    });
+    reply.header('retry-after', String(decision.retryAfterSeconds));
+    sendLoginPage(reply, loaded, 429, username, tooManyAttemptsMessage(decision.retryAfterSeconds));
+    return true;
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
+    const loaded = await steps.load(request, reply);
+    if (loaded === null) return reply;
+    return sendLoginPage(reply, loaded, 200);
+  });
+
+  app.post<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
+    const loaded = await steps.load(request, reply);
+    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'login')) return reply;
+    if (await refusedByRateLimit(request, reply, loaded)) return reply;
+
+    const username = stringField(request.body, 'username') ?? '';
+    const password = stringField(request.body, 'password') ?? '';
+    const attempt: LoginAttempt = { ip: request.ip, username };
+    const clientId = loaded.purpose.client.clientId;
+    const user = username === '' ? null : await stores.users.findUserByUsername(username);
+    // An unknown username costs the same scrypt run as a known one: timing does not tell them apart.
+    let valid = false;
+    if (user === null) await dummyPasswordVerify();
+    else valid = await verifyPassword(password, user.passwordHash);
+    if (user === null || !valid) {
+      await options.loginAttemptGuard?.recordFailure(attempt);
+      audit(request.log, AUDIT_EVENTS.loginFailed, {
+        reason: user === null ? 'unknown_user' : 'wrong_password',
+        ...(user === null ? {} : { sub: user.sub }),
+        client_id: clientId,
+        ip: request.ip,
+      });
+      return sendLoginPage(reply, loaded, 401, username, INVALID_CREDENTIALS_MESSAGE);
+    }
+    await options.loginAttemptGuard?.recordSuccess(attempt);
+    audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+      sub: user.sub,
+      client_id: clientId,
+      ip: request.ip,
+      method: 'password',
+    });
+    return steps.signedIn(request, reply, loaded, user, 'password');
+  });
+
+  if (options.kerberos) {
+    await app.register(kerberosSignInRoutes<LoadedInteraction>(), {
+      ...options.kerberos,
+      pageContext,
+      steps: {
+        load: steps.load,
+        clientIdOf: (loaded) => loaded.purpose.client.clientId,
+        showLoginPage: (reply, loaded, status, message) =>
+          sendLoginPage(reply, loaded, status, undefined, message),
+        signedIn: (request, reply, loaded, user) => steps.signedIn(request, reply, loaded, user, 'kerberos'),
+      },
+    });
+  }
+}

@@ -1,0 +1,306 @@
+import type { User } from '@oidc-orders/oauth-core';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { csrfTokenFor } from '../../interaction/csrf.js';
+import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import type { StoredPasskey } from '../../mfa/passkey-repository.js';
+import {
+  authenticationOptions,
+  type CeremonyFailure,
+  parseCredentialJson,
+  registrationOptions,
+  verifyAuthentication,
+  verifyRegistration,
+} from '../../mfa/webauthn.js';
+import type { CeremonyBinding, PendingChallenge } from '../../mfa/webauthn-challenges.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { renderEnrolPasskeyPage, renderPasskeySignInPage } from '../../pages/passkey.js';
+import { sendHtml } from '../../pages/respond.js';
+import { recoveryCodesSender } from './enrol.js';
+import type { InteractionRoutesOptions } from './options.js';
+import { type InteractionSteps, type LoadedInteraction, stringField } from './steps.js';
+
+/**
+ * What the passkey page does for this interaction: the whole sign-in with a discoverable
+ * credential (no username typed), or the second factor after the password.
+ */
+type PasskeyStep =
+  | { kind: 'sign-in' }
+  | { kind: 'second-factor'; session: SsoSession; user: User; passkeyOnly: boolean };
+
+/** Every failure reads the same: which check failed goes to the audit log only. */
+const PASSKEY_FAILED = 'That passkey could not be verified. Please try again, or choose another way.';
+const REGISTRATION_FAILED = 'The passkey could not be added. Please try again.';
+
+/**
+ * Passkeys inside an interaction (README "Passkeys"): `/interaction/:id/passkey` signs in with a
+ * passkey (WebAuthn L3 §7.2), `/interaction/:id/enrol-passkey` creates one when the sign-in
+ * requires a factor the user does not have yet (§7.1). The challenge of each ceremony is held in
+ * the database, bound to this browser and this interaction, and used once.
+ */
+export function registerPasskeyRoutes(
+  app: FastifyInstance,
+  steps: InteractionSteps,
+  options: InteractionRoutesOptions,
+): void {
+  const { passkeys, webauthnChallenges: challenges, relyingParty: rp, pageContext } = options;
+  const bindingOf = (loaded: LoadedInteraction, purpose: CeremonyBinding['purpose']): CeremonyBinding => ({
+    browserKey: loaded.browserKey,
+    purpose,
+    boundTo: loaded.interaction.id,
+  });
+
+  /** The step the passkey page serves, or `null` after sending the browser where it is. */
+  async function passkeyStepOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+  ): Promise<PasskeyStep | null> {
+    const session = await app.ssoSessions.current(request);
+    const progress = steps.progressOf(loaded.interaction);
+    const step = await options.flow.nextStep(loaded.purpose.requirements, session, progress);
+    if (step.kind === 'login') return { kind: 'sign-in' };
+    if (step.kind === 'otp' && session !== null && (await passkeys.hasAny(step.user.sub))) {
+      return { kind: 'second-factor', session, user: step.user, passkeyOnly: step.passkeyOnly };
+    }
+    await steps.proceed(reply, loaded, session, progress);
+    return null;
+  }
+
+  /** The other ways on from the passkey page. */
+  async function alternativesOf(loaded: LoadedInteraction, step: PasskeyStep): Promise<SafeHtml> {
+    const url = (page: 'login' | 'otp' | 'recovery') => steps.pageUrl(loaded.interaction, page);
+    if (step.kind === 'sign-in') {
+      return html`<p><a href="${url('login')}">Sign in with your password instead</a></p>`;
+    }
+    // Only a passkey reaches the level asked for: no other way is offered.
+    if (step.passkeyOnly) return html``;
+    const hasApp = await options.totp.hasConfirmed(step.user.sub);
+    return html`${hasApp ? html`<p><a href="${url('otp')}" data-link="otp">Enter a code from your authenticator app instead</a></p>` : null}
+<p><a href="${url('recovery')}" data-link="recovery-code">Use a recovery code instead</a></p>`;
+  }
+
+  /** §5.5 options for this step, their challenge held server-side, and the page that runs them. */
+  async function sendSignInPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    step: PasskeyStep,
+    status = 200,
+    errorMessage?: string,
+  ) {
+    const user = step.kind === 'second-factor' ? step.user : null;
+    const allowed = user === null ? [] : await passkeys.credentialsOf(user.sub);
+    const ceremony = await authenticationOptions(rp, allowed);
+    const pending = { challenge: ceremony.challenge, sub: user?.sub ?? null, userHandle: null };
+    await challenges.issue(bindingOf(loaded, 'authenticate'), pending);
+    const page = renderPasskeySignInPage({
+      form: {
+        options: ceremony,
+        csrfToken: csrfTokenFor(loaded.browserKey, 'passkey', loaded.interaction.id),
+      },
+      clientName: loaded.purpose.client.clientName,
+      secondFactor: user !== null,
+      errorMessage,
+      basePath: pageContext.basePath,
+      links: await alternativesOf(loaded, step),
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  /**
+   * Checks before the signature: a challenge was pending for this browser and interaction, the
+   * response names a registered credential (§7.2 step 6), and, after the password, one of the
+   * signed-in user's (§7.2 step 6: "verify that the identified user is the owner").
+   */
+  function precheck(
+    pending: PendingChallenge | null,
+    response: AuthenticationResponseJSON | null,
+    passkey: StoredPasskey | null,
+    step: PasskeyStep,
+  ): CeremonyFailure | null {
+    if (pending === null || response === null) return 'malformed';
+    if (passkey === null) return 'unknown_credential';
+    const expectedSub = step.kind === 'second-factor' ? step.user.sub : null;
+    if (pending.sub !== expectedSub) return 'malformed';
+    return expectedSub === null || passkey.sub === expectedSub ? null : 'wrong_user';
+  }
+
+  /** A refused assertion: audited as a failed sign-in or a failed second factor, the page again. */
+  function refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    step: PasskeyStep,
+    failure: { reason: string; passkey: StoredPasskey | null; detail?: string },
+  ) {
+    const event = step.kind === 'sign-in' ? AUDIT_EVENTS.loginFailed : AUDIT_EVENTS.factorFailed;
+    const sub = step.kind === 'second-factor' ? step.user.sub : failure.passkey?.sub;
+    audit(request.log, event, {
+      ...(sub ? { sub } : {}),
+      method: 'passkey',
+      reason: failure.reason,
+      ...(failure.passkey ? { credential_id: failure.passkey.id } : {}),
+      client_id: loaded.purpose.client.clientId,
+      ip: request.ip,
+    });
+    if (failure.detail) request.log.info({ detail: failure.detail }, 'passkey assertion refused');
+    return sendSignInPage(reply, loaded, step, 401, PASSKEY_FAILED);
+  }
+
+  /** A verified assertion: the session starts with the passkey, or adds it after the password. */
+  async function accept(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    step: PasskeyStep,
+    used: { passkey: StoredPasskey; userVerified: boolean; synced: boolean },
+  ) {
+    const { passkey, userVerified, synced } = used;
+    const fields = {
+      sub: passkey.sub,
+      method: 'passkey',
+      credential_id: passkey.id,
+      client_id: loaded.purpose.client.clientId,
+      ip: request.ip,
+    };
+    if (step.kind === 'second-factor') {
+      audit(request.log, AUDIT_EVENTS.factorSucceeded, fields);
+      const method = { method: 'passkey' as const, userVerified, synced };
+      const stepped = await app.ssoSessions.addMethod(reply, step.session, method);
+      return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
+    }
+    // A disabled or removed user's credential no longer signs anyone in.
+    const user = await options.stores.users.findUserBySub(passkey.sub);
+    if (user === null) return refuse(request, reply, loaded, step, { reason: 'unknown_user', passkey });
+    audit(request.log, AUDIT_EVENTS.loginSucceeded, fields);
+    return steps.signedIn(request, reply, loaded, user, 'passkey', { userVerified, synced });
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/passkey', async (request, reply) => {
+    const loaded = await steps.load(request, reply);
+    if (loaded === null) return reply;
+    const step = await passkeyStepOf(request, reply, loaded);
+    if (step === null) return reply;
+    return sendSignInPage(reply, loaded, step);
+  });
+
+  // No lockout here, unlike passwords and codes: an assertion is a signature over a fresh
+  // challenge (WebAuthn §13.4.1), which trying cannot guess.
+  app.post<{ Params: { id: string } }>('/interaction/:id/passkey', async (request, reply) => {
+    const loaded = await steps.load(request, reply);
+    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'passkey')) return reply;
+    const step = await passkeyStepOf(request, reply, loaded);
+    if (step === null) return reply;
+    // Taken out first, whatever follows: a challenge answers one assertion (§13.4.3).
+    const pending = await challenges.consume(bindingOf(loaded, 'authenticate'));
+    const response = parseCredentialJson<AuthenticationResponseJSON>(
+      stringField(request.body, 'credential') ?? '',
+    );
+    const passkey = response === null ? null : await passkeys.find(response.id);
+    const problem = precheck(pending, response, passkey, step);
+    if (problem !== null || pending === null || response === null || passkey === null) {
+      return refuse(request, reply, loaded, step, { reason: problem ?? 'malformed', passkey });
+    }
+    const outcome = await verifyAuthentication(rp, response, pending.challenge, passkey);
+    if (!outcome.ok) return refuse(request, reply, loaded, step, { ...outcome, passkey });
+    // §6.1.1: of two assertions racing with the same counter, only one is recorded.
+    if (!(await passkeys.recordUse(passkey, { counter: outcome.counter, backedUp: outcome.backedUp }))) {
+      return refuse(request, reply, loaded, step, { reason: 'counter', passkey });
+    }
+    return accept(request, reply, loaded, step, {
+      passkey,
+      userVerified: outcome.userVerified,
+      synced: outcome.backedUp,
+    });
+  });
+
+  registerEnrolPasskeyRoutes(app, steps, options);
+}
+
+/**
+ * Creating a passkey inside a sign-in, when the sign-in requires a factor the user has none of
+ * (the same condition as the authenticator-app enrolment page; `passkeyOnly` leads here).
+ */
+function registerEnrolPasskeyRoutes(
+  app: FastifyInstance,
+  steps: InteractionSteps,
+  options: InteractionRoutesOptions,
+): void {
+  const { passkeys, webauthnChallenges: challenges, relyingParty: rp, pageContext } = options;
+  const sendRecoveryCodesOnce = recoveryCodesSender(steps, options);
+  const bindingOf = (loaded: LoadedInteraction): CeremonyBinding => ({
+    browserKey: loaded.browserKey,
+    purpose: 'register',
+    boundTo: loaded.interaction.id,
+  });
+
+  async function sendEnrolPage(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    user: User,
+    status = 200,
+    error?: string,
+  ) {
+    const userHandle = await passkeys.userHandleOf(user.sub);
+    const ceremony = await registrationOptions(rp, user, userHandle, await passkeys.credentialsOf(user.sub));
+    await challenges.issue(bindingOf(loaded), { challenge: ceremony.challenge, sub: user.sub, userHandle });
+    const page = renderEnrolPasskeyPage({
+      form: { options: ceremony, csrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id) },
+      name: 'Passkey',
+      lead: `${loaded.purpose.client.clientName} requires a second step when you sign in.`,
+      errorMessage: error,
+      basePath: pageContext.basePath,
+      links: html`<p><a href="${steps.pageUrl(loaded.interaction, 'enrol')}">Set up an authenticator app instead</a></p>`,
+    });
+    return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
+  }
+
+  app.get<{ Params: { id: string } }>('/interaction/:id/enrol-passkey', async (request, reply) => {
+    const loaded = await steps.load(request, reply);
+    if (loaded === null) return reply;
+    const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+    if (current === null) return reply;
+    return sendEnrolPage(reply, loaded, current.user);
+  });
+
+  app.post<{ Params: { id: string } }>('/interaction/:id/enrol-passkey', async (request, reply) => {
+    const loaded = await steps.load(request, reply);
+    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'enrol')) return reply;
+    const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+    if (current === null) return reply;
+    const { user, session } = current;
+    const pending = await challenges.consume(bindingOf(loaded));
+    const response = parseCredentialJson<RegistrationResponseJSON>(
+      stringField(request.body, 'credential') ?? '',
+    );
+    if (pending?.sub !== user.sub || pending.userHandle === null || response === null) {
+      return sendEnrolPage(reply, loaded, user, 400, REGISTRATION_FAILED);
+    }
+    const outcome = await verifyRegistration(rp, response, pending.challenge);
+    const name = (stringField(request.body, 'name') ?? '').trim().slice(0, 60) || 'Passkey';
+    const stored =
+      outcome.ok &&
+      (await passkeys.add({ ...outcome.passkey, sub: user.sub, userHandle: pending.userHandle, name }));
+    if (!outcome.ok || !stored) {
+      request.log.info(
+        { reason: outcome.ok ? 'already_registered' : outcome.reason },
+        'passkey registration refused',
+      );
+      return sendEnrolPage(reply, loaded, user, 400, REGISTRATION_FAILED);
+    }
+    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
+      sub: user.sub,
+      method: 'passkey',
+      credential_id: outcome.passkey.id,
+      client_id: loaded.purpose.client.clientId,
+    });
+    // The new credential's attestation proved possession: it completes this sign-in's second factor.
+    const method = { method: 'passkey' as const, userVerified: outcome.userVerified, synced: outcome.synced };
+    const stepped = await app.ssoSessions.addMethod(reply, session, method);
+    if (await options.recoveryCodes.hasSet(user.sub)) {
+      return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
+    }
+    return sendRecoveryCodesOnce(reply, loaded, user.sub);
+  });
+}

@@ -1,0 +1,308 @@
+import type { User } from '@oidc-orders/oauth-core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isAccountInteraction } from '../../account/account-interaction.js';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import type { InteractionProgress } from '../../interaction/authorization-flow.js';
+import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
+import type { Interaction } from '../../interaction/interaction-repository.js';
+import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import { hashCookieValue } from '../../plugins/session.js';
+import { respondToValidationError, sendErrorPage } from '../authorization-reply.js';
+import type {
+  CompleteStep,
+  InteractionPage,
+  InteractionPurpose,
+  InteractionRoutesOptions,
+  LoginAttemptDecision,
+  SignInMethod,
+} from './options.js';
+import { accountPurpose, authorizationPurpose } from './purposes.js';
+import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './url.js';
+
+/** An interaction of this browser, loaded and re-validated, with what it is for. */
+export interface LoadedInteraction {
+  interaction: Interaction;
+  browserKey: string;
+  purpose: InteractionPurpose;
+}
+
+export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
+
+/**
+ * What every page of an interaction does the same way: load it for this browser, check the form's
+ * CSRF token, move on to the next step (oauth-core's decisions through `AuthorizationFlow`), and
+ * finish it exactly once. The page files (login, second factor, enrolment, consent) build on these.
+ */
+export interface InteractionSteps {
+  pageUrl(interaction: Interaction, page: InteractionPage): string;
+  /** The interaction of the URL if live and started by this browser; else an error page and `null`. */
+  load(request: InteractionRequest, reply: FastifyReply): Promise<LoadedInteraction | null>;
+  /** True when the form's CSRF token is valid; else a 403 page was sent. */
+  checkCsrf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    purpose: CsrfPurpose,
+  ): boolean;
+  progressOf(interaction: Interaction): InteractionProgress;
+  redirectToPage(reply: FastifyReply, loaded: LoadedInteraction, page: InteractionPage): FastifyReply;
+  /** A second submission (double click, back button) after the interaction was consumed. */
+  sendAlreadyCompleted(reply: FastifyReply): FastifyReply;
+  /** After a login or an approval: the next page, or the end of the interaction. */
+  proceed(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    session: SsoSession | null,
+    progress: InteractionProgress,
+  ): Promise<FastifyReply>;
+  /** A sign-in method succeeded for `user`: the SSO session starts (or renews), then `proceed`. */
+  signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    user: User,
+    method: SignInMethod,
+    /** A passkey's WebAuthn flags (UV, backup state), from which its `amr` follows. */
+    flags?: { userVerified: boolean; synced: boolean },
+  ): Promise<FastifyReply>;
+  /**
+   * The session a second-factor page may act on: the step must still be `expected` (else the
+   * browser is sent to the step it is at and `null` returned).
+   */
+  sessionAtStep(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    expected: 'otp' | 'enrol',
+  ): Promise<{ session: SsoSession; user: User; passkeyOnly: boolean } | null>;
+  /** The login lockout, applied to second-factor codes under a key of their own per user. */
+  secondFactorAllowed(request: FastifyRequest, sub: string, clientId: string): Promise<LoginAttemptDecision>;
+}
+
+export function createInteractionSteps(
+  app: FastifyInstance,
+  options: InteractionRoutesOptions,
+): InteractionSteps {
+  const { flow, interactions, pageContext } = options;
+
+  // Login and consent carry client_id, so an expired interaction's page can lead back to the client.
+  const pageUrl = (interaction: Interaction, page: InteractionPage) =>
+    interactionPageUrl(
+      pageContext,
+      interaction.id,
+      page,
+      page === 'login' || page === 'consent' ? interaction.request.params.client_id : undefined,
+    );
+
+  const progressOf = (interaction: Interaction): InteractionProgress => ({
+    loginSid: interaction.loginSid,
+    approvedScopes: interaction.approvedScopes,
+  });
+
+  const redirectToPage = (reply: FastifyReply, loaded: LoadedInteraction, page: InteractionPage) =>
+    reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, page), 303);
+
+  const sendAlreadyCompleted = (reply: FastifyReply) =>
+    sendErrorPage(
+      reply,
+      400,
+      {
+        title: 'This sign-in request was already completed',
+        message: 'Return to the application; it may already have signed you in.',
+        code: 'interaction_consumed',
+      },
+      pageContext,
+    );
+
+  async function sendExpired(request: InteractionRequest, reply: FastifyReply) {
+    // Typically Back after signing in: the interaction is consumed. Offer the way on, the
+    // client's own start page, which begins a fresh sign-in (or finds the user signed in).
+    const next = await clientHomeLink(options.stores, clientIdFromQuery(request.query));
+    sendErrorPage(
+      reply,
+      400,
+      {
+        title: 'This sign-in request has expired',
+        message: next
+          ? 'The sign-in took too long or was already completed. Start again from the application.'
+          : 'The sign-in took too long or was already completed.',
+        code: 'interaction_expired',
+        ...(next ? { next } : {}),
+      },
+      pageContext,
+    );
+  }
+
+  /** What the interaction is for; `null` after a page was sent when it can no longer go on. */
+  async function purposeOf(
+    interaction: Interaction,
+    reply: FastifyReply,
+  ): Promise<InteractionPurpose | null> {
+    if (interaction.deviceCodeHash) {
+      // Re-checked at every step: the code may have expired or been decided in another tab.
+      const purpose = options.resolveDevicePurpose
+        ? await options.resolveDevicePurpose(interaction.deviceCodeHash, reply)
+        : null;
+      if (purpose === null && !reply.sent) sendAlreadyCompleted(reply);
+      return purpose;
+    }
+    if (isAccountInteraction(interaction.request.params)) return accountPurpose(pageContext, interaction);
+    try {
+      // Re-validated at every step: the client may have been changed or removed meanwhile.
+      const authorizationRequest = await flow.revalidate(interaction.request);
+      return authorizationPurpose(flow, pageContext, interaction, authorizationRequest);
+    } catch (error) {
+      await respondToValidationError(reply, error, pageContext, 303);
+      return null;
+    }
+  }
+
+  async function load(request: InteractionRequest, reply: FastifyReply): Promise<LoadedInteraction | null> {
+    const interaction = await interactions.findActive(request.params.id, options.nowSeconds());
+    if (interaction === null) {
+      await sendExpired(request, reply);
+      return null;
+    }
+    const browserKey = app.ssoSessions.browserKey(request);
+    if (browserKey === null || hashCookieValue(browserKey) !== interaction.browserHash) {
+      // The interaction is bound to the browser that started it: a link copied to another
+      // browser (or a victim lured into someone else's sign-in) cannot complete it.
+      sendErrorPage(
+        reply,
+        403,
+        {
+          title: 'Sign-in started in another browser',
+          message: 'Please start signing in again from the application, in this browser.',
+          code: 'interaction_browser_mismatch',
+        },
+        pageContext,
+      );
+      return null;
+    }
+    const purpose = await purposeOf(interaction, reply);
+    return purpose === null ? null : { interaction, browserKey, purpose };
+  }
+
+  function checkCsrf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    purpose: CsrfPurpose,
+  ): boolean {
+    const token = stringField(request.body, 'csrf');
+    if (isValidCsrfToken(token, loaded.browserKey, purpose, loaded.interaction.id)) return true;
+    sendErrorPage(
+      reply,
+      403,
+      {
+        title: 'This form has expired',
+        message: 'The form could not be verified. Please go back, reload the page and try again.',
+        code: 'csrf_token_invalid',
+      },
+      pageContext,
+    );
+    return false;
+  }
+
+  /** Finishes the interaction: consume it (exactly once), then let its purpose answer. */
+  async function complete(reply: FastifyReply, loaded: LoadedInteraction, step: CompleteStep) {
+    const { id, browserHash } = loaded.interaction;
+    const consumed = await interactions.consume(id, browserHash, options.nowSeconds());
+    if (consumed === null) return sendAlreadyCompleted(reply);
+    return loaded.purpose.complete(reply, step);
+  }
+
+  async function proceed(
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    session: SsoSession | null,
+    progress: InteractionProgress,
+  ): Promise<FastifyReply> {
+    const step = await flow.nextStep(loaded.purpose.requirements, session, progress);
+    switch (step.kind) {
+      case 'login':
+      case 'otp':
+      case 'enrol':
+      case 'consent':
+        return redirectToPage(reply, loaded, step.kind);
+      case 'complete':
+        return complete(reply, loaded, step);
+      case 'error': {
+        const { id, browserHash } = loaded.interaction;
+        await interactions.consume(id, browserHash, options.nowSeconds());
+        return loaded.purpose.fail(reply, step.error);
+      }
+    }
+  }
+
+  async function signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    user: User,
+    method: SignInMethod,
+    flags?: { userVerified: boolean; synced: boolean },
+  ) {
+    // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
+    const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
+    await interactions.recordLogin(loaded.interaction.id, session.id);
+    return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
+  }
+
+  async function sessionAtStep(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    expected: 'otp' | 'enrol',
+  ): Promise<{ session: SsoSession; user: User; passkeyOnly: boolean } | null> {
+    const session = await app.ssoSessions.current(request);
+    const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
+    if (step.kind === expected && session !== null) {
+      return { session, user: step.user, passkeyOnly: step.passkeyOnly };
+    }
+    if (step.kind === 'complete' || step.kind === 'error') {
+      await proceed(reply, loaded, session, progressOf(loaded.interaction));
+    } else {
+      await redirectToPage(reply, loaded, step.kind);
+    }
+    return null;
+  }
+
+  async function secondFactorAllowed(
+    request: FastifyRequest,
+    sub: string,
+    clientId: string,
+  ): Promise<LoginAttemptDecision> {
+    if (!options.loginAttemptGuard) return { allowed: true };
+    const decision = await options.loginAttemptGuard.allow({ ip: request.ip, username: `mfa:${sub}` });
+    if (!decision.allowed) {
+      audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
+        limit: decision.limit === 'username' ? 'mfa_user' : 'mfa_ip',
+        sub,
+        ip: request.ip,
+        client_id: clientId,
+        retry_after_seconds: decision.retryAfterSeconds,
+      });
+    }
+    return decision;
+  }
+
+  return {
+    pageUrl,
+    load,
+    checkCsrf,
+    progressOf,
+    redirectToPage,
+    sendAlreadyCompleted,
+    proceed,
+    signedIn,
+    sessionAtStep,
+    secondFactorAllowed,
+  };
+}
+
+/** A form field, when the body has it as a string. */
+export function stringField(body: unknown, name: string): string | undefined {
+  const value = (body as Record<string, unknown> | null | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
