@@ -80,8 +80,15 @@ const pools = new Map<string, Pool>();
 export async function acquirePglite(template: PgliteTemplate): Promise<LentPglite> {
   const pool = poolFor(template.path);
   const client = pool.idle.pop() ?? (await loadFromTemplate(template));
-  pool.baseline ??= readBaseline(client);
-  await pool.baseline;
+  try {
+    pool.baseline ??= readBaseline(client);
+    await pool.baseline;
+  } catch (error) {
+    // The next file tries again rather than failing on this rejection for the rest of the run.
+    pool.baseline = undefined;
+    await client.close().catch(() => {});
+    throw error;
+  }
   return lend(client, () => giveBack(pool, client));
 }
 
