@@ -33,7 +33,7 @@ import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
-import { sendErrorPage } from './authorization-reply.js';
+import { sendFormExpiredPage } from './authorization-reply.js';
 import { INVALID_CODE_MESSAGE } from './interaction/index.js';
 
 export interface AccountRoutesOptions {
@@ -125,16 +125,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     const current = await signedIn(request, reply);
     if (current === null) return null;
     if (!isValidCsrfToken(field(request.body, 'csrf'), current.browserKey, 'account', current.session.id)) {
-      sendErrorPage(
-        reply,
-        403,
-        {
-          title: 'This form has expired',
-          message: 'The form could not be verified. Please reload the page and try again.',
-          code: 'csrf_token_invalid',
-        },
-        pageContext,
-      );
+      sendFormExpiredPage(reply, pageContext);
       return null;
     }
     if (sensitive && clock.nowSeconds() - current.session.authTime > RECENT_AUTHENTICATION_SECONDS) {

@@ -90,6 +90,23 @@ export function sendErrorPage(
 }
 
 /**
+ * A form whose CSRF token did not verify (expired, from another browser, or forged): 403 with one
+ * page for every form, so the words are the same wherever it happens.
+ */
+export function sendFormExpiredPage(reply: FastifyReply, context: PageContext) {
+  return sendErrorPage(
+    reply,
+    403,
+    {
+      title: 'This form has expired',
+      message: 'The form could not be verified. Please go back, reload the page and try again.',
+      code: 'csrf_token_invalid',
+    },
+    context,
+  );
+}
+
+/**
  * Answers a failed validation. RFC 6749 §4.1.2.1: when the client or the redirect URI is missing,
  * invalid or mismatching, the server "SHOULD inform the resource owner of the error and MUST NOT
  * automatically redirect the user-agent to the invalid redirection URI": an error page, no Location.

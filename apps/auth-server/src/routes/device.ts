@@ -20,7 +20,7 @@ import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { renderDeviceCodePage, renderDeviceOutcomePage } from '../pages/device.js';
 import { sendHtml } from '../pages/respond.js';
 import type { PageContext } from './authorization-reply.js';
-import { sendErrorPage } from './authorization-reply.js';
+import { sendErrorPage, sendFormExpiredPage } from './authorization-reply.js';
 import { DEVICE_VERIFICATION_PATH } from './device-authorization.js';
 import type { DevicePurposeResolver, InteractionPage, InteractionPurpose } from './interaction/index.js';
 
@@ -217,16 +217,7 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
         browserKey === null ||
         !isValidCsrfToken(stringField(request.body, 'csrf'), browserKey, 'device', CODE_FORM_ID)
       ) {
-        return sendErrorPage(
-          reply,
-          403,
-          {
-            title: 'This form has expired',
-            message: 'The form could not be verified. Please go back, reload the page and try again.',
-            code: 'csrf_token_invalid',
-          },
-          pageContext,
-        );
+        return sendFormExpiredPage(reply, pageContext);
       }
       const typed = (stringField(request.body, 'user_code') ?? '').slice(0, 64);
       const lookup = await findDeviceAuthorizationByUserCode(typed, { stores, clock });

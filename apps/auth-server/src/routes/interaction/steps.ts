@@ -7,7 +7,7 @@ import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { Interaction } from '../../interaction/interaction-repository.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { hashCookieValue } from '../../plugins/session.js';
-import { respondToValidationError, sendErrorPage } from '../authorization-reply.js';
+import { respondToValidationError, sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
 import type {
   CompleteStep,
   InteractionPage,
@@ -191,16 +191,7 @@ export function createInteractionSteps(
   ): boolean {
     const token = stringField(request.body, 'csrf');
     if (isValidCsrfToken(token, loaded.browserKey, purpose, loaded.interaction.id)) return true;
-    sendErrorPage(
-      reply,
-      403,
-      {
-        title: 'This form has expired',
-        message: 'The form could not be verified. Please go back, reload the page and try again.',
-        code: 'csrf_token_invalid',
-      },
-      pageContext,
-    );
+    sendFormExpiredPage(reply, pageContext);
     return false;
   }
 
