@@ -5,7 +5,7 @@
 #   1. installs Debian's docker.io, docker-compose and debootstrap when missing;
 #   2. starts dockerd (its own socket, data and exec roots; PID recorded);
 #   3. builds the base images the files name, locally (deploy/ci/base-images/; kept between runs);
-#   4. builds both app images from their Dockerfiles (auth-server with BuildKit, orders with the
+#   4. builds both app images from deploy/app.Dockerfile (auth-server with BuildKit, orders with the
 #      classic builder: each file is built by one of them on every run);
 #   5. the README's walkthrough: a throw-away .env + deploy/seed.json (deploy/generate-secrets.mjs),
 #      a self-signed certificate, `docker-compose up`, every service healthy, deploy/smoke-test.mjs
@@ -222,9 +222,11 @@ extra_ca_certificates() {
 }
 
 build_app_image() {
-  local app=$1 builder=$2
+  local app=$1 builder=$2 port
+  case $app in auth-server) port=4000 ;; orders) port=3000 ;; esac
   DOCKER_BUILDKIT=$builder docker build --build-arg "EXTRA_CA_CERTS=$EXTRA_CA_CERTS" \
-    -f "apps/$app/Dockerfile" -t "oidc-orders/$app" . >"$LOG_DIR/build-$app.log" 2>&1 \
+    --build-arg "APP=$app" --build-arg "PORT=$port" \
+    -f deploy/app.Dockerfile -t "oidc-orders/$app" . >"$LOG_DIR/build-$app.log" 2>&1 \
     || { tail -n 40 "$LOG_DIR/build-$app.log"; return 1; }
 }
 
@@ -507,7 +509,7 @@ main() {
   echo "$(printf '%s' "$EXTRA_CA_CERTS" | grep -c 'BEGIN CERTIFICATE') CA certificate(s) of this host's bundle handed to the builds (${#EXTRA_CA_CERTS} bytes)"
   # A build argument reaches RUN as one environment string, which Linux caps at 128 KiB.
   require "the CA certificates fit in one build argument" [ "${#EXTRA_CA_CERTS}" -lt 120000 ]
-  check "no '# syntax=' line in the Dockerfiles" bash -c '! grep -l "^# *syntax=" apps/*/Dockerfile'
+  check "no '# syntax=' line in the Dockerfile" bash -c '! grep -l "^# *syntax=" deploy/app.Dockerfile'
   require "image oidc-orders/auth-server built with BuildKit" build_app_image auth-server 1
   require "image oidc-orders/orders built with the classic builder" build_app_image orders 0
 

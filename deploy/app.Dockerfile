@@ -1,6 +1,8 @@
-# Production image of the orders service. Build context: the repository root.
-#   docker build -f apps/orders/Dockerfile -t oidc-orders/orders .
-# (docker compose builds it the same way, see docker-compose.yml.)
+# Production image of either app: one recipe, the app named by build arguments. Build context:
+# the repository root.
+#   docker build -f deploy/app.Dockerfile --build-arg APP=auth-server --build-arg PORT=4000 -t oidc-orders/auth-server .
+#   docker build -f deploy/app.Dockerfile --build-arg APP=orders --build-arg PORT=3000 -t oidc-orders/orders .
+# (docker compose builds them the same way, see docker-compose.yml.)
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
@@ -27,10 +29,15 @@ RUN if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" >/tmp/extr
  && pnpm fetch --prod \
  && rm -f /tmp/extra-ca.pem
 
+# The workspace package to build (apps/<APP>): auth-server or orders. Declared here, after the
+# networked layers, so that both apps' builds share them from the cache.
+ARG APP
+RUN case "$APP" in auth-server|orders) ;; *) echo "build with --build-arg APP=auth-server or APP=orders" >&2; exit 1 ;; esac
+
 # 2. The workspace sources, then an offline install from that store; --frozen-lockfile fails the
 #    build when a package.json and the lockfile disagree.
 COPY . .
-RUN pnpm install --offline --frozen-lockfile --prod --filter "orders..."
+RUN pnpm install --offline --frozen-lockfile --prod --filter "${APP}..."
 
 # 3. A self-contained folder: the app, its production dependencies from the same lockfile, and the
 #    workspace packages (@oidc-orders/oauth-core, @oidc-orders/service-kit) copied in rather than
@@ -42,27 +49,30 @@ RUN pnpm install --offline --frozen-lockfile --prod --filter "orders..."
 #    dependencies), as `pnpm start` does, so it runs on plain node without tsx's loader thread
 #    (about 85 MB less RSS). src/, drizzle/ and public/ stay: the bundle reads its assets and
 #    migrations from them. Tests and tool configs stay behind.
-RUN pnpm --config.inject-workspace-packages=true --filter "orders" deploy --prod --offline /out \
+RUN pnpm --config.inject-workspace-packages=true --filter "${APP}" deploy --prod --offline /out \
  && cp tsconfig.base.json /out/tsconfig.base.json \
  && sed -i 's#"\.\./\.\./tsconfig\.base\.json"#"./tsconfig.base.json"#' /out/tsconfig.json \
  && node scripts/bundle-server.mjs /out \
- && rm -rf /out/test /out/vitest.config.ts /out/drizzle.config.ts /out/Dockerfile
+ && rm -rf /out/test /out/vitest.config.ts /out/drizzle.config.ts
 
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# The port the app listens on: 4000 for the auth server, 3000 for orders (their defaults).
+ARG PORT
+RUN case "$PORT" in ''|*[!0-9]*) echo "build with --build-arg PORT=4000 (auth-server) or PORT=3000 (orders)" >&2; exit 1 ;; esac
 ENV NODE_ENV=production \
-    PORT=3000
+    PORT=${PORT}
 WORKDIR /app
 # Owned by root and not writable by the user the process runs as: it cannot change its own code.
 COPY --from=build /out ./
 # The unprivileged user of the node image (uid 1000).
 USER node
-EXPOSE 3000
+EXPOSE ${PORT}
 
 # Readiness, not liveness: unhealthy while the database is unreachable or the process is draining.
 # Node's own fetch, because the slim image has no curl. HOST must stay a wildcard or loopback.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # Exec form: node is the process that receives SIGTERM (PID 1, or the child of compose's
 # `init: true`) and starts the graceful drain. The node flags are those of `pnpm start` (package.json):
