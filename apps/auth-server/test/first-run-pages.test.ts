@@ -1,3 +1,4 @@
+import { DESIGN_TOKENS_CSS } from '@oidc-orders/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hiddenFields } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -42,6 +43,14 @@ describe('pages for people, JSON for programs (issue 15 item 1)', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("the pages' stylesheet is the shared design tokens, then the sign-in pages' own rules", async () => {
+    const { body } = await app.inject({ method: 'GET', url: '/assets/styles.css' });
+    expect(body.startsWith(DESIGN_TOKENS_CSS)).toBe(true);
+    const own = body.slice(DESIGN_TOKENS_CSS.length);
+    expect(own).toContain('.lead');
+    expect(own).not.toContain('--danger-text:');
   });
 
   it('the issuer root answers a program with JSON links', async () => {

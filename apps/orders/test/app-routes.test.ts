@@ -1,3 +1,4 @@
+import { DESIGN_TOKENS_CSS } from '@oidc-orders/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, withApiKey } from './helpers/app.js';
@@ -58,6 +59,14 @@ describe('the orders single-page app at /app', () => {
 
     expect(body).toContain("'X-CSRF': '1'");
     expect(body).not.toMatch(/document\.cookie|localStorage|sessionStorage|indexedDB/);
+  });
+
+  it("serves the shared design tokens first, then the app's own rules", async () => {
+    const { body } = await app.inject({ method: 'GET', url: '/app/app.css' });
+    expect(body.startsWith(DESIGN_TOKENS_CSS)).toBe(true);
+    const own = body.slice(DESIGN_TOKENS_CSS.length);
+    expect(own).toContain('.topbar');
+    expect(own).not.toContain('--danger-text:');
   });
 
   it('keeps its CSP and framing headers off the JSON API', async () => {

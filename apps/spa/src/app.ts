@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { withDesignTokens } from '@oidc-orders/service-kit';
 import type { SpaConfig } from './config.js';
 
 interface StaticFile {
@@ -78,7 +79,8 @@ export function createSpaHandler(config: SpaConfig, fetchMetadata: FetchMetadata
     '/': index,
     '/callback': index,
     '/app.js': publicFile('app.js', 'text/javascript; charset=utf-8'),
-    '/app.css': publicFile('app.css', 'text/css; charset=utf-8'),
+    // The shared design tokens first (service-kit), then this app's own rules.
+    '/app.css': { type: 'text/css; charset=utf-8', body: withDesignTokens(publicFile('app.css', '').body) },
     '/favicon.svg': publicFile('favicon.svg', 'image/svg+xml'),
     // Browsers ask for /favicon.ico whatever the page links.
     '/favicon.ico': publicFile('favicon.svg', 'image/svg+xml'),

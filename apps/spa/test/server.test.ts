@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DESIGN_TOKENS_CSS } from '@oidc-orders/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSecurityPolicy, createSpaHandler, type FetchMetadata } from '../src/app.js';
 import { DEFAULT_SCOPE, parseSpaConfig, SpaConfigError } from '../src/config.js';
@@ -90,6 +91,14 @@ describe('the SPA server', () => {
     }
     const bundle = await (await fetch(`${base}/vendor/oidc-client-ts.min.js`)).text();
     expect(bundle).toContain('var oidc=');
+  });
+
+  it('serves the shared design tokens first, then its own green accent over them', async () => {
+    const css = await (await fetch(`${base}/app.css`)).text();
+    expect(css.startsWith(DESIGN_TOKENS_CSS)).toBe(true);
+    const own = css.slice(DESIGN_TOKENS_CSS.length);
+    expect(own).toContain('--accent: #1f7a4d;');
+    expect(own).not.toContain('--danger-text:');
   });
 
   it('keeps the tokens in session storage and renews with the refresh token, not an iframe', async () => {

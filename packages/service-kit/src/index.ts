@@ -1,5 +1,6 @@
 export { DatabaseUnavailableError, isDatabaseUnavailable } from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
+export { DESIGN_TOKENS_CSS, withDesignTokens } from './design-tokens.js';
 export {
   type GracefulShutdownOptions,
   gracefulShutdown,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { withDesignTokens } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 
 /**
@@ -19,7 +20,8 @@ const simpleWebAuthnBrowserBundle = new URL(
 const assets: Record<string, { type: string; body: Buffer }> = {
   'styles.css': {
     type: 'text/css; charset=utf-8',
-    body: readFileSync(new URL('../pages/styles.css', import.meta.url)),
+    // The shared design tokens first (service-kit), then the sign-in pages' own rules.
+    body: withDesignTokens(readFileSync(new URL('../pages/styles.css', import.meta.url))),
   },
   // Not named form-post.js on disk: `./form-post.js` import specifiers would resolve to it
   // instead of form-post.ts.

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import helmet from '@fastify/helmet';
+import { withDesignTokens } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -13,6 +14,8 @@ const read = (name: string, type: string): StaticFile => ({
   body: readFileSync(new URL(`../../public/app/${name}`, import.meta.url)),
 });
 
+const withTokens = (file: StaticFile): StaticFile => ({ ...file, body: withDesignTokens(file.body) });
+
 /**
  * The orders single-page app (`public/app/`): a page and its script and stylesheet, read once at
  * start (three small files, so no static-file plugin). The script talks to `/bff/*` only, with
@@ -22,7 +25,8 @@ export const APP_FILES: Readonly<Record<string, StaticFile>> = {
   '/app': read('index.html', 'text/html; charset=utf-8'),
   '/app/': read('index.html', 'text/html; charset=utf-8'),
   '/app/app.js': read('app.js', 'text/javascript; charset=utf-8'),
-  '/app/app.css': read('app.css', 'text/css; charset=utf-8'),
+  // The shared design tokens first (service-kit), then the app's own rules.
+  '/app/app.css': withTokens(read('app.css', 'text/css; charset=utf-8')),
   '/app/favicon.svg': read('favicon.svg', 'image/svg+xml'),
   // Browsers ask for /favicon.ico whatever the page links; answer instead of a 404 per page.
   '/favicon.ico': read('favicon.svg', 'image/svg+xml'),
