@@ -1,7 +1,8 @@
 /**
  * The design tokens every page of the three apps shares (auth server, orders /app, the SPA): the
- * palette in light and dark (`prefers-color-scheme`), the focus colour (WCAG 1.4.11) and box
- * sizing. Each app serves it at the top of its own stylesheet (same origin: the CSP allows only
+ * palette in light and dark (`prefers-color-scheme`), the focus colour (WCAG 1.4.11), box
+ * sizing, the body's colours and system font, the card, the page title, the primary and secondary
+ * actions and the focus ring. Each app serves it at the top of its own stylesheet (same origin: the CSP allows only
  * 'self'), so the apps look like one product and a colour changes in one place. An app may
  * override a token after it (the SPA's accent).
  */
@@ -35,6 +36,40 @@ export const DESIGN_TOKENS_CSS = `:root {
 }
 * {
   box-sizing: border-box;
+}
+body {
+  margin: 0;
+  background: var(--bg);
+  color: var(--text);
+  font:
+    16px / 1.5 system-ui,
+    -apple-system,
+    "Segoe UI",
+    Roboto,
+    sans-serif;
+}
+.card {
+  background: var(--card);
+  border: 1px solid var(--border);
+  border-radius: 0.75rem;
+}
+h1 {
+  margin: 0 0 0.5rem;
+  font-size: 1.5rem;
+  line-height: 1.25;
+}
+.primary {
+  background: var(--accent);
+  color: var(--accent-text);
+}
+.secondary {
+  background: transparent;
+  color: var(--accent);
+}
+/* A visible focus ring on every focusable element (WCAG 2.4.7). */
+:focus-visible {
+  outline: 3px solid var(--focus);
+  outline-offset: 2px;
 }
 `;
 
