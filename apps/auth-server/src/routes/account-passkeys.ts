@@ -1,15 +1,14 @@
-import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { csrfTokenFor } from '../interaction/csrf.js';
-import type { PasskeyRepository } from '../mfa/passkey-repository.js';
 import {
-  parseCredentialJson,
-  type RelyingParty,
-  registrationOptions,
-  verifyRegistration,
-} from '../mfa/webauthn.js';
-import type { CeremonyBinding, WebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
+  finishPasskeyRegistration,
+  type PasskeyRegistration,
+  passkeyNameOf,
+  REGISTRATION_FAILED,
+  startPasskeyRegistration,
+} from '../mfa/passkey-registration.js';
+import type { CeremonyBinding } from '../mfa/webauthn-challenges.js';
 import { html } from '../pages/html.js';
 import { renderEnrolPasskeyPage } from '../pages/passkey.js';
 import { sendHtml } from '../pages/respond.js';
@@ -24,10 +23,7 @@ export interface AccountPerson {
 type Notice = { kind: 'ok' | 'error'; text: string };
 
 /** What the passkey section borrows from the account page (its guard, page and session helpers). */
-export interface AccountPasskeyDeps<Person extends AccountPerson> {
-  passkeys: PasskeyRepository;
-  challenges: WebAuthnChallengeStore;
-  rp: RelyingParty;
+export interface AccountPasskeyDeps<Person extends AccountPerson> extends PasskeyRegistration {
   accountUrl: string;
   basePath: string;
   /** Signed in, CSRF token valid, and (when `sensitive`) authenticated within five minutes; else answered. */
@@ -48,12 +44,6 @@ const field = (body: unknown, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-/** A passkey's name as typed: trimmed, at most 60 characters, a default when empty. */
-const nameOf = (typed: string) => typed.trim().slice(0, 60) || 'Passkey';
-
-/** Every failed registration says the same: the reason goes to the log. */
-const REGISTRATION_FAILED = 'The passkey could not be added. Please try again.';
-
 /**
  * The account page's passkeys (README "Passkeys"): add (WebAuthn §7.1 registration), rename,
  * remove. Adding and removing change how the account can be entered, so they need the recent
@@ -63,7 +53,7 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
   app: FastifyInstance,
   deps: AccountPasskeyDeps<Person>,
 ) {
-  const { passkeys, challenges, rp, accountUrl } = deps;
+  const { passkeys, accountUrl } = deps;
   const bindingOf = (person: Person): CeremonyBinding => ({
     browserKey: person.browserKey,
     purpose: 'register',
@@ -78,10 +68,7 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
     status = 200,
     error?: string,
   ) {
-    const { user } = person;
-    const userHandle = await passkeys.userHandleOf(user.sub);
-    const options = await registrationOptions(rp, user, userHandle, await passkeys.credentialsOf(user.sub));
-    await challenges.issue(bindingOf(person), { challenge: options.challenge, sub: user.sub, userHandle });
+    const options = await startPasskeyRegistration(deps, bindingOf(person), person.user);
     const page = renderEnrolPasskeyPage({
       form: {
         options,
@@ -99,50 +86,29 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
   app.post('/account/passkeys', async (request, reply) => {
     const person = await deps.authorizedChange(request, reply, true);
     if (person === null) return reply;
-    return sendEnrolPage(reply, person, nameOf(field(request.body, 'name')));
+    return sendEnrolPage(reply, person, passkeyNameOf(field(request.body, 'name')));
   });
 
   app.post('/account/passkeys/confirm', async (request, reply) => {
     const person = await deps.authorizedChange(request, reply, true);
     if (person === null) return reply;
-    const name = nameOf(field(request.body, 'name'));
-    const pending = await challenges.consume(bindingOf(person));
-    const response = parseCredentialJson<RegistrationResponseJSON>(field(request.body, 'credential'));
-    if (
-      pending === null ||
-      pending.sub !== person.user.sub ||
-      pending.userHandle === null ||
-      response === null
-    ) {
-      request.log.info(
-        { reason: pending === null ? 'no_challenge' : 'malformed' },
-        'passkey registration refused',
-      );
-      return sendEnrolPage(reply, person, name, 400, REGISTRATION_FAILED);
-    }
-    const outcome = await verifyRegistration(rp, response, pending.challenge);
-    const added =
-      outcome.ok &&
-      (await passkeys.add({
-        ...outcome.passkey,
-        sub: person.user.sub,
-        userHandle: pending.userHandle,
-        name,
-      }));
-    if (!outcome.ok || !added) {
-      request.log.info(
-        {
-          reason: outcome.ok ? 'already_registered' : outcome.reason,
-          detail: outcome.ok ? undefined : outcome.detail,
-        },
-        'passkey registration refused',
-      );
+    const name = passkeyNameOf(field(request.body, 'name'));
+    const credential = field(request.body, 'credential');
+    const outcome = await finishPasskeyRegistration(
+      deps,
+      bindingOf(person),
+      person.user.sub,
+      credential,
+      name,
+    );
+    if (!outcome.ok) {
+      request.log.info({ reason: outcome.reason, detail: outcome.detail }, 'passkey registration refused');
       return sendEnrolPage(reply, person, name, 400, REGISTRATION_FAILED);
     }
     audit(request.log, AUDIT_EVENTS.factorEnrolled, {
       sub: person.user.sub,
       method: 'passkey',
-      credential_id: outcome.passkey.id,
+      credential_id: outcome.credentialId,
     });
     // The attestation proved possession of the new credential (WebAuthn §7.1 step 14: user
     // presence; step 15: verification when its flag is set), like a first TOTP code does.

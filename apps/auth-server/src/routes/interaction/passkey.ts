@@ -1,17 +1,21 @@
 import type { User } from '@oidc-orders/oauth-core';
-import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import {
+  finishPasskeyRegistration,
+  passkeyNameOf,
+  REGISTRATION_FAILED,
+  startPasskeyRegistration,
+} from '../../mfa/passkey-registration.js';
 import type { StoredPasskey } from '../../mfa/passkey-repository.js';
 import {
   authenticationOptions,
   type CeremonyFailure,
   parseCredentialJson,
-  registrationOptions,
   verifyAuthentication,
-  verifyRegistration,
 } from '../../mfa/webauthn.js';
 import type { CeremonyBinding, PendingChallenge } from '../../mfa/webauthn-challenges.js';
 import { html, type SafeHtml } from '../../pages/html.js';
@@ -31,7 +35,6 @@ type PasskeyStep =
 
 /** Every failure reads the same: which check failed goes to the audit log only. */
 const PASSKEY_FAILED = 'That passkey could not be verified. Please try again, or choose another way.';
-const REGISTRATION_FAILED = 'The passkey could not be added. Please try again.';
 
 /**
  * Passkeys inside an interaction (README "Passkeys"): `/interaction/:id/passkey` signs in with a
@@ -228,6 +231,7 @@ function registerEnrolPasskeyRoutes(
   options: InteractionRoutesOptions,
 ): void {
   const { passkeys, webauthnChallenges: challenges, relyingParty: rp, pageContext } = options;
+  const registration = { passkeys, challenges, rp };
   const sendRecoveryCodesOnce = recoveryCodesSender(steps, options);
   const bindingOf = (loaded: LoadedInteraction): CeremonyBinding => ({
     browserKey: loaded.browserKey,
@@ -242,9 +246,7 @@ function registerEnrolPasskeyRoutes(
     status = 200,
     error?: string,
   ) {
-    const userHandle = await passkeys.userHandleOf(user.sub);
-    const ceremony = await registrationOptions(rp, user, userHandle, await passkeys.credentialsOf(user.sub));
-    await challenges.issue(bindingOf(loaded), { challenge: ceremony.challenge, sub: user.sub, userHandle });
+    const ceremony = await startPasskeyRegistration(registration, bindingOf(loaded), user);
     const page = renderEnrolPasskeyPage({
       form: { options: ceremony, csrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id) },
       name: 'Passkey',
@@ -270,29 +272,23 @@ function registerEnrolPasskeyRoutes(
     const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
     if (current === null) return reply;
     const { user, session } = current;
-    const pending = await challenges.consume(bindingOf(loaded));
-    const response = parseCredentialJson<RegistrationResponseJSON>(
-      stringField(request.body, 'credential') ?? '',
+    const name = passkeyNameOf(stringField(request.body, 'name') ?? '');
+    const credential = stringField(request.body, 'credential') ?? '';
+    const outcome = await finishPasskeyRegistration(
+      registration,
+      bindingOf(loaded),
+      user.sub,
+      credential,
+      name,
     );
-    if (pending?.sub !== user.sub || pending.userHandle === null || response === null) {
-      return sendEnrolPage(reply, loaded, user, 400, REGISTRATION_FAILED);
-    }
-    const outcome = await verifyRegistration(rp, response, pending.challenge);
-    const name = (stringField(request.body, 'name') ?? '').trim().slice(0, 60) || 'Passkey';
-    const stored =
-      outcome.ok &&
-      (await passkeys.add({ ...outcome.passkey, sub: user.sub, userHandle: pending.userHandle, name }));
-    if (!outcome.ok || !stored) {
-      request.log.info(
-        { reason: outcome.ok ? 'already_registered' : outcome.reason },
-        'passkey registration refused',
-      );
+    if (!outcome.ok) {
+      request.log.info({ reason: outcome.reason, detail: outcome.detail }, 'passkey registration refused');
       return sendEnrolPage(reply, loaded, user, 400, REGISTRATION_FAILED);
     }
     audit(request.log, AUDIT_EVENTS.factorEnrolled, {
       sub: user.sub,
       method: 'passkey',
-      credential_id: outcome.passkey.id,
+      credential_id: outcome.credentialId,
       client_id: loaded.purpose.client.clientId,
     });
     // The new credential's attestation proved possession: it completes this sign-in's second factor.
