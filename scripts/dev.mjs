@@ -158,9 +158,11 @@ async function checkPorts() {
   }
   if (taken.length === 0) return;
   const list = taken.map((s) => `${s.port} (${s.name}, ${s.variable}) is ${s.reason}`).join('; ');
+  // The example moves every port by 100 from the ones just tried, so it never names a taken one.
+  const example = SERVICES.map((service) => `${service.variable}=${service.port + 100}`).join(' ');
   fail(
     `cannot start: port ${list}. Is \`pnpm dev\` already running? Stop it, or choose other ports, e.g. ` +
-      'AUTH_PORT=4100 ORDERS_PORT=3100 SPA_PORT=5273 pnpm dev',
+      `${example} pnpm dev`,
   );
 }
 

@@ -46,7 +46,9 @@ describe('pnpm dev', () => {
         .filter((line) => line.includes('cannot start'));
       expect(errorLines).toHaveLength(1);
       expect(errorLines[0]).toContain(`${ports.ORDERS_PORT} (orders, ORDERS_PORT) is already in use`);
-      expect(errorLines[0]).toContain('AUTH_PORT=');
+      // The example names other ports than the taken ones: each moved by 100.
+      expect(errorLines[0]).toContain(`ORDERS_PORT=${Number(ports.ORDERS_PORT) + 100}`);
+      expect(errorLines[0]).not.toContain(`ORDERS_PORT=${ports.ORDERS_PORT} `);
       expect(dev.output()).not.toMatch(/EADDRINUSE|\n\s+at /);
       // Checked before anything else: no secrets generated, no server started.
       expect(existsSync(dataDir)).toBe(false);
