@@ -100,3 +100,25 @@ print(
   'self time by stack (4 callers)',
   new Map([...byCallers].sort((a, b) => b[1] - a[1]).slice(0, Math.min(top, 12))),
 );
+
+// Inclusive ("total") time: a sample counts for every distinct function on its stack, once. This
+// is what a function and everything it calls cost, e.g. a route handler or a Fastify hook.
+const inclusive = new Map<string, number>();
+const stackKeys = new Map<number, readonly string[]>();
+function functionsOnStack(id: number): readonly string[] {
+  const cached = stackKeys.get(id);
+  if (cached) return cached;
+  const keys = new Set<string>();
+  for (let current: number | undefined = id; current !== undefined; current = parentOf.get(current)) {
+    const name = nodeById.get(current)?.callFrame.functionName ?? '';
+    if (name === '(root)' || name === '') continue;
+    keys.add(label(current));
+  }
+  const list = [...keys];
+  stackKeys.set(id, list);
+  return list;
+}
+for (const [id, micros] of selfMicros) {
+  for (const key of functionsOnStack(id)) inclusive.set(key, (inclusive.get(key) ?? 0) + micros);
+}
+print('inclusive time by function (itself and what it calls)', inclusive);

@@ -1,5 +1,5 @@
-import { invalidRequest } from '@oidc-orders/oauth-core';
-import type { FastifyRequest } from 'fastify';
+import { invalidRequest, type OAuthError } from '@oidc-orders/oauth-core';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 /**
  * Reading the form body of the token, revocation, introspection and (POST) userinfo endpoints.
@@ -19,21 +19,35 @@ function mediaTypeOf(request: FastifyRequest): string | undefined {
   return header?.split(';')[0]?.trim().toLowerCase();
 }
 
-/** `onRequest` hook: the body, if any, must be form-encoded. */
-export async function requireFormBody(request: FastifyRequest): Promise<void> {
-  if (mediaTypeOf(request) !== FORM_MEDIA_TYPE) {
-    throw invalidRequest(
-      `the request body must be ${FORM_MEDIA_TYPE}`,
-      `content-type: ${request.headers['content-type']}`,
-    );
-  }
+/**
+ * `onRequest` hook: the body, if any, must be form-encoded. A callback hook: it runs on every
+ * token and introspection request and does no I/O, so no promise is made for it (issue 20).
+ */
+export function requireFormBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  done(formBodyRefusal(request));
 }
 
 /** `onRequest` hook for endpoints where a body is optional (POST /userinfo with a header token). */
-export async function requireFormBodyWhenPresent(request: FastifyRequest): Promise<void> {
+export function requireFormBodyWhenPresent(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
   const hasBody =
     request.headers['content-type'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-  if (hasBody) await requireFormBody(request);
+  done(hasBody ? formBodyRefusal(request) : undefined);
+}
+
+function formBodyRefusal(request: FastifyRequest): OAuthError | undefined {
+  if (mediaTypeOf(request) === FORM_MEDIA_TYPE) return undefined;
+  return invalidRequest(
+    `the request body must be ${FORM_MEDIA_TYPE}`,
+    `content-type: ${request.headers['content-type']}`,
+  );
 }
 
 export interface FormParameters {

@@ -41,6 +41,8 @@ export class KeyRing implements TokenSigner, TokenVerifier {
   private reload: (() => Promise<readonly SigningKeyRecord[]>) | null = null;
   private lastReloadAt = Number.NEGATIVE_INFINITY;
   private pendingReload: Promise<void> | null = null;
+  /** Encoded JWS headers by kid, alg and typ: a handful of entries (keys ever loaded × token types). */
+  private readonly encodedHeaders = new Map<string, string>();
 
   private constructor(
     private keys: readonly LoadedKey[],
@@ -144,14 +146,27 @@ export class KeyRing implements TokenSigner, TokenVerifier {
   async sign(claims: JWTPayload, options: { alg: SigningAlg; typ: JwtType }): Promise<string> {
     const key = this.activeKey(options.alg);
     if (!key) throw serverError(`no active ${options.alg} signing key`);
-    const header = base64url(JSON.stringify({ alg: key.alg, kid: key.kid, typ: options.typ }));
-    const signingInput = `${header}.${base64url(JSON.stringify(claims))}`;
+    const signingInput = `${this.encodedHeader(key, options.typ)}.${base64url(JSON.stringify(claims))}`;
     const signature = signDigest(
       'sha256',
       Buffer.from(signingInput),
       key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' } : key.privateKey,
     );
     return `${signingInput}.${signature.toString('base64url')}`;
+  }
+
+  /**
+   * The protected header's segment (RFC 7515 §7.1: BASE64URL(UTF8(JWS Protected Header))). It depends
+   * only on the key and the token type, so it is encoded once per pair instead of once per token.
+   */
+  private encodedHeader(key: LoadedKey, typ: JwtType): string {
+    const cacheKey = `${key.kid}\u0000${key.alg}\u0000${typ}`;
+    let header = this.encodedHeaders.get(cacheKey);
+    if (header === undefined) {
+      header = base64url(JSON.stringify({ alg: key.alg, kid: key.kid, typ }));
+      this.encodedHeaders.set(cacheKey, header);
+    }
+    return header;
   }
 
   async verify(jwt: string, options: { typ?: JwtType; ignoreExpiration?: boolean }): Promise<JWTPayload> {

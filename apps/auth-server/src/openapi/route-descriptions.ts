@@ -63,6 +63,18 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     tag: 'oauth',
     parameters: ['token', 'token_type_hint'],
   },
+  'OPTIONS /token': {
+    summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
+    tag: 'oauth',
+  },
+  'OPTIONS /revoke': {
+    summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
+    tag: 'oauth',
+  },
+  'OPTIONS /userinfo': {
+    summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
+    tag: 'openid',
+  },
   'GET /userinfo': { summary: 'UserInfo endpoint (OpenID Connect Core §5.3)', tag: 'openid' },
   'POST /userinfo': { summary: 'UserInfo endpoint, POST form (OpenID Connect Core §5.3.1)', tag: 'openid' },
   'POST /device_authorization': {

@@ -14,7 +14,11 @@ export const revocationRoutes: FastifyPluginAsync = async (app) => {
 
   app.post(
     '/revoke',
-    { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
+    {
+      bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
+      onRequest: [app.browserCors, requireFormBody],
+      config: { errorStyle: 'oauth' },
+    },
     async (request, reply) => {
       const { params } = readFormParameters(request.body);
       const { client } = await app.clientAuthentication.authenticate(request, 'revocation', params);

@@ -37,7 +37,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
     '/token',
     {
       bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
-      onRequest: requireFormBody,
+      onRequest: [app.browserCors, requireFormBody],
       config: { errorStyle: 'oauth', ...(rateLimited ? tokenRateLimitRouteConfig(app) : {}) },
     },
     async (request, reply) => {

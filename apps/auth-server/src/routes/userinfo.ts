@@ -54,14 +54,18 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
     return resolveUserInfo(accessToken, context, { dpopJkt });
   }
 
-  app.get('/userinfo', { config: { errorStyle: 'bearer' } }, async (request, reply) => {
-    return reply.headers(NO_STORE_HEADERS).send(await handler(request));
-  });
+  app.get(
+    '/userinfo',
+    { onRequest: app.browserCors, config: { errorStyle: 'bearer' } },
+    async (request, reply) => {
+      return reply.headers(NO_STORE_HEADERS).send(await handler(request));
+    },
+  );
   app.post(
     '/userinfo',
     {
       bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
-      onRequest: requireFormBodyWhenPresent,
+      onRequest: [app.browserCors, requireFormBodyWhenPresent],
       config: { errorStyle: 'bearer' },
     },
     async (request, reply) => {
