@@ -229,7 +229,10 @@ async function main(): Promise<number> {
 
   const pin = options.pin ? await pinWithLog() : undefined;
 
-  const selected = (name: BenchName) => name === 'http-ceiling' || options.only.has(name);
+  const selected = (name: BenchName) =>
+    name === 'http-ceiling' ||
+    (name === 'token-floor' && options.only.has('cc-jwt')) ||
+    options.only.has(name as WorkloadName);
   const report: BenchReport = {
     startedAt: startedAt.toISOString(),
     mode: options.mode,

@@ -20,6 +20,7 @@ import { introspectWorkload } from './workloads/introspect.js';
 import { discoveryWorkload, jwksWorkload } from './workloads/metadata.js';
 import { type OrdersTarget, ordersCreateWorkload, ordersListWorkload } from './workloads/orders.js';
 import { refreshWorkload } from './workloads/refresh.js';
+import { tokenFloorWorkload } from './workloads/token-floor.js';
 import { type AuthTarget, loadDiscovery, type Workload } from './workloads/types.js';
 import { issueUserTokens } from './workloads/user-flows.js';
 
@@ -117,7 +118,11 @@ export async function startBareFastify(context: StartContext): Promise<System> {
     logDir: context.logDir,
     ...pinning(context),
   });
-  return { servers: [server], workloads: [httpCeilingWorkload(server.baseUrl)], failures: [] };
+  return {
+    servers: [server],
+    workloads: [httpCeilingWorkload(server.baseUrl), tokenFloorWorkload(server.baseUrl)],
+    failures: [],
+  };
 }
 
 export async function startBarePg(context: StartContext): Promise<System> {

@@ -175,6 +175,22 @@ describe('summarize: CPU per request', () => {
     expect(introspect?.ceiling).toMatchObject({ serverUs: 41, label: 'bare-fastify' });
   });
 
+  it('takes the measured bare token route as the cc-jwt floor when the run has it', () => {
+    const withFloor = summarize(
+      report([
+        ...outcomes,
+        measured('bare-fastify', 'token-floor', [
+          run('bare-fastify', 'token-floor', 11_000, { 'bare-fastify': 0.09 }),
+        ]),
+      ]),
+    );
+    const ccJwt = withFloor.find((candidate) => candidate.workload === 'cc-jwt')?.cpu;
+    expect(ccJwt?.ceiling).toEqual({ serverUs: 90, label: 'bare-fastify token route: form + 1 ES256 sign' });
+    // Other workloads keep the bare GET route.
+    const introspect = withFloor.find((candidate) => candidate.workload === 'introspect')?.cpu;
+    expect(introspect?.ceiling).toMatchObject({ serverUs: 41, label: 'bare-fastify' });
+  });
+
   it('reads the orders service, not the auth server, for the orders workloads, against bare pg', () => {
     const list = row('orders-list')?.cpu;
     expect(list?.ours).toEqual({ serverUs: 190, postgresUs: 100 });

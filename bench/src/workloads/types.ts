@@ -15,7 +15,8 @@ export const WORKLOAD_NAMES = [
 ] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 /** Workloads plus the HTTP ceiling, which only the bare Fastify peer runs. */
-export type BenchName = WorkloadName | 'http-ceiling';
+/** Workloads of the table, plus the ceilings run on bare Fastify (`token-floor` only with `cc-jwt`). */
+export type BenchName = WorkloadName | 'http-ceiling' | 'token-floor';
 
 /** The outcome of one request made by hand before any load. */
 export type Preflight =
