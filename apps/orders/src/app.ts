@@ -97,8 +97,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: every request runs it and it does no I/O, so no promise is made for it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   // Order matters only for the error handler, which must be on the root before the route plugins

@@ -137,4 +137,14 @@ describe('CORS (ALLOWED_CORS_ORIGINS) for the bearer API only', () => {
     expect(placed.statusCode).toBe(201);
     expect(placed.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('runs only in the bearer areas: other routes do no CORS work and carry no Vary: Origin (issue 20)', async () => {
+    for (const url of ['/health/live', '/users', '/bff/user']) {
+      const response = await app.inject({ method: 'GET', url, headers: { origin: SPA_ORIGIN } });
+      expect(response.headers.vary ?? '', url).not.toMatch(/Origin/i);
+      expect(response.headers['access-control-allow-origin'], url).toBeUndefined();
+    }
+    const api = await app.inject({ method: 'GET', url: '/orders/1', headers: withApiKey });
+    expect(api.headers.vary).toMatch(/Origin/i);
+  });
 });

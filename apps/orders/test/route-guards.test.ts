@@ -23,8 +23,9 @@ const PUBLIC_ROUTES = new Set([
   'GET /signed-out',
   // Authenticated by the provider's signed logout token in the body (OIDC Back-Channel Logout 1.0 §2.6).
   'POST /backchannel-logout',
-  // CORS preflights (@fastify/cors): headers only, no data.
-  'OPTIONS *',
+  // CORS preflights of the bearer API (src/plugins/api-cors.ts): headers only, no data.
+  'OPTIONS /orders',
+  'OPTIONS /orders/:id',
   // The OpenAPI document: describes the routes, holds no data (src/plugins/openapi.ts).
   'GET /openapi.json',
   // Guarded by its own check (loopback, else Bearer METRICS_TOKEN; test/metrics.test.ts), which

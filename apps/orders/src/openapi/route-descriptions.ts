@@ -9,6 +9,14 @@ import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orde
  */
 export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /orders': { summary: 'Place an order (x-api-key)', tag: 'orders' },
+  'OPTIONS /orders': {
+    summary: 'CORS preflight of the bearer API for ALLOWED_CORS_ORIGINS (GET only)',
+    tag: 'orders',
+  },
+  'OPTIONS /orders/{id}': {
+    summary: 'CORS preflight of the bearer API for ALLOWED_CORS_ORIGINS (GET only)',
+    tag: 'orders',
+  },
   'GET /orders': {
     summary: "The caller's orders (Bearer or DPoP access token with orders.read, RFC 6750 / RFC 9449)",
     tag: 'orders',

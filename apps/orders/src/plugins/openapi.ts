@@ -24,8 +24,7 @@ export const openApiPlugin: FastifyPluginAsync = fp(
         OPERATIONS_TAG,
       ],
       routes: ROUTE_DESCRIPTIONS,
-      // @fastify/cors answers preflight requests for every path; they are not an API of their own.
-      undocumentedUrls: ['*'],
+      undocumentedUrls: [],
     });
   },
   { name: 'openapi', dependencies: ['config'] },

@@ -27,12 +27,14 @@ const registerGuardedRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = asy
 
   // The resource server: an access token for RESOURCE_ID with `orders.read` (RFC 6750, RFC 9449).
   await app.register(async (area) => {
+    area.addHook('onRequest', app.apiCors);
     area.addHook('onRequest', app.requireBearer(ORDERS_READ_SCOPE));
     await area.register(ownOrdersRoute);
   });
 
   // Both callers at once: back-office tools with the API key, users with a bearer token.
   await app.register(async (area) => {
+    area.addHook('onRequest', app.apiCors);
     area.addHook('onRequest', requireApiKeyOrBearer(app.requireApiKey, app.requireBearer(ORDERS_READ_SCOPE)));
     await area.register(orderByIdRoute);
   });

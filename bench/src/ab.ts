@@ -1,0 +1,260 @@
+/**
+ * Interleaved A/B of auth-server builds: the way to see a change of a few µs per request on a
+ * machine whose speed drifts by ±50 % from one minute to the next (bench/README.md "Issue 20").
+ *
+ *   pnpm --filter bench run ab -- before=/tmp/before/apps/auth-server/dist/server.js \
+ *     after=../apps/auth-server/dist/server.js --workloads=cc-jwt,introspect --rounds=8 --floor
+ *
+ * Every build runs at once, each on its own fresh PostgreSQL database, all pinned to one core with
+ * the load generator on the other (as `pnpm bench --pin`); an idle server costs nothing. Each round
+ * measures every workload on every build back to back (the order alternates between rounds), so the
+ * machine's drift hits the builds alike. The CPU per 2xx is read from /proc as in the harness, and
+ * the summary gives the median and the minimum of the rounds: the minimum is the least disturbed
+ * reading. `--floor` adds the bare Fastify ceilings (`http-ceiling`, `token-floor`) to every round.
+ * A build is an esbuild bundle (`node scripts/bundle-server.mjs <app dir>`) next to its own `src/`,
+ * `drizzle/` and `node_modules/`: a `git worktree` of the other commit, installed and bundled.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { connectAdmin, DEFAULT_ADMIN_URL } from './databases.js';
+import { pinHarness } from './pinning.js';
+import { readCpuMs } from './proc.js';
+import { freePort, type ServerProcess, startServer } from './processes.js';
+import { type BenchIdentities, newIdentities, writeSeedFile } from './seed.js';
+import { BENCH_DIR } from './targets.js';
+
+export const AB_WORKLOADS = ['cc-jwt', 'cc-opaque', 'introspect', 'discovery', 'jwks', 'live'] as const;
+const FLOOR_WORKLOADS = ['http-ceiling', 'token-floor'] as const;
+type AbWorkload = (typeof AB_WORKLOADS)[number] | (typeof FLOOR_WORKLOADS)[number];
+
+export interface AbOptions {
+  builds: { label: string; entry: string }[];
+  workloads: AbWorkload[];
+  rounds: number;
+  seconds: number;
+  connections: number;
+  floor: boolean;
+}
+
+/** `label=path` builds and `--name=value` options; throws with a usage line on anything else. */
+export function parseAbArguments(argv: readonly string[]): AbOptions {
+  const options: AbOptions = {
+    builds: [],
+    workloads: ['cc-jwt'],
+    rounds: 6,
+    seconds: 3,
+    connections: 32,
+    floor: false,
+  };
+  for (const argument of argv) {
+    const option = /^--([a-z]+)(?:=(.*))?$/.exec(argument);
+    if (option) {
+      const [, name, value = ''] = option;
+      if (name === 'floor') options.floor = true;
+      else if (name === 'workloads') options.workloads = value.split(',').map(knownWorkload);
+      else if (name === 'rounds' || name === 'seconds' || name === 'connections')
+        options[name] = positive(name, value);
+      else throw new Error(`unknown option --${name}`);
+      continue;
+    }
+    const build = /^([\w.-]+)=(.+\.js)$/.exec(argument);
+    if (!build?.[1] || !build[2]) throw new Error(`expected label=path/to/dist/server.js, got "${argument}"`);
+    options.builds.push({ label: build[1], entry: resolve(build[2]) });
+  }
+  if (options.builds.length === 0) throw new Error('name at least one build: label=path/to/dist/server.js');
+  return options;
+}
+
+function knownWorkload(name: string): AbWorkload {
+  if ((AB_WORKLOADS as readonly string[]).includes(name)) return name as AbWorkload;
+  throw new Error(`unknown workload ${name} (one of ${AB_WORKLOADS.join(', ')})`);
+}
+
+function positive(name: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new Error(`--${name} must be a positive integer`);
+  return number;
+}
+
+/** Median and minimum of each series of readings. */
+export function summariseRounds(readings: ReadonlyMap<string, readonly number[]>): string[] {
+  return [...readings].map(([key, values]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const median =
+      sorted.length % 2 === 1
+        ? (sorted[(sorted.length - 1) / 2] ?? 0)
+        : ((sorted[sorted.length / 2 - 1] ?? 0) + (sorted[sorted.length / 2] ?? 0)) / 2;
+    return `${key.padEnd(36)} median ${median.toFixed(1)} µs  min ${(sorted[0] ?? 0).toFixed(1)} µs  rounds ${values.map((value) => value.toFixed(0)).join(' ')}`;
+  });
+}
+
+interface Target {
+  label: string;
+  server: ServerProcess;
+  workloads: readonly AbWorkload[];
+}
+
+type AutocannonRequest = {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+};
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+/** The request of a workload; introspection gets a fresh opaque token from the same server. */
+async function requestFor(
+  workload: AbWorkload,
+  baseUrl: string,
+  ids: BenchIdentities,
+): Promise<AutocannonRequest> {
+  const client = { ...FORM, authorization: basic(ids.ccClient.id, ids.ccClient.secret) };
+  const jwtBody = `grant_type=client_credentials&scope=${ids.jwtResource.scope}&resource=${ids.jwtResource.id}`;
+  const opaqueBody = `grant_type=client_credentials&scope=${ids.opaqueResource.scope}&resource=${ids.opaqueResource.id}`;
+  switch (workload) {
+    case 'cc-jwt':
+      return { method: 'POST', path: '/token', headers: client, body: jwtBody };
+    case 'cc-opaque':
+      return { method: 'POST', path: '/token', headers: client, body: opaqueBody };
+    case 'introspect': {
+      const response = await fetch(`${baseUrl}/token`, { method: 'POST', headers: client, body: opaqueBody });
+      const { access_token: token } = (await response.json()) as { access_token: string };
+      const resource = { ...FORM, authorization: basic(ids.opaqueResource.id, ids.opaqueResource.secret) };
+      return { method: 'POST', path: '/introspect', headers: resource, body: `token=${token}` };
+    }
+    case 'discovery':
+      return { method: 'GET', path: '/.well-known/openid-configuration' };
+    case 'jwks':
+      return { method: 'GET', path: '/jwks' };
+    case 'live':
+      return { method: 'GET', path: '/health/live' };
+    case 'http-ceiling':
+      return { method: 'GET', path: '/hello' };
+    case 'token-floor':
+      return { method: 'POST', path: '/token-floor', headers: FORM, body: jwtBody };
+  }
+}
+
+/** One reading: a second of warm-up, then `seconds` of load; server CPU (µs) per 2xx answer. */
+async function measure(target: Target, workload: AbWorkload, ids: BenchIdentities, options: AbOptions) {
+  const request = await requestFor(workload, target.server.baseUrl, ids);
+  const load = (duration: number) =>
+    autocannon({
+      url: target.server.baseUrl,
+      connections: options.connections,
+      duration,
+      requests: [request],
+    });
+  await load(1);
+  const before = await readCpuMs(target.server.pid);
+  const result = await load(options.seconds);
+  const after = await readCpuMs(target.server.pid);
+  if (before === undefined || after === undefined) throw new Error(`${target.label}: no CPU reading`);
+  if (result['2xx'] === 0) throw new Error(`${target.label} ${workload}: no 2xx answer`);
+  return {
+    cpuUs: ((after - before) * 1000) / result['2xx'],
+    okRps: result['2xx'] / options.seconds,
+    non2xx: result.non2xx,
+  };
+}
+
+async function startTargets(options: AbOptions, ids: BenchIdentities, dir: string, cpu: number | undefined) {
+  const admin = await connectAdmin(process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL);
+  const seedFile = await writeSeedFile(dir, ids, 'http://127.0.0.1:1/signin-oidc', { idTokenAlg: 'ES256' });
+  const stamp = `ab${Date.now()}`;
+  const targets: Target[] = [];
+  const logDir = join(dir, 'logs');
+  const ours = options.workloads.filter(
+    (workload) => !(FLOOR_WORKLOADS as readonly string[]).includes(workload),
+  );
+  for (const [index, build] of options.builds.entries()) {
+    const port = await freePort();
+    const databaseUrl = await admin.create(`${stamp}_${index}`);
+    const server = await startServer({
+      name: build.label,
+      // The app directory: a bundle resolves src/, drizzle/ and public/ from beside its dist folder.
+      cwd: dirname(dirname(build.entry)),
+      entry: join(basename(dirname(build.entry)), basename(build.entry)),
+      port,
+      ...(cpu === undefined ? {} : { cpu }),
+      nodeFlags: ['--max-semi-space-size=4', '--max-old-space-size=96'],
+      logDir,
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ISSUER: `http://127.0.0.1:${port}`,
+        DATABASE_URL: databaseUrl,
+        SEED_FILE: seedFile,
+        KEY_ENCRYPTION_KEY: ids.keyEncryptionKey,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        SHUTDOWN_PAUSE_MS: '0',
+      },
+    });
+    targets.push({ label: build.label, server, workloads: ours });
+  }
+  if (options.floor) {
+    const port = await freePort();
+    const server = await startServer({
+      name: 'bare-fastify',
+      cwd: BENCH_DIR,
+      entry: 'src/peers/bare-fastify.ts',
+      port,
+      ...(cpu === undefined ? {} : { cpu }),
+      env: { PORT: String(port), NODE_ENV: 'production' },
+      logDir,
+    });
+    targets.push({ label: 'bare-fastify', server, workloads: FLOOR_WORKLOADS });
+  }
+  return { targets, admin };
+}
+
+async function main(): Promise<void> {
+  const options = parseAbArguments(process.argv.slice(2).filter((argument) => argument !== '--'));
+  const plan = await pinHarness();
+  console.log(
+    plan.pinned
+      ? `pinned: servers on CPU ${plan.serverCpu}, load on CPU ${plan.loadCpu}`
+      : `unpinned: ${plan.reason}`,
+  );
+  const ids = newIdentities();
+  const dir = await mkdtemp(join(tmpdir(), 'bench-ab-'));
+  const { targets, admin } = await startTargets(options, ids, dir, plan.pinned ? plan.serverCpu : undefined);
+  const readings = new Map<string, number[]>();
+  try {
+    const workloads: AbWorkload[] = [...options.workloads, ...(options.floor ? FLOOR_WORKLOADS : [])];
+    for (let round = 0; round < options.rounds; round++) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const workload of workloads) {
+        for (const target of order.filter((candidate) => candidate.workloads.includes(workload))) {
+          const reading = await measure(target, workload, ids, options);
+          const key = `${workload} ${target.label}`;
+          readings.set(key, [...(readings.get(key) ?? []), reading.cpuUs]);
+          console.log(
+            `round ${round + 1} ${key}: ${reading.cpuUs.toFixed(1)} µs/2xx, ${Math.round(reading.okRps)} 2xx/s, ${reading.non2xx} non-2xx`,
+          );
+        }
+      }
+    }
+    console.log(`\nserver CPU per 2xx over ${options.rounds} rounds of ${options.seconds} s:`);
+    for (const line of summariseRounds(readings)) console.log(line);
+  } finally {
+    for (const target of targets) await target.server.stop();
+    await admin.dropAll();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(BENCH_DIR, 'src/ab.ts')) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(2);
+    },
+  );
+}
