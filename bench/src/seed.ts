@@ -30,7 +30,9 @@ export function newIdentities(): BenchIdentities {
     jwtResource: { id: 'orders-api', secret: secret(), scope: 'orders.read' },
     opaqueResource: { id: 'orders-opaque', secret: secret(), scope: 'opaque.read' },
     user: { sub: 'u-bench', username: 'bench-user', password: secret(12), email: 'bench-user@example.com' },
-    webScope: 'openid offline_access orders.read',
+    // `email`: the orders API finds a user's orders by the token's email claim, which the server
+    // copies into an access token only when the grant holds the scope covering it (OIDC Core §5.4).
+    webScope: 'openid email offline_access orders.read',
     apiKey: secret(),
     sessionSecret: secret(32),
     keyEncryptionKey: randomBytes(32).toString('base64url'),

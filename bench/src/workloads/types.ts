@@ -91,8 +91,3 @@ export async function loadDiscovery(issuer: string): Promise<{ url: string; docu
 export function describeFailure(status: number, body: string): string {
   return `HTTP ${status}: ${body.slice(0, 300).replace(/\s+/g, ' ')}`;
 }
-
-/** 404 (no route yet) and 401 (no bearer support yet) mean "not built yet", not "broken". */
-export function isUnavailableStatus(status: number): boolean {
-  return status === 404 || status === 401;
-}
