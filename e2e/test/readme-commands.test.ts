@@ -28,7 +28,39 @@ function readmes(): string[] {
   }
   for (const name of ['e2e', 'bench'])
     if (existsSync(join(repositoryRoot, name, 'README.md'))) found.push(`${name}/README.md`);
+  // The topic pages the root README links to carry commands and links too.
+  for (const name of readdirSync(join(repositoryRoot, 'docs')))
+    if (name.endsWith('.md')) found.push(`docs/${name}`);
   return found;
+}
+
+/** The folders and files named in the second column of the root README's "Where does my change go". */
+function changeTableTargets(): string[] {
+  const text = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+  const section = /^## Where does my change go\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
+  const targets: string[] = [];
+  for (const row of section.split('\n').filter((line) => line.startsWith('| '))) {
+    const where = row.split(' | ')[1] ?? '';
+    for (const match of where.matchAll(/`([^`\s]*\/[^`\s]*)`/g)) targets.push(match[1]!);
+  }
+  return targets;
+}
+
+/** GitHub's heading anchors of a markdown file (lower case, punctuation dropped, spaces → `-`). */
+function headingAnchors(file: string): Set<string> {
+  const text = readFileSync(join(repositoryRoot, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  const anchors = new Set<string>();
+  for (const match of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = match[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = base;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
 }
 
 function commandsOf(readme: string): ReadmeCommand[] {
@@ -121,6 +153,25 @@ describe('README commands', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('every anchor of a link names a heading of its page', () => {
+    const problems: string[] = [];
+    for (const readme of readmes()) {
+      const text = readFileSync(join(repositoryRoot, readme), 'utf8');
+      for (const match of text.matchAll(/\]\(((?!https?:|mailto:)[^)\s#]*)#([^)\s]+)\)/g)) {
+        const page = match[1] === '' ? readme : join(dirname(readme), match[1]!);
+        if (!existsSync(join(repositoryRoot, page))) continue; // reported by the test above
+        if (!headingAnchors(page).has(match[2]!)) problems.push(`${readme}: ${match[1]}#${match[2]}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every folder and file of the "Where does my change go" table exists', () => {
+    const targets = changeTableTargets();
+    expect(targets.length).toBeGreaterThan(20);
+    expect(targets.filter((target) => !existsSync(join(repositoryRoot, target)))).toEqual([]);
   });
 
   it('each sub-README says once, at the top, how to get pnpm', () => {
