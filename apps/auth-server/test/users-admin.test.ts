@@ -33,6 +33,7 @@ beforeAll(async () => {
     clock: app.protocol.clock,
     random: app.protocol.random,
     issuer: TEST_ISSUER,
+    signOut: app.userSignOut,
   });
 });
 afterAll(() => close());
