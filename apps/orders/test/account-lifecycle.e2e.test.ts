@@ -162,7 +162,9 @@ describe.runIf(postgres)('the provider ends a user’s sessions: this app’s se
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('disabled bob; ended 1 session(s), revoked 1 grant(s)\n');
     // The command waited for the delivery before it exited.
-    expect(run.stderr).toContain(`users: back-channel logout delivered: orders-web ${baseUrl}/backchannel-logout`);
+    expect(run.stderr).toContain(
+      `users: back-channel logout delivered: orders-web ${baseUrl}/backchannel-logout`,
+    );
     expect(await signedOutOfOrders(browser)).toBe(true);
     expect(await bffUserStatus(other)).toBe(200);
   });
