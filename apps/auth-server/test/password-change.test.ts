@@ -82,6 +82,8 @@ describe('password change: no oracle for whoever holds the session', () => {
   });
 
   it('refuses a bad new password with the same answer whether the current password is right or not', async () => {
+    // The form asks for the new password twice.
+    expect((await main.get('/account')).body).toContain('name="confirm_password"');
     for (const [newPassword, confirm] of [
       ['short', 'short'],
       ['password123', 'password123'],
