@@ -58,22 +58,32 @@ export function createUserSignOut(deps: SessionEndDeps & { db: AppDatabase }) {
   }
 
   /**
-   * Ends every SSO session of `sub` except `keepSessionId` (with back-channel logout to the relying
-   * parties of each), then revokes every grant of the user still live, those of the kept session
-   * and of clients that keep offline access across logouts included: whoever held the old
-   * password or a stolen token is out.
+   * Ends every SSO session of `sub` except `keepSessionId`, as a logout does: the grants obtained in
+   * each are revoked and its relying parties get back-channel logout. Returns the sessions ended and
+   * the grants revoked.
    */
-  async function endUserSessions(sub: string, keepSessionId?: string): Promise<UserSignOutResult> {
+  async function endSessions(sub: string, keepSessionId?: string): Promise<UserSignOutResult> {
     let revoked = 0;
     const ended = await sessions.deleteAllOf(sub, keepSessionId);
     for (const session of ended) revoked += (await notifySessionEnded(session, deps)).revokedGrantIds.length;
-    revoked += await revokeRemainingGrants(sub);
     return { sessions: ended.length, grants: revoked };
   }
 
   /**
+   * `endSessions`, then every grant of the user still live is revoked too, those of the kept
+   * session and of clients that keep offline access across logouts included: whoever held the old
+   * password or a stolen token is out.
+   */
+  async function endUserSessions(sub: string, keepSessionId?: string): Promise<UserSignOutResult> {
+    const ended = await endSessions(sub, keepSessionId);
+    return { sessions: ended.sessions, grants: ended.grants + (await revokeRemainingGrants(sub)) };
+  }
+
+  /**
    * Signs out the disabled users who still have sessions (the seed file no longer names them, or
-   * a process stopped before it had told the relying parties). Returns the users signed out.
+   * a process stopped before it had told the relying parties). Their sessions end as at logout;
+   * their other grants are left to the disabled user's lookups, so that naming the user again in
+   * the seed gives them back (README "seed is the truth"). Returns the users signed out.
    */
   async function endSessionsOfDisabledUsers(): Promise<string[]> {
     const rows = await db
@@ -81,7 +91,7 @@ export function createUserSignOut(deps: SessionEndDeps & { db: AppDatabase }) {
       .from(ssoSessions)
       .innerJoin(users, eq(users.sub, ssoSessions.sub))
       .where(isNotNull(users.disabledAt));
-    for (const { sub } of rows) await endUserSessions(sub);
+    for (const { sub } of rows) await endSessions(sub);
     return rows.map((row) => row.sub).sort();
   }
 
