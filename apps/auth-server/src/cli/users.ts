@@ -120,8 +120,13 @@ async function userSignOut(config: AppConfig, db: AppDatabase, backchannel: Back
 /** A delivery's outcome as one line on stderr: client id, URI, status or reason; never the token. */
 function deliveryLine(context: unknown, message?: unknown): void {
   const { clientId, uri, status, reason } = (context ?? {}) as Record<string, unknown>;
-  const detail = [status === undefined ? '' : ` HTTP ${status}`, reason === undefined ? '' : ` (${reason})`];
-  process.stderr.write(`users: ${String(message)}: ${clientId} ${uri}${detail.join('')}\n`);
+  const details = [
+    clientId,
+    uri,
+    status === undefined ? undefined : `HTTP ${status}`,
+    reason === undefined ? undefined : `(${reason})`,
+  ].filter((detail) => detail !== undefined);
+  process.stderr.write(`users: ${String(message)}: ${details.join(' ')}\n`);
 }
 
 async function run(
