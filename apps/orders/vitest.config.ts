@@ -12,7 +12,11 @@ export default defineConfig({
         'test/database.test.ts',
       ],
       // The auth server spawned and Chromium driving the sign-in.
-      e2e: ['test/signin.e2e.test.ts', 'test/opaque-tokens.e2e.test.ts'],
+      e2e: [
+        'test/signin.e2e.test.ts',
+        'test/opaque-tokens.e2e.test.ts',
+        'test/account-lifecycle.e2e.test.ts',
+      ],
     }),
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: reporters(import.meta.dirname),

@@ -477,6 +477,7 @@ describe('users reset-mfa', () => {
       clock,
       random: app.protocol.random,
       issuer: TEST_ISSUER,
+      signOut: app.userSignOut,
     });
     expect((await admin.show('pat')).passkeys).toBe(1);
     expect(await admin.resetMfa('pat')).toMatchObject({ passkeys: 1 });

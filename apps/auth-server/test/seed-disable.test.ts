@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, resources, users } from '../src/db/schema.js';
+import { clients, resources, ssoSessions, users } from '../src/db/schema.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { setEntryDisabled } from '../src/storage/registry-status.js';
 import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './helpers/app.js';
@@ -128,6 +128,23 @@ describe(`seed file is the truth (${databaseKind})`, () => {
       (await submitLogin(again.browser, again.page, 'alice', TEST_SECRETS.alicePassword)).statusCode,
     ).toBe(303);
     expect((await db.select().from(users).where(eq(users.sub, 'u-alice')))[0]?.disabledAt).toBeNull();
+  });
+
+  it('ends the sessions of a user it no longer names, as a logout does (back-channel logout: apps/orders/test/account-lifecycle.e2e.test.ts)', async () => {
+    const { browser, page } = await openLoginPage(app, { remoteAddress: '192.0.2.63' });
+    expect((await submitLogin(browser, page, 'alice', TEST_SECRETS.alicePassword)).statusCode).toBe(303);
+    const aliceSessions = () =>
+      app.database.db.select().from(ssoSessions).where(eq(ssoSessions.sub, 'u-alice'));
+    expect((await aliceSessions()).length).toBeGreaterThan(0);
+
+    await app.reseed(reducedSeed());
+    expect(await aliceSessions()).toHaveLength(0);
+    expect(
+      logs.lines().find((line) => line.msg === 'disabled users signed out of their sessions'),
+    ).toMatchObject({
+      users: ['u-alice'],
+    });
+    await app.reseed(testSeed());
   });
 
   it('an unchanged file disables nothing and logs no disabled entries', async () => {

@@ -33,6 +33,7 @@ beforeAll(async () => {
     clock: app.protocol.clock,
     random: app.protocol.random,
     issuer: TEST_ISSUER,
+    signOut: app.userSignOut,
   });
 });
 afterAll(() => close());
@@ -94,7 +95,7 @@ describe('users admin', () => {
     expect(await app.protocol.stores.users.findUserByUsername('alice')).toMatchObject({ sub: 'u-alice' });
   });
 
-  it('reset-mfa removes the authenticator apps and recovery codes', async () => {
+  it('reset-mfa removes the authenticator apps and recovery codes, and ends the tokens', async () => {
     const totp = createTotpRepository({
       db: database.handle.db,
       keyEncryptionKey: new Uint8Array(Buffer.from(TEST_KEY_ENCRYPTION_KEY, 'base64url')),
@@ -107,7 +108,13 @@ describe('users admin', () => {
     const code = TOTP.generate({ secret: Secret.fromBase32(enrolment.secret), timestamp: Date.now() });
     expect(await totp.confirm(enrolment.id, 'u-alice', code)).toBe(true);
     expect((await admin.show('alice')).authenticatorApps).toBe(1);
-    expect(await admin.resetMfa('alice')).toMatchObject({ authenticatorApps: 1 });
+    const tokens = await webClientTokens(app, 'openid offline_access reports.read');
+    expect(await admin.resetMfa('alice')).toMatchObject({ authenticatorApps: 1, grants: 1 });
+    // The sessions and tokens the lost factor may have helped to obtain end with it.
+    expect(await introspect(tokens.access_token as string)).toEqual({ active: false });
+    expect((await refreshWithWebClient(app, tokens.refresh_token as string)).json().error).toBe(
+      'invalid_grant',
+    );
     expect((await admin.show('alice')).authenticatorApps).toBe(0);
     expect(await totp.hasConfirmed('u-alice')).toBe(false);
   });

@@ -185,10 +185,15 @@ describe.runIf(postgres)('users CLI, a separate process on the running server’
     expect(signedInToAccount(await signIn(new TestBrowser(app), 'zoe', 'zoe-amber-glacier-77'))).toBe(true);
   });
 
-  it('reset-mfa says what it removed', async () => {
+  it('reset-mfa says what it removed, and ends the sessions', async () => {
+    const zoeBrowser = new TestBrowser(app);
+    expect(signedInToAccount(await signIn(zoeBrowser, 'zoe', 'zoe-amber-glacier-77'))).toBe(true);
     const run = await users(['reset-mfa', 'zoe']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('removed 0 authenticator app(s), 0 passkey(s) and 0 recovery code(s) of zoe\n');
+    expect(run.stdout).toBe(
+      'removed 0 authenticator app(s), 0 passkey(s) and 0 recovery code(s) of zoe; ended 2 session(s), revoked 0 grant(s)\n',
+    );
+    expect((await zoeBrowser.get('/account')).statusCode).toBe(303);
     expect(auditLines(run)).toEqual([
       expect.objectContaining({ event: 'auth.admin.mfa_reset', sub: 'u-zoe', count: 0 }),
     ]);

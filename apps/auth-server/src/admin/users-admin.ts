@@ -2,10 +2,10 @@ import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-
 import { and, count, eq, isNull } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { grants, ssoSessions, users } from '../db/schema.js';
+import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
-import { createDrizzleStores } from '../storage/drizzle-stores.js';
 import { setEntryDisabled } from '../storage/registry-status.js';
 
 /**
@@ -19,6 +19,8 @@ export interface UsersAdminDeps {
   clock: Clock;
   random: RandomSource;
   issuer: string;
+  /** Ends sessions (with back-channel logout to their relying parties) and revokes grants. */
+  signOut: Pick<UserSignOut, 'endUserSessions'>;
 }
 
 export interface UserOverview {
@@ -79,21 +81,11 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     };
   }
 
-  /** Ends every SSO session of the user and revokes every grant (refresh and opaque access tokens). */
-  async function endEverything(sub: string): Promise<{ sessions: number; grants: number }> {
-    const now = clock.nowSeconds();
-    const ended = await db
-      .delete(ssoSessions)
-      .where(eq(ssoSessions.sub, sub))
-      .returning({ id: ssoSessions.id });
-    const live = await db
-      .select({ id: grants.id })
-      .from(grants)
-      .where(and(eq(grants.sub, sub), isNull(grants.revokedAt)));
-    const stores = createDrizzleStores(db);
-    for (const grant of live) await stores.grants.revokeGrant(grant.id, now);
-    return { sessions: ended.length, grants: live.length };
-  }
+  /**
+   * Ends every SSO session of the user, telling their relying parties over the back channel, and
+   * revokes every grant (refresh and opaque access tokens).
+   */
+  const endEverything = (sub: string) => deps.signOut.endUserSessions(sub);
 
   return {
     async list(): Promise<UserOverview[]> {
@@ -145,7 +137,8 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
 
     /**
      * Removes every authenticator app, passkey and recovery code; the next sign-in asks for a new
-     * factor if one is required.
+     * factor if one is required. The sessions end and grants are revoked too: a factor is reset
+     * because it was lost or taken, and the sessions it completed must not outlive it.
      */
     async resetMfa(username: string) {
       const row = await find(username);
@@ -154,6 +147,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
         authenticatorApps: await totp.removeAll(row.sub),
         passkeys: await passkeys.removeAll(row.sub),
         recoveryCodes: await recoveryCodes.removeAll(row.sub),
+        ...(await endEverything(row.sub)),
       };
     },
 

@@ -3,9 +3,17 @@ import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { passwordProblem } from '../account/common-passwords.js';
 import { createUsersAdmin, UserNotFoundError, type UserOverview } from '../admin/users-admin.js';
 import { AUDIT_EVENTS, auditLine } from '../audit.js';
-import { ConfigError, loadConfig } from '../config.js';
-import { openDatabase } from '../db/client.js';
+import { type AppConfig, ConfigError, loadConfig } from '../config.js';
+import { type AppDatabase, openDatabase } from '../db/client.js';
 import { KeyDecryptionError } from '../keys/key-encryption.js';
+import { KeyRing } from '../keys/key-ring.js';
+import {
+  type BackchannelLogoutSender,
+  createBackchannelLogoutSender,
+  DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
+} from '../logout/backchannel-sender.js';
+import { createUserSignOut } from '../logout/user-sign-out.js';
+import { createDrizzleStores, createKeyStore } from '../storage/drizzle-stores.js';
 
 /**
  * Operator commands: `pnpm --filter auth-server users <command>`, against DATABASE_URL while the
@@ -20,7 +28,9 @@ const USAGE = `usage: users <command>
   disable <username>                    the user cannot sign in; sessions, refresh and access tokens stop now
   enable <username>                     the user can sign in again
   reset-password <username>  < password a new password; the user's sessions and tokens end
-  reset-mfa <username>                  removes the user's authenticator apps, passkeys and recovery codes`;
+  reset-mfa <username>                  removes the user's authenticator apps, passkeys and recovery codes;
+                                        the user's sessions and tokens end
+Ending sessions sends back-channel logout to their relying parties (and waits for the deliveries).`;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -67,6 +77,11 @@ async function main(args: string[]): Promise<void> {
   }
   const config = loadConfig(process.env);
   const database = await openDatabase(config.database);
+  const backchannel = createBackchannelLogoutSender({
+    ...DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
+    fetch: globalThis.fetch,
+    log: { info: deliveryLine, warn: deliveryLine, error: deliveryLine },
+  });
   try {
     await database.migrate();
     const admin = createUsersAdmin({
@@ -75,11 +90,43 @@ async function main(args: string[]): Promise<void> {
       clock: systemClock,
       random: systemRandom,
       issuer: config.issuer,
+      signOut: await userSignOut(config, database.db, backchannel),
     });
     await run(admin, command, username, rest);
   } finally {
+    // This process ended the sessions, so it tells their relying parties, retries included,
+    // before it exits (OIDC Back-Channel Logout 1.0 §2.5).
+    await backchannel.idle();
     await database.close();
   }
+}
+
+/** Ends sessions like a server instance: logout tokens signed with the deployment's keys. */
+async function userSignOut(config: AppConfig, db: AppDatabase, backchannel: BackchannelLogoutSender) {
+  const signer = await KeyRing.load(await createKeyStore(db).listSigningKeys(), config.keyEncryptionKey, {
+    clock: systemClock,
+    issuer: config.issuer,
+  });
+  const context = {
+    stores: createDrizzleStores(db),
+    signer,
+    clock: systemClock,
+    random: systemRandom,
+    config: config.protocol,
+  };
+  return createUserSignOut({ db, context, backchannel });
+}
+
+/** A delivery's outcome as one line on stderr: client id, URI, status or reason; never the token. */
+function deliveryLine(context: unknown, message?: unknown): void {
+  const { clientId, uri, status, reason } = (context ?? {}) as Record<string, unknown>;
+  const details = [
+    clientId,
+    uri,
+    status === undefined ? undefined : `HTTP ${status}`,
+    reason === undefined ? undefined : `(${reason})`,
+  ].filter((detail) => detail !== undefined);
+  process.stderr.write(`users: ${String(message)}: ${details.join(' ')}\n`);
 }
 
 async function run(
@@ -136,7 +183,7 @@ async function run(
       const result = await admin.resetMfa(username);
       event(AUDIT_EVENTS.adminMfaReset, result.sub, result.authenticatorApps + result.passkeys);
       out(
-        `removed ${result.authenticatorApps} authenticator app(s), ${result.passkeys} passkey(s) and ${result.recoveryCodes} recovery code(s) of ${username}`,
+        `removed ${result.authenticatorApps} authenticator app(s), ${result.passkeys} passkey(s) and ${result.recoveryCodes} recovery code(s) of ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
       );
       return;
     }

@@ -1,5 +1,5 @@
 import type { CompletedMethod } from '@oidc-orders/oauth-core';
-import { and, eq, gt, lte } from 'drizzle-orm';
+import { and, eq, gt, lte, ne } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { ssoSessions } from '../db/schema.js';
 
@@ -50,6 +50,12 @@ export interface SsoSessionRepository {
   recordMethods(id: string, keyHash: string, methods: CompletedMethod[], authTime: number): Promise<void>;
   /** Deletes the session and returns what was deleted (for logout notifications), or `null`. */
   delete(id: string): Promise<SsoSession | null>;
+  /**
+   * Deletes every session of `sub` (expired ones too) but `keepId`, and returns what was deleted.
+   * One statement: of two processes ending the same user's sessions, each row goes to one of them,
+   * so each relying party is told once.
+   */
+  deleteAllOf(sub: string, keepId?: string): Promise<SsoSession[]>;
   /** The user's live sessions (the account page lists them), oldest first. */
   listActive(sub: string, now: number): Promise<SsoSession[]>;
   /** Housekeeping: drops sessions that expired at or before `now`. */
@@ -102,6 +108,13 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
     async delete(id) {
       const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(columns);
       return rows[0] ? withMethods(rows[0]) : null;
+    },
+    async deleteAllOf(sub, keepId) {
+      const rows = await db
+        .delete(ssoSessions)
+        .where(and(eq(ssoSessions.sub, sub), keepId === undefined ? undefined : ne(ssoSessions.id, keepId)))
+        .returning(columns);
+      return rows.map(withMethods);
     },
     async listActive(sub, now) {
       const rows = await db

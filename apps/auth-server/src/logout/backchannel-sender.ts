@@ -17,8 +17,12 @@ export interface BackchannelLogoutSenderOptions {
   /** Wait after failed attempt `n` (1-based), milliseconds (default 1 s, then 4 s). */
   retryDelayMs: (failedAttempt: number) => number;
   fetch: typeof fetch;
-  log: FastifyBaseLogger;
+  /** A server's logger, or the `users` command's lines on stderr. */
+  log: DeliveryLog;
 }
+
+/** What the sender reports: identifiers, statuses and reasons, never the logout token. */
+export type DeliveryLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 export interface BackchannelLogoutSender {
   /** Starts the deliveries and returns at once. */

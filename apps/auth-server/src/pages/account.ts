@@ -114,6 +114,8 @@ ${input.passkeys.length === 0 ? html`<p>None yet. A passkey signs you in without
 <input id="current_password" name="current_password" type="password" autocomplete="current-password" required></div>
 <div class="field"><label for="new_password">New password</label>
 <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required></div>
+<div class="field"><label for="confirm_password">New password again</label>
+<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required></div>
 <button type="submit" class="secondary">Change password</button>
 </form>
 </section>

@@ -1,4 +1,4 @@
-import { endSessionGrants, type FrontChannelLogoutTarget } from '@oidc-orders/oauth-core';
+import type { FrontChannelLogoutTarget } from '@oidc-orders/oauth-core';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import {
@@ -7,6 +7,12 @@ import {
   createBackchannelLogoutSender,
   DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
 } from '../logout/backchannel-sender.js';
+import {
+  createUserSignOut,
+  endSessionsOfDisabledUsers,
+  notifySessionEnded,
+  type UserSignOut,
+} from '../logout/user-sign-out.js';
 
 /** How long closing the app waits for back-channel deliveries still running. */
 export const BACKCHANNEL_LOGOUT_CLOSE_GRACE_MS = 5_000;
@@ -27,6 +33,8 @@ export interface SessionLogoutService {
 declare module 'fastify' {
   interface FastifyInstance {
     sessionLogout: SessionLogoutService;
+    /** Signs a user out of every session and grant (password change, reset, disabled user). */
+    userSignOut: UserSignOut;
   }
 }
 
@@ -38,6 +46,7 @@ export interface LogoutPluginOptions {
 export const logoutPlugin = fp<LogoutPluginOptions>(
   async (app, options) => {
     const { stores, signer, clock, random, config } = app.protocol;
+    const context = { stores, signer, clock, random, config };
     const backchannel = createBackchannelLogoutSender({
       ...DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
       fetch: globalThis.fetch,
@@ -49,18 +58,14 @@ export const logoutPlugin = fp<LogoutPluginOptions>(
     const service: SessionLogoutService = {
       backchannel,
       async sessionEnded(session, request) {
-        const ended = await endSessionGrants(
-          { sid: session.id, sub: session.sub },
-          { stores, signer, clock, random, config },
-        );
+        // Fire and forget inside: the browser's response never waits for relying parties.
+        const ended = await notifySessionEnded(session, { context, backchannel });
         if (ended.revokedGrantIds.length > 0) {
           request.log.info(
             { sid: session.id, grants: ended.revokedGrantIds.length },
             'session grants revoked at logout',
           );
         }
-        // Fire and forget: the browser's response never waits for relying parties.
-        backchannel.send(ended.backChannel);
         frontChannelByRequest.set(request, [
           ...(frontChannelByRequest.get(request) ?? []),
           ...ended.frontChannel,
@@ -71,7 +76,12 @@ export const logoutPlugin = fp<LogoutPluginOptions>(
       },
     };
     app.decorate('sessionLogout', service);
+    const userSignOut = createUserSignOut({ db: app.database.db, context, backchannel });
+    app.decorate('userSignOut', userSignOut);
+    // The seed applied at start (plugins/stores.ts) may have disabled users: their sessions end
+    // here, now that logout tokens can be signed, and their relying parties are told.
+    await endSessionsOfDisabledUsers(app.log, userSignOut);
     app.addHook('onClose', async () => backchannel.close(BACKCHANNEL_LOGOUT_CLOSE_GRACE_MS));
   },
-  { name: 'logout', fastify: '5.x', dependencies: ['protocol'] },
+  { name: 'logout', fastify: '5.x', dependencies: ['protocol', 'db'] },
 );

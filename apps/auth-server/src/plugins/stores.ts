@@ -2,6 +2,7 @@ import type { Clock, ScryptCost } from '@oidc-orders/oauth-core';
 import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
 import { deriveSecretHashingKey } from '../keys/key-encryption.js';
+import { endSessionsOfDisabledUsers } from '../logout/user-sign-out.js';
 import type { SeedDocument } from '../schemas/seed.js';
 import { applySeed, parseSeedDocument } from '../seed.js';
 import { createDrizzleStores, type DrizzleStores } from '../storage/drizzle-stores.js';
@@ -55,6 +56,11 @@ export const storesPlugin = fp<StoresPluginOptions>(
           { clients: disabled.clients, resources: disabled.resources, users: disabled.users },
           'seed: disabled entries the seed file no longer names',
         );
+      }
+      // At start this runs before signing keys are loaded; the logout plugin signs those users out
+      // once it can. A later reseed (tests) signs them out here.
+      if (disabled.users.length > 0 && app.hasDecorator('userSignOut')) {
+        await endSessionsOfDisabledUsers(app.log, app.userSignOut);
       }
     };
 

@@ -1,11 +1,4 @@
-import {
-  type Clock,
-  hashPassword,
-  type ProtocolStores,
-  type User,
-  verifyPassword,
-} from '@oidc-orders/oauth-core';
-import { eq } from 'drizzle-orm';
+import type { Clock, ProtocolStores, User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ACCOUNT_CLIENT,
@@ -13,11 +6,10 @@ import {
   RECENT_AUTHENTICATION_SECONDS,
 } from '../account/account-interaction.js';
 import type { AppAccessRepository } from '../account/app-access.js';
-import { passwordProblem } from '../account/common-passwords.js';
+import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../account/password-change.js';
 import { describeUserAgent } from '../account/user-agent.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
 import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import type { SsoSession } from '../interaction/sso-session-repository.js';
@@ -34,7 +26,7 @@ import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendFormExpiredPage } from './authorization-reply.js';
-import { INVALID_CODE_MESSAGE } from './interaction/index.js';
+import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from './interaction/index.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;
@@ -49,6 +41,8 @@ export interface AccountRoutesOptions {
   relyingParty: RelyingParty;
   clock: Clock;
   pageContext: PageContext;
+  /** The login form's limiter; the password change counts wrong current passwords with it. */
+  loginAttemptGuard?: LoginAttemptGuard | undefined;
 }
 
 interface SignedIn {
@@ -293,26 +287,27 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   app.post('/account/password', async (request, reply) => {
     const current = await authorizedChange(request, reply, false);
     if (current === null) return reply;
-    const { user } = current;
     // The current password is asked even in a recent session: whoever finds an unlocked browser
-    // cannot lock the owner out.
-    if (!(await verifyPassword(field(request.body, 'current_password'), user.passwordHash))) {
-      audit(request.log, AUDIT_EVENTS.passwordChangeFailed, { sub: user.sub, reason: 'wrong_password' });
-      return sendAccountPage(reply, current, 400, {
-        kind: 'error',
-        text: 'The current password is not right.',
-      });
-    }
-    const next = field(request.body, 'new_password');
-    const problem = await passwordProblem(next, user.username);
-    if (problem !== null) return sendAccountPage(reply, current, 400, { kind: 'error', text: problem });
-    await options.db
-      .update(users)
-      .set({ passwordHash: await hashPassword(next), updatedAt: clock.nowSeconds() })
-      .where(eq(users.sub, user.sub));
-    audit(request.log, AUDIT_EVENTS.passwordChanged, { sub: user.sub });
-    const refreshed = { ...current, user: (await options.stores.users.findUserBySub(user.sub)) ?? user };
-    return sendAccountPage(reply, refreshed, 200, { kind: 'ok', text: 'Password changed.' });
+    // cannot lock the owner out (src/account/password-change.ts says in which order it is checked).
+    const outcome = await changePassword(
+      {
+        user: current.user,
+        sessionId: current.session.id,
+        ip: request.ip,
+        ...passwordChangeFields(request.body),
+      },
+      {
+        db: options.db,
+        clock,
+        attempts: options.loginAttemptGuard,
+        signOut: app.userSignOut,
+        log: request.log,
+      },
+    );
+    const answer = passwordChangeAnswer(outcome);
+    if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
+    const user = (await options.stores.users.findUserBySub(current.user.sub)) ?? current.user;
+    return sendAccountPage(reply, { ...current, user }, answer.status, answer.notice);
   });
 
   app.post<{ Params: { clientId: string } }>('/account/apps/:clientId/revoke', async (request, reply) => {

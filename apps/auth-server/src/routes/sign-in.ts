@@ -227,5 +227,6 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     relyingParty,
     clock: protocol.clock,
     pageContext,
+    loginAttemptGuard: options.loginAttemptGuard,
   });
 };
