@@ -18,9 +18,9 @@ import { ORDERS_API, REPORTS_API, TEST_SECRETS, testSeed } from './helpers/seed.
 /**
  * RFC 8693 with an ID token as `subject_token`, openid-client as the relying party doing the
  * exchange: the exchanged token belongs to the grant the ID token was issued in. Ending that grant
- * (the user removes the app on the account page; `users reset-password`) makes the exchanged
- * tokens inactive at introspection, and the same ID token, still unexpired, buys nothing more
- * (`invalid_grant`, as the grant's refresh token gets).
+ * (the user removes the app on the account page, signs out of the session, or an administrator
+ * runs `users reset-password`) makes the exchanged tokens inactive at introspection, and the same
+ * ID token, still unexpired, buys nothing more (`invalid_grant`, as the grant's refresh token gets).
  */
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -140,6 +140,17 @@ describe('token exchange of an ID token: bound to its grant', () => {
     });
     expect(await introspect(exchanged.access_token, ordersApi)).toEqual({ active: false });
     // The ID token is still unexpired, but its grant has ended.
+    await expect(exchangeIdToken(idToken, ORDERS_API)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('ends the exchanged token when the user signs out of the session the ID token came from', async () => {
+    const { browser, idToken } = await signIn();
+    const exchanged = await exchangeIdToken(idToken, ORDERS_API);
+    expect(await introspect(exchanged.access_token, ordersApi)).toMatchObject({ active: true });
+    // OIDC RP-Initiated Logout with the session's own ID token: the session and its grants end.
+    const loggedOut = await browser.get(`/logout?${new URLSearchParams({ id_token_hint: idToken })}`);
+    expect(loggedOut.statusCode).toBe(200);
+    expect(await introspect(exchanged.access_token, ordersApi)).toEqual({ active: false });
     await expect(exchangeIdToken(idToken, ORDERS_API)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
