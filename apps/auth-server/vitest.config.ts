@@ -13,6 +13,8 @@ export default defineConfig({
         'test/sign-in-protocol.test.ts',
         'test/fapi2.e2e.test.ts',
         'test/openid-client.e2e.test.ts',
+        'test/loopback-redirect.e2e.test.ts',
+        'test/token-exchange-grant-lifetime.e2e.test.ts',
         'test/audit.test.ts',
         'test/key-rotation-jwks.test.ts',
         'test/first-run-config.test.ts',

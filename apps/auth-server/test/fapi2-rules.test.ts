@@ -76,8 +76,15 @@ function post(url: string, params: Record<string, string>, headers: Record<strin
   return app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: form(params) });
 }
 
+interface PushOptions {
+  dpop?: DpopKey;
+  params?: Record<string, string>;
+  /** Seconds the client's clock runs ahead of ours, for the DPoP proof and the client assertion. */
+  ahead?: { dpop?: number; assertion?: number };
+}
+
 /** PAR for `bank` with a signed request object; optionally a DPoP proof too. */
-async function pushBankRequest(options: { dpop?: DpopKey; params?: Record<string, string> } = {}) {
+async function pushBankRequest(options: PushOptions = {}) {
   const { verifier, challenge } = pkcePair();
   const requestObject = await signRequestObject(
     'bank',
@@ -94,18 +101,24 @@ async function pushBankRequest(options: { dpop?: DpopKey; params?: Record<string
     { now: now() },
   );
   const headers: Record<string, string> = options.dpop
-    ? { dpop: await dpopProof(options.dpop, { htu: `${TEST_ISSUER}/par`, iat: now() }) }
+    ? {
+        dpop: await dpopProof(options.dpop, {
+          htu: `${TEST_ISSUER}/par`,
+          iat: now() + (options.ahead?.dpop ?? 0),
+        }),
+      }
     : {};
+  const assertionNow = now() + (options.ahead?.assertion ?? 0);
   const response = await post(
     '/par',
-    { ...(await assertionParams('bank', bankKey, { now: now() })), request: requestObject },
+    { ...(await assertionParams('bank', bankKey, { now: assertionNow })), request: requestObject },
     headers,
   );
   return { response, verifier };
 }
 
 /** PAR, then /authorize and the login page: the code in the callback. */
-async function bankCode(options: { dpop?: DpopKey; params?: Record<string, string> } = {}) {
+async function bankCode(options: PushOptions = {}) {
   const { response, verifier } = await pushBankRequest(options);
   expect(response.statusCode).toBe(201);
   const browser = new TestBrowser(app);
@@ -343,6 +356,28 @@ describe('codes bound to a DPoP key (RFC 9449 §10)', () => {
     const other = await createDpopKey();
     const { response } = await pushBankRequest({ dpop, params: { dpop_jkt: other.jkt } });
     expect([response.statusCode, response.json().error]).toEqual([400, 'invalid_request']);
+  });
+});
+
+describe('clock skew (FAPI 2.0 SP §5.3.2.1)', () => {
+  it('accepts a DPoP proof and a client assertion issued 8 s in the future at PAR, and the code they bind', async () => {
+    const dpop = await createDpopKey();
+    const { code, verifier } = await bankCode({ dpop, ahead: { dpop: 8, assertion: 8 } });
+    const bound = await redeem(code, verifier, dpop);
+    expect([bound.statusCode, bound.json().token_type]).toEqual([200, 'DPoP']);
+  });
+
+  it.each([11, 61])('refuses a DPoP proof issued %i s in the future', async (seconds) => {
+    const { response } = await pushBankRequest({ dpop: await createDpopKey(), ahead: { dpop: seconds } });
+    expect([response.statusCode, response.json().error]).toEqual([400, 'invalid_dpop_proof']);
+  });
+
+  it.each([11, 61])('refuses a client assertion issued %i s in the future', async (seconds) => {
+    const { response } = await pushBankRequest({
+      dpop: await createDpopKey(),
+      ahead: { assertion: seconds },
+    });
+    expect([response.statusCode, response.json().error]).toEqual([401, 'invalid_client']);
   });
 });
 

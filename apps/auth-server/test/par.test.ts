@@ -158,15 +158,75 @@ describe('/authorize with a request_uri', () => {
     expect(decodeJwt(issued.id_token).nonce).toBe('pushed-nonce');
   });
 
-  it('is single use: a second /authorize with the same request_uri gets an error page', async () => {
+  /** The login page of a fresh visit to `path`, and the browser that holds it. */
+  async function openLoginPage(browser: TestBrowser, path: string) {
+    const page = await browser.follow(await browser.get(path));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('name="password"');
+    return page;
+  }
+
+  const signIn = (browser: TestBrowser, page: { body: string }, url: string) =>
+    browser.post(url, {
+      ...hiddenFields(page.body),
+      username: 'alice',
+      password: TEST_SECRETS.alicePassword,
+    });
+
+  it('shows the login page on every visit before sign-in, and is used up by the code (RFC 9126 §7.3)', async () => {
     const pushed = (await push(webRequest(pkcePair().challenge), web)).json();
     const path = `/authorize?${new URLSearchParams({ client_id: 'web', request_uri: pushed.request_uri })}`;
     const browser = new TestBrowser(app);
-    expect((await browser.get(path)).statusCode).toBe(303);
-    const again = await browser.get(path);
-    expect(again.statusCode).toBe(400);
-    expect(again.headers.location).toBeUndefined();
-    expect(again.body).toContain('invalid_request_uri');
+    await openLoginPage(browser, path);
+    // A reload (or a second tab) before signing in: the login page again, not an error.
+    const again = await openLoginPage(browser, path);
+    const callback = locationOf(await signIn(browser, again, browser.lastUrl));
+    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+    expect(callback.searchParams.get('state')).toBe('pushed-state');
+
+    for (const visitor of [browser, new TestBrowser(app)]) {
+      const used = await visitor.get(path);
+      expect(used.statusCode).toBe(400);
+      expect(used.headers.location).toBeUndefined();
+      expect(used.body).toContain('invalid_request_uri');
+    }
+  });
+
+  it('is used up by a code issued straight from the SSO session, too', async () => {
+    const browser = new TestBrowser(app);
+    const first = (await push(webRequest(pkcePair().challenge), web)).json();
+    const firstPath = `/authorize?${new URLSearchParams({ client_id: 'web', request_uri: first.request_uri })}`;
+    await signIn(browser, await openLoginPage(browser, firstPath), browser.lastUrl);
+    const pushed = (await push(webRequest(pkcePair().challenge), web)).json();
+    const path = `/authorize?${new URLSearchParams({ client_id: 'web', request_uri: pushed.request_uri })}`;
+    expect(locationOf(await browser.get(path)).searchParams.get('code')).toEqual(expect.any(String));
+    const used = await browser.get(path);
+    expect([used.statusCode, used.body.includes('invalid_request_uri')]).toEqual([400, true]);
+  });
+
+  it('gives one code for two sign-ins of the same request on two instances sharing the database', async () => {
+    const { app: other, close: closeOther } = await startTestApp({
+      seed: parSeed(),
+      clock,
+      database: { handle: app.database, drop: async () => {} } as never,
+    });
+    try {
+      const pushed = (await push(webRequest(pkcePair().challenge), web)).json();
+      const path = `/authorize?${new URLSearchParams({ client_id: 'web', request_uri: pushed.request_uri })}`;
+      const browsers = [new TestBrowser(app), new TestBrowser(other)];
+      const pages = await Promise.all(browsers.map((browser) => openLoginPage(browser, path)));
+      const finished = await Promise.all(
+        browsers.map((browser, index) => signIn(browser, pages[index]!, browser.lastUrl)),
+      );
+      const codes = finished.filter((response) => response.headers.location?.includes('code='));
+      expect(codes).toHaveLength(1);
+      const refused = finished.find((response) => !response.headers.location?.includes('code='));
+      expect(refused?.statusCode).toBe(400);
+      expect(refused?.headers.location).toBeUndefined();
+      expect(refused?.body).toContain('invalid_request_uri');
+    } finally {
+      await closeOther();
+    }
   });
 
   it('expires after 60 seconds', async () => {

@@ -12,6 +12,7 @@ import { authorizationCodeTtlFor } from './fapi2.js';
 import { generateUuid } from './ids.js';
 import { type Client, GRANT_TYPES } from './model.js';
 import { isValidCodeChallenge } from './pkce.js';
+import { isRegisteredRedirectUri } from './redirect-uri.js';
 import type { Clock, RandomSource } from './runtime.js';
 import { grantableScopes, parseScope } from './scopes.js';
 import type { ClientStore, ProtocolStores, ResourceStore } from './storage/index.js';
@@ -104,7 +105,7 @@ const DPOP_JKT = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Validates an authorization request, in this order:
- * 1. `client_id` (known) and `redirect_uri` (present, exactly registered: RFC 9700 §4.1.3): errors
+ * 1. `client_id` (known) and `redirect_uri` (present, registered: `isRegisteredRedirectUri`): errors
  *    here are NOT redirectable (RFC 6749 §4.1.2.1). Repeating either is also unredirectable.
  * 2. Everything else is redirectable, carrying `state` and the response mode: a repeated parameter
  *    (RFC 6749 §3.1) → invalid_request; `request`/`request_uri` objects → invalid_request (not
@@ -141,8 +142,9 @@ export async function validateAuthorizationRequest(
   if (repeated('redirect_uri')) throw unredirectable(invalidRequest('redirect_uri is repeated'));
   const redirectUri = single('redirect_uri');
   if (redirectUri === undefined) throw unredirectable(invalidRequest('redirect_uri is required'));
-  // RFC 9700 §4.1.3: exact string comparison, no pattern or prefix matching.
-  if (!client.redirectUris.includes(redirectUri)) {
+  // RFC 9700 §4.1.3: exact string comparison, no pattern or prefix matching (but the port of a
+  // public client's loopback IP redirect URI, RFC 8252 §7.3).
+  if (!isRegisteredRedirectUri(client, redirectUri)) {
     throw unredirectable(invalidRequest('redirect_uri is not registered for this client'));
   }
 

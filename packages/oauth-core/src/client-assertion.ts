@@ -1,5 +1,6 @@
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { verifyClientSignedJwt } from './client-signed-jwt.js';
+import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import { invalidClient } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
@@ -15,8 +16,6 @@ import { hashToken } from './tokens/opaque.js';
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** How far ahead `exp` may be: a short-lived assertion limits what a captured one is worth. */
 export const MAX_CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
-/** Tolerated clock difference between client and server, seconds. */
-export const CLIENT_ASSERTION_CLOCK_SKEW_SECONDS = 5;
 const MAX_ASSERTION_LENGTH = 8192;
 const MAX_JTI_LENGTH = 256;
 
@@ -42,14 +41,15 @@ export interface ClientAssertionClaimCheck {
  * - item 3: `aud` identifies this server: the issuer, or the endpoint URL. FAPI 2.0 Security Profile
  *   §5.3.2.1: "shall only accept its issuer identifier value … as a string in the aud claim".
  * - item 4: `exp` is present and not passed; here also at most five minutes ahead.
- * - item 5/6: `nbf`/`iat`, when present, are not in the future.
+ * - item 5/6: `nbf`/`iat`, when present, are at most `JWT_CLOCK_SKEW_SECONDS` ahead (FAPI 2.0 SP
+ *   §5.3.2.1: up to 10 s ahead accepted).
  * - item 7: `jti` is present (single use is the caller's replay check).
  */
 export function checkClientAssertionClaims(
   payload: JWTPayload,
   check: ClientAssertionClaimCheck,
 ): { jti: string; exp: number } {
-  const skew = CLIENT_ASSERTION_CLOCK_SKEW_SECONDS;
+  const skew = JWT_CLOCK_SKEW_SECONDS;
   if (payload.iss !== check.clientId) throw invalidClient('assertion iss is not the client_id');
   if (payload.sub !== check.clientId) throw invalidClient('assertion sub is not the client_id');
   if (!audienceAccepted(payload.aud, check)) throw invalidClient('assertion aud is not accepted');
@@ -100,7 +100,7 @@ export async function verifyClientAssertion(
 ): Promise<void> {
   const { payload, now } = await verifyClientSignedJwt(assertion, client, deps, {
     maxLength: MAX_ASSERTION_LENGTH,
-    clockSkewSeconds: CLIENT_ASSERTION_CLOCK_SKEW_SECONDS,
+    clockSkewSeconds: JWT_CLOCK_SKEW_SECONDS,
     fail: (detail) => invalidClient(`assertion: ${detail}`),
   });
   const { jti, exp } = checkClientAssertionClaims(payload, {
@@ -112,7 +112,7 @@ export async function verifyClientAssertion(
   });
   if (deps.replay === null) return;
   const key = hashToken(`client_assertion:${client.clientId}:${jti}`);
-  if (!(await deps.replay.markUsed(key, exp + CLIENT_ASSERTION_CLOCK_SKEW_SECONDS))) {
+  if (!(await deps.replay.markUsed(key, exp + JWT_CLOCK_SKEW_SECONDS))) {
     throw invalidClient('assertion jti already used');
   }
 }

@@ -9,6 +9,7 @@ import {
   type ProtectedHeaderParameters,
 } from 'jose';
 import { authenticationChallenge } from './challenge.js';
+import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import type { DpopNonces } from './dpop-nonce.js';
 import { OAuthError } from './errors.js';
 import type { DpopReplayStore } from './storage/dpop-replay.js';
@@ -29,8 +30,6 @@ export const DPOP_SIGNING_ALGS: readonly string[] = ['ES256', 'EdDSA', 'Ed25519'
 
 /** How old a proof's `iat` may be, seconds (RFC 9449 §11.1: "a relatively short time"). */
 export const DEFAULT_DPOP_MAX_AGE_SECONDS = 60;
-/** How far a proof's `iat` may be ahead of our clock (client clocks drift). */
-export const DEFAULT_DPOP_CLOCK_SKEW_SECONDS = 5;
 
 /** RFC 7517 / RFC 7518 §6: members that only a private (or symmetric) key has. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
@@ -56,7 +55,6 @@ export interface DpopProofCheck {
   /** Our clock, whole seconds. */
   now: number;
   maxAgeSeconds?: number;
-  clockSkewSeconds?: number;
   allowedAlgs?: readonly string[];
 }
 
@@ -125,7 +123,6 @@ export async function verifyDpopProof(
 ): Promise<VerifiedDpopProof> {
   const allowedAlgs = check.allowedAlgs ?? DPOP_SIGNING_ALGS;
   const maxAge = check.maxAgeSeconds ?? DEFAULT_DPOP_MAX_AGE_SECONDS;
-  const skew = check.clockSkewSeconds ?? DEFAULT_DPOP_CLOCK_SKEW_SECONDS;
   if (proof.length === 0 || proof.length > MAX_PROOF_LENGTH)
     throw invalidDpopProof('proof empty or too long');
 
@@ -148,6 +145,7 @@ export async function verifyDpopProof(
       algorithms: [...allowedAlgs],
       // jose checks `exp`/`nbf` when present; our clock, not the process clock.
       currentDate: new Date(check.now * 1000),
+      clockTolerance: JWT_CLOCK_SKEW_SECONDS,
     }));
   } catch (error) {
     throw invalidDpopProof(`signature or structure: ${(error as Error).message}`);
@@ -184,7 +182,8 @@ export async function verifyDpopProof(
     }
   }
   // §4.3 step 11: "the creation time of the JWT ... is within an acceptable window".
-  if (iat > check.now + skew) throw invalidDpopProof('iat in the future');
+  // FAPI 2.0 SP §5.3.2.1: up to JWT_CLOCK_SKEW_SECONDS ahead is a client clock, not a forgery.
+  if (iat > check.now + JWT_CLOCK_SKEW_SECONDS) throw invalidDpopProof('iat in the future');
   if (iat < check.now - maxAge) throw invalidDpopProof('iat too old');
   // §4.3 step 12: at a resource, the proof is bound to the presented access token.
   if (check.accessToken !== undefined) {

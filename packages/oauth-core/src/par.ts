@@ -21,6 +21,12 @@ import { generateOpaqueToken, hashToken } from './tokens/opaque.js';
 export const PAR_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** RFC 9126 §2.2: a short lifetime ("between 5 and 600 seconds" is the suggestion). */
 export const DEFAULT_PAR_TTL_SECONDS = 60;
+/**
+ * How long a request is kept past its expiry: an authorization opened at /authorize just before
+ * the request expired may still complete (and must then find it, to spend it) while its
+ * interaction lives, at most this long.
+ */
+export const PAR_RETENTION_AFTER_EXPIRY_SECONDS = 3600;
 
 export interface PushedAuthorizationResponse {
   request_uri: string;
@@ -45,7 +51,8 @@ function asPushError(error: unknown): unknown {
  * The PAR endpoint after client authentication (RFC 9126 §2.1): `params` are the form parameters
  * (single values), `resources` the RFC 8707 `resource` values. The request is validated exactly as
  * /authorize would (errors keep their code: `invalid_request`, `invalid_scope`, `invalid_target`…),
- * then stored under the hash of a fresh `request_uri`, usable once, for `ttlSeconds`.
+ * then stored under the hash of a fresh `request_uri`, openable for `ttlSeconds`, used up by the
+ * code it leads to.
  */
 export async function pushAuthorizationRequest(
   input: { client: Client; params: Readonly<Record<string, string>>; resources: readonly string[] },
@@ -72,7 +79,7 @@ export async function pushAuthorizationRequest(
   const ttl = context.ttlSeconds ?? DEFAULT_PAR_TTL_SECONDS;
   const requestUri = `${PAR_REQUEST_URI_PREFIX}${generateOpaqueToken(context.random)}`;
   // Housekeeping on the write path keeps the table small without a scheduler.
-  await context.store.deleteExpiredPushedAuthorizationRequests(now);
+  await context.store.deleteExpiredPushedAuthorizationRequests(now - PAR_RETENTION_AFTER_EXPIRY_SECONDS);
   await context.store.savePushedAuthorizationRequest({
     requestUriHash: hashToken(requestUri),
     clientId: client.clientId,
@@ -80,24 +87,41 @@ export async function pushAuthorizationRequest(
     resources: [...new Set(input.resources)],
     createdAt: now,
     expiresAt: now + ttl,
+    usedAt: null,
   });
   return { request_uri: requestUri, expires_in: ttl };
 }
 
 const unredirectable = (error: OAuthError) => new AuthorizationRequestError(error, null);
 
+/** A pushed request resolved at /authorize: its parameters, and the key that spends it later. */
+export interface ResolvedPushedRequest {
+  params: AuthorizationParams;
+  requestUriHash: string;
+}
+
+const requestUriUnusable = (clientId: string, reason: string) =>
+  unredirectable(
+    new OAuthError('invalid_request_uri', {
+      description: 'the request_uri is unknown, expired or was already used',
+      detail: `client ${clientId.slice(0, 100)}: ${reason}`,
+    }),
+  );
+
 /**
- * /authorize with `request_uri` (RFC 9126 §4): returns the pushed parameters, consuming them (single
- * use), or `null` when the request carries no `request_uri`. The other parameters of the request
- * are ignored: only what was pushed (and validated, and authenticated) counts. A missing
- * `client_id`, an unknown, expired, used or other client's `request_uri` cannot be redirected (the
- * redirect URI is in the pushed request) → `AuthorizationRequestError` with `invalid_request_uri`
- * (RFC 9101 §7) or `invalid_request`, shown on an error page.
+ * /authorize with `request_uri` (RFC 9126 §4): returns the pushed parameters, or `null` when the
+ * request carries no `request_uri`. Reading does not spend the request: a reload, a second tab or
+ * a browser retrying before sign-in opens it again; the code spends it
+ * (`spendPushedAuthorizationRequest`). The other parameters of the request are ignored: only what
+ * was pushed (and validated, and authenticated) counts. A missing `client_id`, an unknown,
+ * expired, used or other client's `request_uri` cannot be redirected (the redirect URI is in the
+ * pushed request) → `AuthorizationRequestError` with `invalid_request_uri` (RFC 9101 §7) or
+ * `invalid_request`, shown on an error page.
  */
 export async function resolvePushedAuthorizationRequest(
   params: AuthorizationParams,
   context: { store: PushedAuthorizationRequestStore; clock: Clock },
-): Promise<AuthorizationParams | null> {
+): Promise<ResolvedPushedRequest | null> {
   const requestUri = params.request_uri;
   if (requestUri === undefined || requestUri === '') return null;
   if (typeof requestUri !== 'string') throw unredirectable(invalidRequest('request_uri is repeated'));
@@ -105,22 +129,29 @@ export async function resolvePushedAuthorizationRequest(
   if (typeof clientId !== 'string' || clientId === '') {
     throw unredirectable(invalidRequest('client_id is required with request_uri'));
   }
+  const requestUriHash = hashToken(requestUri);
   const pushed = requestUri.startsWith(PAR_REQUEST_URI_PREFIX)
-    ? await context.store.consumePushedAuthorizationRequest(
-        hashToken(requestUri),
-        clientId,
-        context.clock.nowSeconds(),
-      )
+    ? await context.store.findPushedAuthorizationRequest(requestUriHash, clientId, context.clock.nowSeconds())
     : null;
-  if (pushed === null) {
-    throw unredirectable(
-      new OAuthError('invalid_request_uri', {
-        description: 'the request_uri is unknown, expired or was already used',
-        detail: `client ${clientId.slice(0, 100)}`,
-      }),
-    );
+  if (pushed === null) throw requestUriUnusable(clientId, 'not found');
+  return { params: { ...pushed.params, resource: [...pushed.resources] }, requestUriHash };
+}
+
+/**
+ * Spends the pushed request right before its code is issued. RFC 9126 §7.3 (replay): the request
+ * is "one-time use"; FAPI 2.0 SP §5.3.2.2 ties that to issuing the code. One conditional update
+ * in the shared store, so of two browsers (or instances) finishing the same request only one gets
+ * a code; the other gets the error page.
+ */
+export async function spendPushedAuthorizationRequest(
+  requestUriHash: string,
+  clientId: string,
+  context: { store: PushedAuthorizationRequestStore; clock: Clock },
+): Promise<void> {
+  const now = context.clock.nowSeconds();
+  if (!(await context.store.markPushedAuthorizationRequestUsed(requestUriHash, clientId, now))) {
+    throw requestUriUnusable(clientId, 'already used');
   }
-  return { ...pushed.params, resource: [...pushed.resources] };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { JWTPayload } from 'jose';
 import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
 import type { ClientKeySource } from './client-assertion.js';
 import { verifyClientSignedJwt } from './client-signed-jwt.js';
+import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
@@ -17,7 +18,6 @@ import { hashToken } from './tokens/opaque.js';
 
 /** How far ahead a request object's `exp` may be (seconds). */
 export const MAX_REQUEST_OBJECT_LIFETIME_SECONDS = 3600;
-const CLOCK_SKEW_SECONDS = 5;
 const MAX_REQUEST_OBJECT_LENGTH = 32_768;
 /** JWT claims that describe the object itself, not authorization parameters. */
 const ENVELOPE_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti']);
@@ -48,10 +48,10 @@ export function checkRequestObjectClaims(
     throw invalidRequestObject('client_id differs from the request');
   }
   const { exp, nbf, jti } = payload;
-  if (typeof exp !== 'number' || exp <= check.now - CLOCK_SKEW_SECONDS)
+  if (typeof exp !== 'number' || exp <= check.now - JWT_CLOCK_SKEW_SECONDS)
     throw invalidRequestObject('exp missing or passed');
   if (exp > check.now + MAX_REQUEST_OBJECT_LIFETIME_SECONDS) throw invalidRequestObject('exp too far ahead');
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > check.now + CLOCK_SKEW_SECONDS)) {
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > check.now + JWT_CLOCK_SKEW_SECONDS)) {
     throw invalidRequestObject('not yet valid');
   }
   if (typeof jti !== 'string' || jti === '' || jti.length > 256) throw invalidRequestObject('jti missing');
@@ -97,7 +97,7 @@ export async function verifyRequestObject(
 ): Promise<RequestObjectParams> {
   const { payload, now } = await verifyClientSignedJwt(requestObject, client, deps, {
     maxLength: MAX_REQUEST_OBJECT_LENGTH,
-    clockSkewSeconds: CLOCK_SKEW_SECONDS,
+    clockSkewSeconds: JWT_CLOCK_SKEW_SECONDS,
     fail: invalidRequestObject,
   });
   const { params, jti, exp } = checkRequestObjectClaims(payload, {

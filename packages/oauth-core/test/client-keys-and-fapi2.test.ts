@@ -7,6 +7,7 @@ import {
 } from '../src/client-assertion.js';
 import { authMethodsSupportedAt, clientJwtSigningAlgs } from '../src/client-auth-methods.js';
 import { authenticateClient } from '../src/client-authentication.js';
+import { JWT_CLOCK_SKEW_SECONDS } from '../src/clock-skew.js';
 import { OAuthError } from '../src/errors.js';
 import { authorizationCodeTtlFor, fapi2RegistrationProblems } from '../src/fapi2.js';
 import type { Client } from '../src/model.js';
@@ -83,12 +84,22 @@ describe('checkClientAssertionClaims (RFC 7523 §3)', () => {
     ['a foreign aud', { aud: 'https://x.test' }],
     ['no exp', { exp: undefined }],
     ['an expired exp', { exp: NOW - 10 }],
-    ['an exp more than 5 minutes ahead', { exp: NOW + 301 + 5 }],
-    ['a future nbf', { nbf: NOW + 60 }],
+    ['an exp more than 5 minutes ahead', { exp: NOW + 301 + JWT_CLOCK_SKEW_SECONDS }],
+    ['an nbf 11 s ahead', { nbf: NOW + JWT_CLOCK_SKEW_SECONDS + 1 }],
+    ['an nbf 61 s ahead', { nbf: NOW + 61 }],
+    ['an iat 11 s ahead', { iat: NOW + JWT_CLOCK_SKEW_SECONDS + 1 }],
+    ['an iat 61 s ahead', { iat: NOW + 61 }],
     ['no jti', { jti: undefined }],
   ])('refuses %s', (_name, change) => {
     expect(check({ ...valid, ...change })).toBe('invalid_client');
   });
+
+  it.each([8, 10])(
+    'accepts iat and nbf %i s ahead (FAPI 2.0 SP §5.3.2.1: clock offsets up to 10 s)',
+    (ahead) => {
+      expect(check({ ...valid, iat: NOW + ahead, nbf: NOW + ahead }, true)).toBe('no error');
+    },
+  );
 });
 
 describe('verifyClientAssertion', () => {
@@ -225,12 +236,16 @@ describe('checkRequestObjectClaims (RFC 9101)', () => {
     ['a different client_id inside', { client_id: 'd' }],
     ['no exp', { exp: undefined }],
     ['an exp too far ahead', { exp: NOW + 7200 }],
-    ['a future nbf', { nbf: NOW + 60 }],
+    ['an nbf 11 s ahead', { nbf: NOW + JWT_CLOCK_SKEW_SECONDS + 1 }],
     ['no jti', { jti: undefined }],
     ['a nested request', { request: 'x' }],
     ['a request_uri inside', { request_uri: 'x' }],
     ['an object-valued parameter', { claims: { userinfo: {} } }],
   ])('refuses %s with invalid_request_object', (_name, change) => {
     expect(codeOf(() => check({ ...valid, ...change }))).toBe('invalid_request_object');
+  });
+
+  it('accepts an nbf 8 s ahead, as client assertions and DPoP proofs do', () => {
+    expect(check({ ...valid, nbf: NOW + 8 }).jti).toBe(valid.jti);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { JWT_CLOCK_SKEW_SECONDS } from '../src/clock-skew.js';
 import {
   asResourceChallenge,
   computeAccessTokenHash,
@@ -105,13 +106,22 @@ describe('verifyDpopProof', () => {
     }
   });
 
+  it('accepts an iat up to JWT_CLOCK_SKEW_SECONDS (10 s) ahead, FAPI 2.0 SP §5.3.2.1', async () => {
+    const replay = createMemoryDpopReplayStore();
+    for (const ahead of [8, JWT_CLOCK_SKEW_SECONDS]) {
+      const result = await verifyDpopProof(await proof({ claims: { iat: NOW + ahead } }), check(), replay);
+      expect(result.iat).toBe(NOW + ahead);
+    }
+  });
+
   const rejected: Array<[string, ProofOptions | (() => Promise<ProofOptions>), Partial<DpopProofCheck>]> = [
     ['wrong htm', { claims: { htm: 'GET' } }, {}],
     ['wrong htu (path)', { claims: { htu: 'https://auth.example.test/userinfo' } }, {}],
     ['wrong htu (host)', { claims: { htu: 'https://evil.example.test/token' } }, {}],
     ['htu not a URL', { claims: { htu: 'token' } }, {}],
     ['stale iat', { claims: { iat: NOW - 61 } }, {}],
-    ['iat in the future', { claims: { iat: NOW + 30 } }, {}],
+    ['iat 11 s in the future', { claims: { iat: NOW + JWT_CLOCK_SKEW_SECONDS + 1 } }, {}],
+    ['iat 61 s in the future', { claims: { iat: NOW + 61 } }, {}],
     ['missing jti', { omit: ['jti'] }, {}],
     ['missing htm', { omit: ['htm'] }, {}],
     ['missing iat', { omit: ['iat'] }, {}],

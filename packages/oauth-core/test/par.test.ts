@@ -6,6 +6,7 @@ import {
   PAR_REQUEST_URI_PREFIX,
   pushAuthorizationRequest,
   resolvePushedAuthorizationRequest,
+  spendPushedAuthorizationRequest,
 } from '../src/par.js';
 import {
   createMemoryPushedAuthorizationRequestStore,
@@ -67,13 +68,13 @@ describe('pushAuthorizationRequest (RFC 9126 §2)', () => {
       { client_id: 'web', request_uri: response.request_uri },
       context,
     );
-    expect(resolved).toEqual({
+    expect(resolved?.params).toEqual({
       ...authorizationParams(),
       client_id: 'web',
       resource: ['orders-api', 'billing-api'],
     });
     // What /authorize then validates is the pushed request, resources included.
-    const request = await validateAuthorizationRequest(resolved!, stores);
+    const request = await validateAuthorizationRequest(resolved!.params, stores);
     expect(request.resources).toEqual(['orders-api', 'billing-api']);
   });
 
@@ -133,14 +134,32 @@ describe('resolvePushedAuthorizationRequest (RFC 9126 §4)', () => {
     ).toBeNull();
   });
 
-  it('is single use', async () => {
+  it('opens again until a code spends it (RFC 9126 §7.3), then never again', async () => {
     const { context, requestUri } = await pushed();
-    await resolvePushedAuthorizationRequest({ client_id: 'web', request_uri: requestUri }, context);
+    const open = () =>
+      resolvePushedAuthorizationRequest({ client_id: 'web', request_uri: requestUri }, context);
+    const first = await open();
+    expect(await open()).toEqual(first);
+    await spendPushedAuthorizationRequest(first!.requestUriHash, 'web', context);
+    expect(await unredirectableCode(open())).toBe('invalid_request_uri');
     expect(
-      await unredirectableCode(
-        resolvePushedAuthorizationRequest({ client_id: 'web', request_uri: requestUri }, context),
-      ),
+      await unredirectableCode(spendPushedAuthorizationRequest(first!.requestUriHash, 'web', context)),
     ).toBe('invalid_request_uri');
+  });
+
+  it('can be spent after its expiry by an authorization opened before it', async () => {
+    const { context, clock, stores, requestUri } = await pushed();
+    const opened = await resolvePushedAuthorizationRequest(
+      { client_id: 'web', request_uri: requestUri },
+      context,
+    );
+    clock.advance(300);
+    // Another push sweeps expired requests; one opened this recently is kept for its interaction.
+    const client = (await stores.clients.findClient('web'))!;
+    await pushAuthorizationRequest({ client, params: authorizationParams(), resources: [] }, context);
+    await expect(
+      spendPushedAuthorizationRequest(opened!.requestUriHash, 'web', context),
+    ).resolves.toBeUndefined();
   });
 
   it('expires after 60 seconds', async () => {
@@ -179,7 +198,7 @@ describe('resolvePushedAuthorizationRequest (RFC 9126 §4)', () => {
       },
       context,
     );
-    expect(resolved).toMatchObject({
+    expect(resolved?.params).toMatchObject({
       scope: 'openid orders.read',
       redirect_uri: 'https://app.example.test/cb',
     });

@@ -10,6 +10,7 @@ import {
 import { tokenExchangeGrant } from '../src/grants/token-exchange.js';
 import type { TokenRequest } from '../src/grants/types.js';
 import { TOKEN_TYPES } from '../src/model.js';
+import { issueIdToken } from '../src/tokens/id-token.js';
 import { hashToken } from '../src/tokens/opaque.js';
 import { findActiveAccessToken } from '../src/tokens/validate-access-token.js';
 import { billingResource, makeClient } from './fixtures.js';
@@ -368,6 +369,42 @@ describe('token exchange grant (RFC 8693)', () => {
       const { access_token: unrecorded } = await signedInAt(null);
       await expectOAuthError(toBilling(unrecorded), 'invalid_target');
       await expectOAuthError(toBilling(await serviceToken()), 'invalid_target');
+    });
+  });
+
+  describe('an ID token as subject: bound to the grant it was issued in', () => {
+    const validation = () => ({
+      stores: env.stores,
+      verifier: env.keys.verifier,
+      clock: env.clock,
+      config: env.config,
+    });
+    const exchangeIdToken = (idToken: string) =>
+      exchange('gateway', { subject_token: idToken, subject_token_type: ID, scope: 'orders.read' });
+
+    it('carries the grant id (gid) in the ID token', async () => {
+      const { response, grantId } = await obtainTokens(env, { clientId: 'gateway' });
+      expect(jwtClaims(response.id_token!).gid).toBe(grantId);
+    });
+
+    it('ends the exchanged token with that grant, and refuses the ID token afterwards with invalid_grant', async () => {
+      const { response: issued, grantId } = await obtainTokens(env, { clientId: 'gateway' });
+      const exchanged = await exchangeIdToken(issued.id_token!);
+      expect(jwtClaims(exchanged.access_token).gid).toBe(grantId);
+      expect(await findActiveAccessToken(exchanged.access_token, validation())).not.toBeNull();
+      await env.stores.grants.revokeGrant(grantId, env.clock.nowSeconds());
+      expect(await findActiveAccessToken(exchanged.access_token, validation())).toBeNull();
+      await expectOAuthError(exchangeIdToken(issued.id_token!), 'invalid_grant');
+    });
+
+    it('refuses an ID token without gid, and one naming another grant, with invalid_request', async () => {
+      const other = await obtainTokens(env, { clientId: 'web' });
+      const user = (await env.stores.users.findUserBySub('u-alice'))!;
+      const client = (await env.stores.clients.findClient('gateway'))!;
+      const signed = (grantId: string | null) =>
+        issueIdToken({ client, user, scopes: ['openid'], grantId }, env.context);
+      await expectOAuthError(exchangeIdToken(await signed(null)), 'invalid_request');
+      await expectOAuthError(exchangeIdToken(await signed(other.grantId)), 'invalid_request');
     });
   });
 

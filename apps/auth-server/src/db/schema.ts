@@ -233,6 +233,8 @@ export const pushedAuthorizationRequests = pgTable(
     resources: stringList('resources'),
     createdAt: epochSeconds('created_at').notNull(),
     expiresAt: epochSeconds('expires_at').notNull(),
+    /** When the authorization it started issued a code (RFC 9126 §7.3 single use); null before. */
+    usedAt: epochSeconds('used_at'),
   },
   (table) => [index('pushed_authorization_requests_expires_at_idx').on(table.expiresAt)],
 );
@@ -329,7 +331,9 @@ export const interactions = pgTable(
     id: text('id').primaryKey(),
     browserHash: text('browser_hash').notNull(),
     /** The /authorize parameters as received; re-validated by oauth-core on every step. */
-    request: jsonb('request').$type<{ params: Record<string, string>; resources: string[] }>().notNull(),
+    request: jsonb('request')
+      .$type<{ params: Record<string, string>; resources: string[]; pushedRequestUriHash?: string }>()
+      .notNull(),
     /** The SSO session a login inside this interaction created (satisfies prompt=login, max_age). */
     loginSid: text('login_sid'),
     /** Scopes the user approved inside this interaction (satisfies prompt=consent). */

@@ -15,9 +15,11 @@ import {
   OAuthError,
   type ProtocolConfig,
   type ProtocolStores,
+  type PushedAuthorizationRequestStore,
   type RandomSource,
   requiredAcr,
   resolveAudiences,
+  spendPushedAuthorizationRequest,
   type User,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
@@ -45,6 +47,8 @@ export interface AuthorizationFlowDeps {
   protocolConfig: ProtocolConfig;
   /** Seconds an interaction waits for the user. */
   interactionTtl: number;
+  /** RFC 9126 pushed requests, spent when their code is issued. */
+  pushedRequests: PushedAuthorizationRequestStore;
   /** The second factors a user has enrolled (authenticator apps, passkeys, recovery codes). */
   enrolledFactors(sub: string): Promise<EnrolledFactors>;
 }
@@ -139,6 +143,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
   }
 
   return {
+    /** RFC 9126: /authorize reads pushed requests here; `issueCode` spends them. */
+    pushedRequests: deps.pushedRequests,
+
     /**
      * oauth-core validation of parameters as parsed (a repeated name is an array, which it
      * rejects); throws `AuthorizationRequestError` (redirectable or not).
@@ -225,9 +232,21 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
 
     /**
      * oauth-core creates the grant and the code in one transaction (with sid, auth_time, nonce).
-     * May throw a redirectable `AuthorizationRequestError` (`access_denied`).
+     * A request from PAR is spent first (RFC 9126 §7.3): of two browsers finishing it, one gets
+     * the code, the other an error page. May throw a redirectable `AuthorizationRequestError`
+     * (`access_denied`).
      */
-    async issueCode(request: AuthorizationRequest, step: Extract<NextStep, { kind: 'complete' }>) {
+    async issueCode(
+      request: AuthorizationRequest,
+      step: Extract<NextStep, { kind: 'complete' }>,
+      pushedRequestUriHash: string | undefined,
+    ) {
+      if (pushedRequestUriHash !== undefined) {
+        await spendPushedAuthorizationRequest(pushedRequestUriHash, request.client.clientId, {
+          store: deps.pushedRequests,
+          clock,
+        });
+      }
       const { code } = await issueAuthorizationCode(
         request,
         {

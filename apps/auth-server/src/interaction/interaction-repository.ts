@@ -7,6 +7,8 @@ export interface StoredAuthorizationRequest {
   params: Record<string, string>;
   /** RFC 8707 `resource` values (the one parameter that may repeat). */
   resources: string[];
+  /** Set when the parameters came from a pushed request (RFC 9126): the code spends it. */
+  pushedRequestUriHash?: string;
 }
 
 /**

@@ -3,13 +3,13 @@ import {
   type AuthorizationRequest,
   checkPushedAuthorizationRequired,
   checkSignedRequestRequired,
+  type ResolvedPushedRequest,
   resolveAuthorizationRequestObject,
   resolvePushedAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
 import { authorizationParamsFrom, collectAuthorizationParams } from '../interaction/authorization-params.js';
-import { createPushedAuthorizationRequestStore } from '../storage/drizzle-pushed-authorization-requests.js';
 import {
   type PageContext,
   type RedirectStatus,
@@ -31,7 +31,6 @@ export interface AuthorizeRoutesOptions {
  */
 export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async (app, options) => {
   const { flow, pageContext } = options;
-  const pushedRequests = createPushedAuthorizationRequestStore(app.database.db);
   const requestObjects = {
     keys: app.clientAuthentication.keys,
     replay: app.clientAuthentication.replay,
@@ -48,15 +47,17 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
   ) {
     let params: AuthorizationParams = authorizationParamsFrom(source);
     let authorizationRequest: AuthorizationRequest;
+    let pushed: ResolvedPushedRequest | null = null;
     try {
-      // RFC 9126 §4: a request_uri from the PAR endpoint stands for the pushed (single-use) parameters.
-      const pushed = await resolvePushedAuthorizationRequest(params, {
-        store: pushedRequests,
+      // RFC 9126 §4: a request_uri from the PAR endpoint stands for the pushed parameters; the
+      // code spends them (RFC 9126 §7.3), opening them again before that is allowed.
+      pushed = await resolvePushedAuthorizationRequest(params, {
+        store: flow.pushedRequests,
         clock: app.protocol.clock,
       });
       // RFC 9101 §5: a request object by value stands for the parameters it carries.
       const signed = pushed === null ? await resolveAuthorizationRequestObject(params, requestObjects) : null;
-      params = pushed ?? signed ?? params;
+      params = pushed?.params ?? signed ?? params;
       authorizationRequest = await flow.validate(params);
       checkPushedAuthorizationRequired(authorizationRequest, pushed !== null);
       checkSignedRequestRequired(authorizationRequest, pushed !== null || signed !== null);
@@ -74,7 +75,7 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         // SSO: a live session and a covered (or skipped) consent need no page at all.
         let code: string;
         try {
-          code = await flow.issueCode(authorizationRequest, step);
+          code = await flow.issueCode(authorizationRequest, step, pushed?.requestUriHash);
         } catch (error) {
           return respondToValidationError(reply, error, pageContext, status);
         }
@@ -87,7 +88,12 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         const browserKey = app.ssoSessions.ensureBrowserKey(request, reply);
         // Validation passed, so no name repeats (but `resource`): single values are the whole request.
         const { params: single, resources } = collectAuthorizationParams(params);
-        const interaction = await flow.startInteraction({ params: single, resources }, browserKey);
+        const stored = {
+          params: single,
+          resources,
+          ...(pushed === null ? {} : { pushedRequestUriHash: pushed.requestUriHash }),
+        };
+        const interaction = await flow.startInteraction(stored, browserKey);
         return reply
           .header('cache-control', 'no-store')
           .redirect(interactionPageUrl(pageContext, interaction.id, step.kind, single.client_id), 303);

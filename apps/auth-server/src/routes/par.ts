@@ -18,7 +18,7 @@ export const PAR_PATH = '/par';
  * and POSTs the authorization request's parameters, or a signed request object carrying them
  * (RFC 9101, `request`); §2.2: 201 with `request_uri` and `expires_in`; §2.3: errors as RFC 6749
  * §5.2 JSON. A DPoP proof (RFC 9449 §10.1) or `dpop_jkt` binds the code to a key. The request_uri
- * is then good for one /authorize, for 60 s.
+ * then opens /authorize for 60 s, until the code it leads to spends it.
  */
 export const pushedAuthorizationRequestRoutes: FastifyPluginAsync = async (app) => {
   const { stores, clock, random } = app.protocol;

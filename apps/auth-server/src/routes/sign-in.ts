@@ -25,6 +25,7 @@ import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import { createPushedAuthorizationRequestStore } from '../storage/drizzle-pushed-authorization-requests.js';
 import { accountRoutes } from './account.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
@@ -176,6 +177,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     random: protocol.random,
     protocolConfig: protocol.config,
     interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
+    pushedRequests: createPushedAuthorizationRequestStore(options.db),
     enrolledFactors: async (sub) => ({
       otp: await totp.hasConfirmed(sub),
       passkey: await passkeys.hasAny(sub),

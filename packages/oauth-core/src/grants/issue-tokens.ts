@@ -121,6 +121,7 @@ export async function issueUserTokens(
         amr: grant.amr,
         acr: grant.acr,
         sid: grant.sid,
+        grantId: grant.id,
         accessToken: accessToken.token,
       },
       context,

@@ -1,7 +1,14 @@
 import type { JWTPayload } from 'jose';
 import { ACR_VALUES, grantMeetsAcr } from '../authentication-level.js';
 import { isPublicClient } from '../client-auth-methods.js';
-import { invalidRequest, invalidScope, invalidTarget, OAuthError, unauthorizedClient } from '../errors.js';
+import {
+  invalidGrant,
+  invalidRequest,
+  invalidScope,
+  invalidTarget,
+  OAuthError,
+  unauthorizedClient,
+} from '../errors.js';
 import {
   type Client,
   GRANT_TYPES,
@@ -33,7 +40,10 @@ interface PresentedToken {
   sub: string;
   /** Scopes the token carries; `null` for ID tokens, which carry none (the policy is the ceiling). */
   scopes: readonly string[] | null;
-  /** The user grant behind it (access tokens of user grants), so revoking that grant ends the result too. */
+  /**
+   * The user grant behind it (access tokens of user grants; ID tokens by their `gid`), so ending
+   * that grant ends the result too.
+   */
   grantId: string | null;
   authTime: number | null;
   /**
@@ -92,10 +102,15 @@ async function readToken(
     ) {
       throw unacceptableToken(which, 'ID token of another issuer or audience');
     }
+    // An ID token outlives neither its grant nor its session: without `gid` there is no grant to
+    // tie the exchanged token to, so it could outlive them (the user removing the app, a reset).
+    if (which === 'subject_token' && typeof claims.gid !== 'string') {
+      throw unacceptableToken(which, 'ID token without a grant (gid)');
+    }
     return {
       sub: claims.sub,
       scopes: null,
-      grantId: null,
+      grantId: which === 'subject_token' ? (claims.gid as string) : null,
       authTime: typeof claims.auth_time === 'number' ? claims.auth_time : null,
       acr: typeof claims.acr === 'string' ? claims.acr : null,
       act: undefined,
@@ -107,11 +122,14 @@ async function readToken(
 
 /**
  * The subject's user (for a user's access token or an ID token: it must still exist) and the `acr`
- * its sign-in reached: for an access token of a user grant, the grant's (the grant must not be
- * revoked); for an ID token, its signed `acr` claim; for a client's own token, none.
+ * its sign-in reached: the grant's, for a token of a user grant (an access token's `gid` or row,
+ * an ID token's `gid`); for a client's own token, none. The grant must be alive and be this
+ * subject's: a subject token whose grant has ended (revoked by the user on the account page, by a
+ * reset, by logout, by refresh-token reuse) is `invalid_grant`, as its refresh token is.
  */
 async function subjectStanding(
   subject: PresentedToken,
+  client: Client,
   deps: TokenExchangeGrantDependencies,
 ): Promise<{ user: User | null; acr: string | null }> {
   let user: User | null = null;
@@ -121,7 +139,11 @@ async function subjectStanding(
   }
   if (subject.grantId === null) return { user, acr: subject.acr };
   const grant = await deps.stores.grants.findGrant(subject.grantId);
-  if (grant === null || grant.revokedAt !== null) throw unacceptableToken('subject_token', 'grant revoked');
+  if (grant === null || grant.revokedAt !== null) throw invalidGrant("the subject token's grant has ended");
+  // An ID token names a grant of its own audience and subject; anything else is not this server's.
+  if (subject.scopes === null && (grant.sub !== subject.sub || grant.clientId !== client.clientId)) {
+    throw unacceptableToken('subject_token', 'ID token gid of another grant');
+  }
   return { user, acr: grant.acr ?? null };
 }
 
@@ -175,8 +197,9 @@ function selectExchangeTarget(
  *   `invalid_target`), so an exchange never raises the level;
  * - with a scope that is a subset of the subject token's scope and of the policy's scopes (else
  *   `invalid_scope`), restricted to the audience's scopes and the OIDC ones, never empty;
- * - about the subject's `sub`, for this client (`client_id`), in the subject's grant (`gid`), so
- *   revoking the user's grant revokes the exchanged tokens too;
+ * - about the subject's `sub`, for this client (`client_id`), in the subject's grant (`gid`: an
+ *   access token's grant, or the grant an ID token was issued in), so ending the user's grant ends
+ *   the exchanged tokens too, and a subject token of an ended grant is `invalid_grant`;
  * - with `act: { sub: <actor's sub> }` when an `actor_token` is given (delegation, §1.1), nesting
  *   the subject token's own `act` (§4.1); without one, the client impersonates the subject.
  * The response carries `issued_token_type` (§2.2.1) and no refresh token. Only access tokens can be
@@ -235,7 +258,7 @@ export const tokenExchangeGrant = {
       throw unacceptableToken('actor_token', 'DPoP-bound actor token without a proof of its key');
     }
 
-    const { user, acr } = await subjectStanding(subject, deps);
+    const { user, acr } = await subjectStanding(subject, client, deps);
 
     // The ceiling: what the subject token carries (an ID token carries no scope: the policy rules),
     // what the policy lets this client obtain, and what the user may be granted at all.

@@ -48,19 +48,25 @@ export function describePushedAuthorizationRequestStoreContract(
       resources: ['https://api-a.example', 'https://api-b.example'],
       createdAt: T0,
       expiresAt: T0 + 60,
+      usedAt: null,
       ...over,
     });
 
-    it('round-trips every field, and hands the request out exactly once', async () => {
+    it('round-trips every field, and reads the same request again until it is used', async () => {
       const { store } = fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
+      const find = (now: number) =>
+        store.findPushedAuthorizationRequest(saved.requestUriHash, saved.clientId, now);
+      expect(await find(T0 + 1)).toEqual(saved);
+      expect(await find(T0 + 2)).toEqual(saved);
       expect(
-        await store.consumePushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 1),
-      ).toEqual(saved);
+        await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, saved.clientId, T0 + 3),
+      ).toBe(true);
+      expect(await find(T0 + 4)).toBeNull();
       expect(
-        await store.consumePushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 2),
-      ).toBeNull();
+        await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, saved.clientId, T0 + 5),
+      ).toBe(false);
     });
 
     it('refuses another client without spending the request', async () => {
@@ -68,49 +74,63 @@ export function describePushedAuthorizationRequestStoreContract(
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       expect(
-        await store.consumePushedAuthorizationRequest(saved.requestUriHash, `other-${n}`, T0 + 1),
+        await store.findPushedAuthorizationRequest(saved.requestUriHash, `other-${n}`, T0 + 1),
       ).toBeNull();
+      expect(await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, `other-${n}`, T0 + 1)).toBe(
+        false,
+      );
       expect(
-        await store.consumePushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 1),
-      ).not.toBeNull();
+        await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, saved.clientId, T0 + 1),
+      ).toBe(true);
     });
 
-    it('refuses an expired request (at expiry included) and an unknown one', async () => {
+    it('finds no expired request (at expiry included) and no unknown one', async () => {
       const { store } = fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       expect(
-        await store.consumePushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 60),
+        await store.findPushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 60),
       ).toBeNull();
-      expect(
-        await store.consumePushedAuthorizationRequest(`par-${n}-unknown`, saved.clientId, T0),
-      ).toBeNull();
+      expect(await store.findPushedAuthorizationRequest(`par-${n}-unknown`, saved.clientId, T0)).toBeNull();
+      expect(await store.markPushedAuthorizationRequestUsed(`par-${n}-unknown`, saved.clientId, T0)).toBe(
+        false,
+      );
     });
 
-    it('gives the request to exactly one of 10 concurrent consumers', async () => {
+    it('marks a request opened before its expiry used after it (the sign-in took longer)', async () => {
+      const { store } = fixture;
+      const saved = request();
+      await store.savePushedAuthorizationRequest(saved);
+      expect(
+        await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, saved.clientId, T0 + 300),
+      ).toBe(true);
+    });
+
+    it('lets exactly one of 10 concurrent callers mark the request used', async () => {
       const { store } = fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       const results = await Promise.all(
         Array.from({ length: 10 }, () =>
-          store.consumePushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 1),
+          store.markPushedAuthorizationRequestUsed(saved.requestUriHash, saved.clientId, T0 + 1),
         ),
       );
-      expect(results.filter((result) => result !== null)).toHaveLength(1);
+      expect(results.filter((result) => result)).toHaveLength(1);
     });
 
-    it('deletes expired requests and keeps live ones', async () => {
+    it('deletes requests expired at the cutoff, used or not, and keeps later ones', async () => {
       const { store } = fixture;
       const past = 1_000_000 + run * 10;
       await store.savePushedAuthorizationRequest(request('old', { createdAt: past - 60, expiresAt: past }));
+      await store.savePushedAuthorizationRequest(
+        request('used', { createdAt: past - 60, expiresAt: past, usedAt: past - 1 }),
+      );
       await store.savePushedAuthorizationRequest(request('live'));
-      expect(await store.deleteExpiredPushedAuthorizationRequests(past)).toBeGreaterThanOrEqual(1);
-      expect(
-        await store.consumePushedAuthorizationRequest(`par-${n}-old`, `client-${n}`, past - 1),
-      ).toBeNull();
-      expect(
-        await store.consumePushedAuthorizationRequest(`par-${n}-live`, `client-${n}`, T0),
-      ).not.toBeNull();
+      expect(await store.deleteExpiredPushedAuthorizationRequests(past)).toBeGreaterThanOrEqual(2);
+      expect(await store.markPushedAuthorizationRequestUsed(`par-${n}-old`, `client-${n}`, past - 1)).toBe(
+        false,
+      );
+      expect(await store.findPushedAuthorizationRequest(`par-${n}-live`, `client-${n}`, T0)).not.toBeNull();
     });
   });
 }

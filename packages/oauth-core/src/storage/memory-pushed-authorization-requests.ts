@@ -12,17 +12,23 @@ export function createMemoryPushedAuthorizationRequestStore(): PushedAuthorizati
         throw new Error('pushed authorization request already exists');
       requests.set(request.requestUriHash, structuredClone(request));
     },
-    // Check and delete with no await in between: atomic on the JS thread.
-    async consumePushedAuthorizationRequest(requestUriHash, clientId, now) {
+    async findPushedAuthorizationRequest(requestUriHash, clientId, now) {
       const request = requests.get(requestUriHash);
-      if (request === undefined || request.clientId !== clientId || request.expiresAt <= now) return null;
-      requests.delete(requestUriHash);
-      return request;
+      if (request === undefined || request.clientId !== clientId) return null;
+      if (request.expiresAt <= now || request.usedAt !== null) return null;
+      return structuredClone(request);
     },
-    async deleteExpiredPushedAuthorizationRequests(now) {
+    // Check and set with no await in between: atomic on the JS thread.
+    async markPushedAuthorizationRequestUsed(requestUriHash, clientId, now) {
+      const request = requests.get(requestUriHash);
+      if (request === undefined || request.clientId !== clientId || request.usedAt !== null) return false;
+      request.usedAt = now;
+      return true;
+    },
+    async deleteExpiredPushedAuthorizationRequests(before) {
       let deleted = 0;
       for (const [hash, request] of requests) {
-        if (request.expiresAt <= now) {
+        if (request.expiresAt <= before) {
           requests.delete(hash);
           deleted += 1;
         }

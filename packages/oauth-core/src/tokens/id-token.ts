@@ -28,6 +28,11 @@ export interface IdTokenInput {
   acr?: string | null;
   /** The SSO session id (OIDC Front/Back-Channel Logout `sid`). */
   sid?: string | null;
+  /**
+   * The grant the ID token was issued in, as the private claim `gid` (as in access tokens): an ID
+   * token presented for token exchange (RFC 8693) is only as alive as that grant.
+   */
+  grantId?: string | null;
   /** The access token issued with it, for `at_hash`. */
   accessToken?: string | null;
 }
@@ -55,6 +60,7 @@ export async function issueIdToken(input: IdTokenInput, context: IdTokenContext)
       ...(input.acr != null ? { acr: input.acr } : {}),
       ...(input.nonce != null ? { nonce: input.nonce } : {}),
       ...(input.sid != null ? { sid: input.sid } : {}),
+      ...(input.grantId != null ? { gid: input.grantId } : {}),
       ...(input.accessToken != null ? { at_hash: computeAtHash(input.accessToken, alg) } : {}),
     },
     { alg, typ: 'JWT' },

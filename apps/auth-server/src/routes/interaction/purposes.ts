@@ -50,7 +50,7 @@ export function authorizationPurpose(
     async complete(reply, step) {
       let code: string;
       try {
-        code = await flow.issueCode(authorizationRequest, step);
+        code = await flow.issueCode(authorizationRequest, step, interaction.request.pushedRequestUriHash);
       } catch (error) {
         return respondToValidationError(reply, error, pageContext, 303);
       }

@@ -1,0 +1,1 @@
+ALTER TABLE "pushed_authorization_requests" ADD COLUMN "used_at" bigint;
