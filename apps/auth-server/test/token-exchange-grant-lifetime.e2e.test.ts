@@ -165,6 +165,7 @@ describe('token exchange of an ID token: bound to its grant', () => {
       clock: app.protocol.clock,
       random: app.protocol.random,
       issuer: TEST_ISSUER,
+      signOut: app.userSignOut,
     });
     await admin.resetPassword('alice', TEST_SECRETS.alicePassword);
 
