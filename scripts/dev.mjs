@@ -296,25 +296,31 @@ say(
 );
 writeSeed(secrets);
 
+/**
+ * The auth server's settings, also written to auth-server.env.json: its `users` and `keys` commands,
+ * run without DATABASE_URL, read them from there (apps/auth-server/src/cli/command-environment.ts)
+ * and reach the same database through the running server.
+ */
+const authServerEnvironment = {
+  NODE_ENV: 'development',
+  PORT: String(AUTH_PORT),
+  ISSUER,
+  DATABASE_URL: `pglite://${join(dataDir, 'auth-server')}`,
+  SEED_FILE: seedFile,
+  KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+  SHUTDOWN_PAUSE_MS: '500',
+};
+writeFileSync(join(dataDir, 'auth-server.env.json'), `${JSON.stringify(authServerEnvironment, null, 2)}\n`, {
+  mode: 0o600,
+});
+
 say(`Starting the authorization server on ${ISSUER} (logs: ${dataLabel}/logs/auth-server.log)`);
-start(
-  'auth-server',
-  'apps/auth-server',
-  {
-    PORT: String(AUTH_PORT),
-    ISSUER,
-    DATABASE_URL: `pglite://${join(dataDir, 'auth-server')}`,
-    SEED_FILE: seedFile,
-    KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
-    SHUTDOWN_PAUSE_MS: '500',
-  },
-  [
-    [/"msg":"database ready: migrations applied"/, 'database migrated'],
-    [/"msg":"seed applied"/, 'seed applied'],
-    [/"msg":"signing keys loaded"/, 'signing keys loaded'],
-    [/"msg":"Server listening/, 'listening; checking health'],
-  ],
-);
+start('auth-server', 'apps/auth-server', authServerEnvironment, [
+  [/"msg":"database ready: migrations applied"/, 'database migrated'],
+  [/"msg":"seed applied"/, 'seed applied'],
+  [/"msg":"signing keys loaded"/, 'signing keys loaded'],
+  [/"msg":"Server listening/, 'listening; checking health'],
+]);
 try {
   await waitForReady('auth-server', `${ISSUER}/health/ready`);
 } catch (error) {
