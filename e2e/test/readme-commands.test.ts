@@ -6,10 +6,11 @@
  * run as written, on a free port, until the app answers its health check.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFreePort, repositoryRoot } from '../src/processes.js';
+import { findFreePort, repositoryRoot, startNodeProcess } from '../src/processes.js';
 
 interface ReadmeCommand {
   readme: string;
@@ -190,4 +191,57 @@ describe('README commands', () => {
       }
     },
   );
+
+  // The operator commands as the READMEs write them for development: no setting at all.
+  const adminInDevelopment = ALL.filter(
+    ({ command, needs }) =>
+      needs === undefined && /^pnpm --filter auth-server (users|keys) [\w -]+$/.test(command),
+  );
+
+  it('the admin commands for development are found (users and keys)', () => {
+    const names = new Set(adminInDevelopment.map(({ command }) => command.split(' ')[3]));
+    expect([...names].sort()).toEqual(['keys', 'users']);
+  });
+
+  it('each admin command for development works as written, in order, against a running pnpm dev', async () => {
+    const ports = {
+      AUTH_PORT: String(await findFreePort()),
+      ORDERS_PORT: String(await findFreePort()),
+      SPA_PORT: String(await findFreePort()),
+    };
+    // pnpm dev's data in a folder of its own (DEV_DATA_DIR), which the commands then find as well.
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'readme-admin-')), 'data');
+    const dev = startNodeProcess('pnpm dev', '.', 'scripts/dev.mjs', {
+      CI: 'true',
+      DEV_DATA_DIR: dataDir,
+      ...ports,
+    });
+    try {
+      await dev.waitForOutput(/Everything is running/);
+      for (const { readme, command } of adminInDevelopment) {
+        // Asynchronously: pnpm dev keeps logging into this process while the command runs.
+        const result = await runShell(command.replace(/^pnpm\b/, 'npx -y pnpm@10.34.9'), {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          DEV_DATA_DIR: dataDir,
+        });
+        expect(result.status, `${readme}: ${command}\n${result.stderr}`).toBe(0);
+        expect(result.stdout.trim(), `${readme}: ${command}`).not.toBe('');
+      }
+    } finally {
+      await dev.stop();
+      rmSync(dirname(dataDir), { recursive: true, force: true });
+    }
+  });
 });
+
+function runShell(command: string, env: Record<string, string>) {
+  const child = spawn('sh', ['-c', command], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((done) =>
+    child.on('close', (status) => done({ status, stdout, stderr })),
+  );
+}
