@@ -1,10 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpBrowser } from '../src/http-browser.js';
-import { findFreePort, type ManagedProcess, repositoryRoot, startNodeProcess } from '../src/processes.js';
+import {
+  freeDevPorts,
+  type ManagedProcess,
+  runShell,
+  type ShellResult,
+  startDevLauncher,
+} from '../src/processes.js';
 import { authorizationCode } from '../src/protocol-flows.js';
 
 /**
@@ -18,41 +23,22 @@ afterAll(async () => {
   await Promise.all(running.map((process) => process.stop()));
 });
 
-interface CommandResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * `pnpm --filter auth-server <command>` from the repository root, with no setting but DEV_DATA_DIR
  * (the test's `pnpm dev` keeps its data in a temporary folder); `input` goes to standard input.
  */
-function adminCommand(dataDir: string, command: string, input = ''): Promise<CommandResult> {
+function adminCommand(dataDir: string, command: string, input = ''): Promise<ShellResult> {
   const line = `npx -y pnpm@10.34.9 --silent --filter auth-server ${command}`;
-  const child = spawn('sh', ['-c', input === '' ? line : `printf '%s\\n' "$INPUT" | ${line}`], {
-    cwd: repositoryRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      DEV_DATA_DIR: dataDir,
-      INPUT: input,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return runShell(input === '' ? line : `printf '%s\\n' "$INPUT" | ${line}`, {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DEV_DATA_DIR: dataDir,
+    INPUT: input,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done) => child.on('close', (status) => done({ status, stdout, stderr })));
 }
 
 async function startDev(dataDir: string, ports: Record<string, string>): Promise<ManagedProcess> {
-  const dev = startNodeProcess('pnpm dev', '.', 'scripts/dev.mjs', {
-    CI: 'true',
-    DEV_DATA_DIR: dataDir,
-    ...ports,
-  });
+  const dev = startDevLauncher(dataDir, ports);
   running.push(dev);
   await dev.waitForOutput(/Everything is running/);
   return dev;
@@ -60,11 +46,7 @@ async function startDev(dataDir: string, ports: Record<string, string>): Promise
 
 describe('users and keys commands in development', () => {
   it('while pnpm dev runs, `users disable alice` (no settings) ends her sign-in at once; the change is on disk after pnpm dev stops and survives a restart', async () => {
-    const ports = {
-      AUTH_PORT: String(await findFreePort()),
-      ORDERS_PORT: String(await findFreePort()),
-      SPA_PORT: String(await findFreePort()),
-    };
+    const ports = await freeDevPorts();
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-admin-')), 'data');
     const dev = await startDev(dataDir, ports);
     const issuer = `http://127.0.0.1:${ports.AUTH_PORT}`;

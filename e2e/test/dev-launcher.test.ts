@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findFreePort, type ManagedProcess, repositoryRoot, startNodeProcess } from '../src/processes.js';
+import { freeDevPorts, type ManagedProcess, repositoryRoot, startNodeProcess } from '../src/processes.js';
 
 /**
  * `pnpm dev` (scripts/dev.mjs) as a newcomer runs it (issue 15 items 7 and 8): every port checked
@@ -18,14 +18,6 @@ afterAll(async () => {
   await Promise.all(running.map((process) => process.stop()));
 });
 
-async function freePorts() {
-  return {
-    AUTH_PORT: String(await findFreePort()),
-    ORDERS_PORT: String(await findFreePort()),
-    SPA_PORT: String(await findFreePort()),
-  };
-}
-
 function launch(env: Record<string, string>): ManagedProcess {
   const dev = startNodeProcess('pnpm dev', '.', 'scripts/dev.mjs', { CI: 'true', ...env });
   running.push(dev);
@@ -34,7 +26,7 @@ function launch(env: Record<string, string>): ManagedProcess {
 
 describe('pnpm dev', () => {
   it('a taken port stops it at once with one line naming the port, its variable and the way out; nothing starts', async () => {
-    const ports = await freePorts();
+    const ports = await freeDevPorts();
     const squatter: Server = createServer();
     await new Promise<void>((done) => squatter.listen(Number(ports.ORDERS_PORT), '127.0.0.1', done));
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
@@ -66,7 +58,7 @@ describe('pnpm dev', () => {
   });
 
   it('shows a line per step, then the banner; services listen on loopback only; logs are JSON lines under CI', async () => {
-    const ports = await freePorts();
+    const ports = await freeDevPorts();
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
     const dev = launch({ ...ports, DEV_DATA_DIR: dataDir });
     await dev.waitForOutput(/Everything is running/);
@@ -121,7 +113,7 @@ describe('pnpm dev', () => {
   });
 
   it('Ctrl+C (SIGINT to the whole process group) stops each service once and pnpm exits 0, without ELIFECYCLE; one terminal line per request', async () => {
-    const ports = await freePorts();
+    const ports = await freeDevPorts();
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CI: 'true', ...ports };
     // pnpm itself (the file npx runs), so that its own exit code is the one observed.

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFreePort, repositoryRoot, startNodeProcess } from '../src/processes.js';
+import { findFreePort, freeDevPorts, repositoryRoot, runShell, startDevLauncher } from '../src/processes.js';
 
 interface ReadmeCommand {
   readme: string;
@@ -204,18 +204,10 @@ describe('README commands', () => {
   });
 
   it('each admin command for development works as written, in order, against a running pnpm dev', async () => {
-    const ports = {
-      AUTH_PORT: String(await findFreePort()),
-      ORDERS_PORT: String(await findFreePort()),
-      SPA_PORT: String(await findFreePort()),
-    };
+    const ports = await freeDevPorts();
     // pnpm dev's data in a folder of its own (DEV_DATA_DIR), which the commands then find as well.
     const dataDir = join(mkdtempSync(join(tmpdir(), 'readme-admin-')), 'data');
-    const dev = startNodeProcess('pnpm dev', '.', 'scripts/dev.mjs', {
-      CI: 'true',
-      DEV_DATA_DIR: dataDir,
-      ...ports,
-    });
+    const dev = startDevLauncher(dataDir, ports);
     try {
       await dev.waitForOutput(/Everything is running/);
       for (const { readme, command } of adminInDevelopment) {
@@ -234,14 +226,3 @@ describe('README commands', () => {
     }
   });
 });
-
-function runShell(command: string, env: Record<string, string>) {
-  const child = spawn('sh', ['-c', command], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((done) =>
-    child.on('close', (status) => done({ status, stdout, stderr })),
-  );
-}
