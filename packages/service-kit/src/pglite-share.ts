@@ -1,5 +1,4 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
  * Serves a PGlite database that this process owns on a loopback TCP port, in the PostgreSQL wire
@@ -119,6 +118,9 @@ class SessionGate {
 
 /** Starts serving `client` on 127.0.0.1 at a free port. */
 export async function sharePglite(client: PGlite): Promise<PgliteShare> {
+  // Loaded only here: the apps' bundles (scripts/bundle-server.mjs) import third-party packages from
+  // the app's own node_modules, and only the auth server, which shares in development, depends on it.
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const server = new PGLiteSocketServer({
     db: new SessionGate(client) as unknown as PGlite,
     host: '127.0.0.1',

@@ -30,8 +30,13 @@ function scratchDirectory(): string {
 const ownerOf = (dataDir: string) =>
   JSON.parse(readFileSync(lockFileOf(dataDir), 'utf8')) as { pid: number; port: number | null };
 
-const count = async (handle: DatabaseHandle<Record<string, never>>) =>
-  Number((await handle.db.execute<{ n: number }>(sql`select count(*)::int as n from notes`)).rows[0]!.n);
+/** Rows of `notes`: both drivers answer `{ rows }` (node-postgres' and PGlite's result shapes). */
+async function count(handle: DatabaseHandle<Record<string, never>>): Promise<number> {
+  const result = (await handle.db.execute(sql`select count(*)::int as n from notes`)) as unknown as {
+    rows: Array<{ n: number }>;
+  };
+  return result.rows[0]!.n;
+}
 
 afterEach(async () => {
   for (const handle of opened.splice(0).reverse()) await handle.close();
