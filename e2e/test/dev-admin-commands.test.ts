@@ -91,5 +91,6 @@ describe('users and keys commands in development', () => {
     expect(list, list.stderr).toMatchObject({ status: 0 });
     expect(list.stdout).toMatch(/^bob\t/m);
     await again.stop();
-  });
+    // Two starts of pnpm dev and six commands, each through npx and pnpm: minutes on a busy machine.
+  }, 360_000);
 });

@@ -159,5 +159,6 @@ describe('pnpm dev', () => {
     for (const service of ['auth-server', 'orders']) {
       expect(output).toMatch(new RegExp(`"service":"${service}".*"msg":"shutdown complete"`));
     }
-  });
+    // The start (up to 110 s on a busy machine) and a graceful stop.
+  }, 240_000);
 });

@@ -224,5 +224,6 @@ describe('README commands', () => {
       await dev.stop();
       rmSync(dirname(dataDir), { recursive: true, force: true });
     }
-  });
+    // pnpm dev's start and each command through npx and pnpm: minutes on a busy machine.
+  }, 300_000);
 });
