@@ -45,7 +45,7 @@ async function startDev(dataDir: string, ports: Record<string, string>): Promise
 }
 
 describe('users and keys commands in development', () => {
-  it('while pnpm dev runs, `users disable alice` (no settings) ends her sign-in at once; the change is on disk after pnpm dev stops and survives a restart', async () => {
+  it('while pnpm dev runs, `users disable alice` (no settings) ends her sign-in at once; it is on disk after pnpm dev stops, and a user added meanwhile is there after a restart', async () => {
     const ports = await freeDevPorts();
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-admin-')), 'data');
     const dev = await startDev(dataDir, ports);
