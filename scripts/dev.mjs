@@ -127,6 +127,9 @@ function writeSeed(secrets) {
   chmodSync(seedFile, 0o600);
 }
 
+/** The run command as the README writes it (the pinned pnpm through npx), so a message can repeat it. */
+const README_DEV_COMMAND = `npx -y ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager} dev`;
+
 const SERVICES = [
   { name: 'auth-server', variable: 'AUTH_PORT', port: AUTH_PORT },
   { name: 'orders', variable: 'ORDERS_PORT', port: ORDERS_PORT },
@@ -161,8 +164,8 @@ async function checkPorts() {
   // The example moves every port by 100 from the ones just tried, so it never names a taken one.
   const example = SERVICES.map((service) => `${service.variable}=${service.port + 100}`).join(' ');
   fail(
-    `cannot start: port ${list}. Is \`pnpm dev\` already running? Stop it, or choose other ports, e.g. ` +
-      `${example} pnpm dev`,
+    `cannot start: port ${list}. Is \`${README_DEV_COMMAND}\` already running? Stop it, or choose other ` +
+      `ports, e.g. ${example} ${README_DEV_COMMAND}`,
   );
 }
 
@@ -174,7 +177,8 @@ async function loadPrettifier() {
     const prettify = prettyFactory({
       colorize: true,
       translateTime: 'SYS:HH:MM:ss',
-      ignore: 'pid,hostname,service',
+      // The request line's message names the method, URL and status already.
+      ignore: 'pid,hostname,service,req,res',
       singleLine: true,
     });
     prettyLine = (service, object) => `${service.padEnd(11)} ${prettify(object)}`;
@@ -183,7 +187,29 @@ async function loadPrettifier() {
   }
 }
 
-/** One log line of a service, as JSON with its name, or pretty on a terminal. */
+/**
+ * Fastify logs two lines per request, "incoming request" (method, URL) and "request completed"
+ * (status, time). The terminal shows one: the first is held back by request id and its `req` joins
+ * the second, whose message then names the request. The log files keep both.
+ */
+const incomingRequests = new Map();
+function oneLinePerRequest(service, object) {
+  const key = `${service} ${object.reqId}`;
+  if (object.msg === 'incoming request' && object.req) {
+    // A request that never completes (the client went away) must not hold its line forever.
+    if (incomingRequests.size >= 1000) incomingRequests.delete(incomingRequests.keys().next().value);
+    incomingRequests.set(key, object.req);
+    return undefined;
+  }
+  if (object.msg !== 'request completed') return object;
+  const req = incomingRequests.get(key);
+  incomingRequests.delete(key);
+  if (!req) return object;
+  const { res, ...rest } = object;
+  return { ...rest, msg: `${req.method} ${req.url} ${res?.statusCode ?? ''}`.trim(), req, res };
+}
+
+/** One log line of a service, as JSON with its name, or pretty on a terminal; '' for a held-back line. */
 function formatLine(service, line) {
   let object;
   try {
@@ -192,7 +218,8 @@ function formatLine(service, line) {
     return `${service.padEnd(11)} ${line}\n`;
   }
   if (typeof object !== 'object' || object === null) return `${service.padEnd(11)} ${line}\n`;
-  object = { service, ...object };
+  object = oneLinePerRequest(service, { service, ...object });
+  if (object === undefined) return '';
   return prettyLine ? prettyLine(service, object) : `${JSON.stringify(object)}\n`;
 }
 
@@ -220,6 +247,10 @@ function start(name, cwd, env, milestones = []) {
     cwd: join(root, cwd),
     env: { ...process.env, NODE_ENV: 'development', HOST, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: Ctrl+C reaches the whole terminal group, and each service would
+    // get SIGINT from the terminal and SIGTERM from shutdown() ("shutdown already in progress").
+    // The launcher alone gets the terminal's signals and stops every service once.
+    detached: true,
   });
   pipeOutput(name, child.stdout, milestones);
   // Start-up failures are one line on stderr: always shown, as they happen.
@@ -269,6 +300,12 @@ function shutdown(exitCode = 0) {
 }
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
+// Services in their own process groups outlive a launcher that exits by itself (an error, the
+// 30-second deadline): take them along.
+process.on('exit', () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 function failStart(error) {
   if (shuttingDown) return;
@@ -296,25 +333,31 @@ say(
 );
 writeSeed(secrets);
 
+/**
+ * The auth server's settings, also written to auth-server.env.json: its `users` and `keys` commands,
+ * run without DATABASE_URL, read them from there (apps/auth-server/src/cli/command-environment.ts)
+ * and reach the same database through the running server.
+ */
+const authServerEnvironment = {
+  NODE_ENV: 'development',
+  PORT: String(AUTH_PORT),
+  ISSUER,
+  DATABASE_URL: `pglite://${join(dataDir, 'auth-server')}`,
+  SEED_FILE: seedFile,
+  KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+  SHUTDOWN_PAUSE_MS: '500',
+};
+writeFileSync(join(dataDir, 'auth-server.env.json'), `${JSON.stringify(authServerEnvironment, null, 2)}\n`, {
+  mode: 0o600,
+});
+
 say(`Starting the authorization server on ${ISSUER} (logs: ${dataLabel}/logs/auth-server.log)`);
-start(
-  'auth-server',
-  'apps/auth-server',
-  {
-    PORT: String(AUTH_PORT),
-    ISSUER,
-    DATABASE_URL: `pglite://${join(dataDir, 'auth-server')}`,
-    SEED_FILE: seedFile,
-    KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
-    SHUTDOWN_PAUSE_MS: '500',
-  },
-  [
-    [/"msg":"database ready: migrations applied"/, 'database migrated'],
-    [/"msg":"seed applied"/, 'seed applied'],
-    [/"msg":"signing keys loaded"/, 'signing keys loaded'],
-    [/"msg":"Server listening/, 'listening; checking health'],
-  ],
-);
+start('auth-server', 'apps/auth-server', authServerEnvironment, [
+  [/"msg":"database ready: migrations applied"/, 'database migrated'],
+  [/"msg":"seed applied"/, 'seed applied'],
+  [/"msg":"signing keys loaded"/, 'signing keys loaded'],
+  [/"msg":"Server listening/, 'listening; checking health'],
+]);
 try {
   await waitForReady('auth-server', `${ISSUER}/health/ready`);
 } catch (error) {

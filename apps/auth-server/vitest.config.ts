@@ -20,6 +20,7 @@ export default defineConfig({
         'test/first-run-config.test.ts',
         'test/startup.test.ts',
         'test/users-cli.test.ts',
+        'test/admin-commands-database.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

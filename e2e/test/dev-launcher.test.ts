@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findFreePort, type ManagedProcess, startNodeProcess } from '../src/processes.js';
+import { freeDevPorts, type ManagedProcess, repositoryRoot, startNodeProcess } from '../src/processes.js';
 
 /**
  * `pnpm dev` (scripts/dev.mjs) as a newcomer runs it (issue 15 items 7 and 8): every port checked
@@ -17,14 +18,6 @@ afterAll(async () => {
   await Promise.all(running.map((process) => process.stop()));
 });
 
-async function freePorts() {
-  return {
-    AUTH_PORT: String(await findFreePort()),
-    ORDERS_PORT: String(await findFreePort()),
-    SPA_PORT: String(await findFreePort()),
-  };
-}
-
 function launch(env: Record<string, string>): ManagedProcess {
   const dev = startNodeProcess('pnpm dev', '.', 'scripts/dev.mjs', { CI: 'true', ...env });
   running.push(dev);
@@ -33,7 +26,7 @@ function launch(env: Record<string, string>): ManagedProcess {
 
 describe('pnpm dev', () => {
   it('a taken port stops it at once with one line naming the port, its variable and the way out; nothing starts', async () => {
-    const ports = await freePorts();
+    const ports = await freeDevPorts();
     const squatter: Server = createServer();
     await new Promise<void>((done) => squatter.listen(Number(ports.ORDERS_PORT), '127.0.0.1', done));
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
@@ -49,6 +42,13 @@ describe('pnpm dev', () => {
       // The example names other ports than the taken ones: each moved by 100.
       expect(errorLines[0]).toContain(`ORDERS_PORT=${Number(ports.ORDERS_PORT) + 100}`);
       expect(errorLines[0]).not.toContain(`ORDERS_PORT=${ports.ORDERS_PORT} `);
+      // …in the README's own form of the command (its example of other ports).
+      const readmeForm = /AUTH_PORT=\d+ ORDERS_PORT=\d+ SPA_PORT=\d+ ([^`]+ dev)`/.exec(
+        readFileSync(join(repositoryRoot, 'README.md'), 'utf8'),
+      )?.[1];
+      expect(readmeForm).toBe('npx -y pnpm@10.34.9 dev');
+      expect(errorLines[0]).toContain(`SPA_PORT=${Number(ports.SPA_PORT) + 100} ${readmeForm}`);
+      expect(errorLines[0]).toContain(`Is \`${readmeForm}\` already running?`);
       expect(dev.output()).not.toMatch(/EADDRINUSE|\n\s+at /);
       // Checked before anything else: no secrets generated, no server started.
       expect(existsSync(dataDir)).toBe(false);
@@ -58,7 +58,7 @@ describe('pnpm dev', () => {
   });
 
   it('shows a line per step, then the banner; services listen on loopback only; logs are JSON lines under CI', async () => {
-    const ports = await freePorts();
+    const ports = await freeDevPorts();
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
     const dev = launch({ ...ports, DEV_DATA_DIR: dataDir });
     await dev.waitForOutput(/Everything is running/);
@@ -111,4 +111,54 @@ describe('pnpm dev', () => {
     await dev.stop();
     expect(dev.child.exitCode).toBe(0);
   });
+
+  it('Ctrl+C (SIGINT to the whole process group) stops each service once and pnpm exits 0, without ELIFECYCLE; one terminal line per request', async () => {
+    const ports = await freeDevPorts();
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CI: 'true', ...ports };
+    // pnpm itself (the file npx runs), so that its own exit code is the one observed.
+    // pnpm itself (where npx keeps it), so that its own exit code is the one observed.
+    const pnpm = execFileSync('npx', ['-y', '-p', 'pnpm@10.34.9', 'sh', '-c', 'command -v pnpm'], {
+      cwd: repositoryRoot,
+      env,
+    })
+      .toString()
+      .trim();
+    // A process group of its own, as a terminal gives the command it runs in the foreground.
+    const dev = spawn(pnpm, ['dev'], {
+      cwd: repositoryRoot,
+      env: { ...env, DEV_DATA_DIR: dataDir },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    dev.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    dev.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((done) => dev.on('exit', (code) => done(code)));
+    try {
+      await expect.poll(() => output, { timeout: 110_000, interval: 500 }).toContain('Everything is running');
+      await fetch(`http://127.0.0.1:${ports.AUTH_PORT}/no-such-page-${ports.AUTH_PORT}`);
+      const requestLines = () =>
+        output
+          .split('\n')
+          .filter((line) => line.includes(`no-such-page-${ports.AUTH_PORT}`) && line.includes('"service"'));
+      await expect.poll(requestLines).toHaveLength(1);
+      expect(JSON.parse(requestLines()[0]!)).toMatchObject({
+        service: 'auth-server',
+        msg: `GET /no-such-page-${ports.AUTH_PORT} 404`,
+        res: { statusCode: 404 },
+      });
+
+      process.kill(-dev.pid!, 'SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      if (dev.exitCode === null) process.kill(-dev.pid!, 'SIGKILL');
+    }
+    expect(output).not.toContain('ELIFECYCLE');
+    expect(output).not.toContain('shutdown already in progress');
+    for (const service of ['auth-server', 'orders']) {
+      expect(output).toMatch(new RegExp(`"service":"${service}".*"msg":"shutdown complete"`));
+    }
+    // The start (up to 110 s on a busy machine) and a graceful stop.
+  }, 240_000);
 });

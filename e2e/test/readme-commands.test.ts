@@ -6,10 +6,11 @@
  * run as written, on a free port, until the app answers its health check.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFreePort, repositoryRoot } from '../src/processes.js';
+import { findFreePort, freeDevPorts, repositoryRoot, runShell, startDevLauncher } from '../src/processes.js';
 
 interface ReadmeCommand {
   readme: string;
@@ -241,4 +242,39 @@ describe('README commands', () => {
       }
     },
   );
+
+  // The operator commands as the READMEs write them for development: no setting at all.
+  const adminInDevelopment = ALL.filter(
+    ({ command, needs }) =>
+      needs === undefined && /^pnpm --filter auth-server (users|keys) [\w -]+$/.test(command),
+  );
+
+  it('the admin commands for development are found (users and keys)', () => {
+    const names = new Set(adminInDevelopment.map(({ command }) => command.split(' ')[3]));
+    expect([...names].sort()).toEqual(['keys', 'users']);
+  });
+
+  it('each admin command for development works as written, in order, against a running pnpm dev', async () => {
+    const ports = await freeDevPorts();
+    // pnpm dev's data in a folder of its own (DEV_DATA_DIR), which the commands then find as well.
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'readme-admin-')), 'data');
+    const dev = startDevLauncher(dataDir, ports);
+    try {
+      await dev.waitForOutput(/Everything is running/);
+      for (const { readme, command } of adminInDevelopment) {
+        // Asynchronously: pnpm dev keeps logging into this process while the command runs.
+        const result = await runShell(command.replace(/^pnpm\b/, 'npx -y pnpm@10.34.9'), {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          DEV_DATA_DIR: dataDir,
+        });
+        expect(result.status, `${readme}: ${command}\n${result.stderr}`).toBe(0);
+        expect(result.stdout.trim(), `${readme}: ${command}`).not.toBe('');
+      }
+    } finally {
+      await dev.stop();
+      rmSync(dirname(dataDir), { recursive: true, force: true });
+    }
+    // pnpm dev's start and each command through npx and pnpm: minutes on a busy machine.
+  }, 300_000);
 });

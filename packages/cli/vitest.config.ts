@@ -4,7 +4,7 @@ import { reporters, testTiers } from '../../vitest.shared.js';
 export default defineConfig({
   test: {
     projects: testTiers({
-      integration: ['test/slow-down.test.ts'],
+      integration: ['test/slow-down.test.ts', 'test/install-line.test.ts'],
       // The auth server and the orders service spawned, the CLI run as a process.
       e2e: ['test/cli.e2e.test.ts', 'test/orders-service.e2e.test.ts'],
     }),

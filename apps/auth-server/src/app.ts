@@ -93,6 +93,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     requestIdHeader: config.trustProxy === false ? false : 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false },
     frameworkErrors: answerFrameworkError(issuerBasePath(config.issuer)),
+    // The first start on an embedded database runs initdb and every migration inside the db plugin:
+    // seconds, more on a busy machine, where Fastify's default of 10 s stopped `pnpm dev`.
+    pluginTimeout: 120_000,
   });
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   // A callback hook: every request runs it and it does no I/O, so no promise is made for it.

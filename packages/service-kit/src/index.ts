@@ -26,5 +26,11 @@ export {
   type RouteDescription,
   registerOpenApi,
 } from './openapi.js';
+export {
+  claimPgliteDirectory,
+  lockFileOf,
+  PgliteDirectoryInUseError,
+  type PgliteDirectoryOwner,
+} from './pglite-directory-lock.js';
 export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

@@ -11,6 +11,8 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { DatabaseUnavailableError } from './database-unavailable.js';
 import type { DatabaseLocation } from './database-url.js';
+import { claimPgliteDirectory, type PgliteDirectoryLock } from './pglite-directory-lock.js';
+import { sharePglite } from './pglite-share.js';
 
 /**
  * The one type every repository takes. Both drivers' databases and their transactions
@@ -64,6 +66,12 @@ export interface OpenDatabaseOptions {
   logger?: Logger;
   /** Errors of idle pooled connections (e.g. the server restarted); without a listener pg crashes the process. */
   onIdleConnectionError?: (error: Error) => void;
+  /**
+   * A `pglite://<dir>` database this process opens is also served on a loopback port (recorded in
+   * `<dir>.lock`), so the operator's commands reach it while this process runs. Development only:
+   * that port has no authentication.
+   */
+  shareOnLoopback?: boolean;
 }
 
 export async function openDatabase<TSchema extends Record<string, unknown>>(
@@ -72,9 +80,46 @@ export async function openDatabase<TSchema extends Record<string, unknown>>(
   options: OpenDatabaseOptions = {},
 ): Promise<DatabaseHandle<TSchema>> {
   if (location.driver === 'pg') return openNodePostgres(location.connectionString, definition, options);
+  if (location.dataDir === undefined) return pgliteDatabase(await PGlite.create(), definition, options);
   // PGlite creates its own folder but not the parents (`.data/` on a first start).
-  if (location.dataDir !== undefined) await mkdir(dirname(location.dataDir), { recursive: true });
-  return pgliteDatabase(await PGlite.create(location.dataDir), definition, options);
+  await mkdir(dirname(location.dataDir), { recursive: true });
+  // One process opens the folder; the others reach it through that process (pglite-directory-lock.ts).
+  const claim = claimPgliteDirectory(location.dataDir);
+  if (claim.kind === 'shared') return openNodePostgres(claim.connectionString, definition, options);
+  return openOwnedPglite(location.dataDir, claim.lock, definition, options);
+}
+
+async function openOwnedPglite<TSchema extends Record<string, unknown>>(
+  dataDir: string,
+  lock: PgliteDirectoryLock,
+  definition: DatabaseDefinition<TSchema>,
+  options: OpenDatabaseOptions,
+): Promise<DatabaseHandle<TSchema>> {
+  let client: PGlite | undefined;
+  let share: Awaited<ReturnType<typeof sharePglite>> | undefined;
+  try {
+    client = await PGlite.create(dataDir);
+    if (options.shareOnLoopback) {
+      share = await sharePglite(client);
+      lock.publish(share.port);
+    }
+  } catch (error) {
+    await share?.stop();
+    if (client && !client.closed) await client.close();
+    lock.release();
+    throw error;
+  }
+  const handle = pgliteDatabase(client, definition, options);
+  const { close } = handle;
+  return {
+    ...handle,
+    close: async () => {
+      // Socket clients first, then the database, then the lock: nobody opens it half-closed.
+      await share?.stop();
+      await close();
+      lock.release();
+    },
+  };
 }
 
 /** A handle on an already created PGlite instance (tests start theirs from a migrated template). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createSecretHasher, hashPassword, systemClock } from '@oidc-orders/oauth-core';
+import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
 import { AUDIT_EVENTS, auditLine } from '../audit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
@@ -7,6 +8,7 @@ import { deriveSecretHashingKey, KeyDecryptionError } from '../keys/key-encrypti
 import { KeyRing } from '../keys/key-ring.js';
 import { minimumActivationDelaySeconds, rotateSigningKeys } from '../keys/rotation.js';
 import { createKeyStore } from '../storage/drizzle-stores.js';
+import { commandEnvironment } from './command-environment.js';
 
 /**
  * Operator commands: `pnpm --filter auth-server keys <command>`.
@@ -40,10 +42,13 @@ function numberOption(args: string[], name: string, fallback: number): number {
   return value;
 }
 
+/** Without DATABASE_URL, the `pnpm dev` settings (command-environment.ts). */
+const environment = () => commandEnvironment(process.env, (line) => process.stderr.write(`keys: ${line}\n`));
+
 async function withDatabase<T>(
   work: (context: ReturnType<typeof loadConfig>, db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>,
 ) {
-  const config = loadConfig(process.env);
+  const config = loadConfig(environment());
   const database = await openDatabase(config.database);
   try {
     await database.migrate();
@@ -60,7 +65,7 @@ async function main(args: string[]): Promise<void> {
       process.stdout.write(`${randomBytes(32).toString('base64url')}\n`);
       return;
     case 'hash-secret': {
-      const config = loadConfig({ DATABASE_URL: 'pglite://memory', ...process.env });
+      const config = loadConfig({ DATABASE_URL: 'pglite://memory', ...environment() });
       const secret = await readStdin();
       if (secret === '') throw new ConfigError('no secret on standard input');
       process.stdout.write(
@@ -132,7 +137,10 @@ function iso(seconds: number | null): string {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof KeyDecryptionError;
+  const known =
+    error instanceof ConfigError ||
+    error instanceof KeyDecryptionError ||
+    error instanceof PgliteDirectoryInUseError;
   process.stderr.write(`keys: ${known ? (error as Error).message : String(error)}\n`);
   process.exit(1);
 });

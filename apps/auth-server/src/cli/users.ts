@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
 import { passwordProblem } from '../account/common-passwords.js';
 import { createUsersAdmin, UserNotFoundError, type UserOverview } from '../admin/users-admin.js';
 import { AUDIT_EVENTS, auditLine } from '../audit.js';
@@ -14,10 +15,12 @@ import {
 } from '../logout/backchannel-sender.js';
 import { createUserSignOut } from '../logout/user-sign-out.js';
 import { createDrizzleStores, createKeyStore } from '../storage/drizzle-stores.js';
+import { commandEnvironment } from './command-environment.js';
 
 /**
  * Operator commands: `pnpm --filter auth-server users <command>`, against DATABASE_URL while the
- * server runs. Passwords are read from standard input, never from arguments (`ps`, shell history).
+ * server runs (without DATABASE_URL: the `pnpm dev` database, see command-environment.ts).
+ * Passwords are read from standard input, never from arguments (`ps`, shell history).
  * What a command did goes to stdout; its audit event to stderr as a JSON log line.
  */
 const USAGE = `usage: users <command>
@@ -75,7 +78,9 @@ async function main(args: string[]): Promise<void> {
     process.exitCode = command === undefined || command === 'help' ? 0 : 1;
     return;
   }
-  const config = loadConfig(process.env);
+  const config = loadConfig(
+    commandEnvironment(process.env, (line) => process.stderr.write(`users: ${line}\n`)),
+  );
   const database = await openDatabase(config.database);
   const backchannel = createBackchannelLogoutSender({
     ...DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
@@ -195,7 +200,10 @@ async function run(
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   const known =
-    error instanceof ConfigError || error instanceof KeyDecryptionError || error instanceof UserNotFoundError;
+    error instanceof ConfigError ||
+    error instanceof KeyDecryptionError ||
+    error instanceof UserNotFoundError ||
+    error instanceof PgliteDirectoryInUseError;
   process.stderr.write(`users: ${known ? (error as Error).message : String(error)}\n`);
   process.exit(1);
 });

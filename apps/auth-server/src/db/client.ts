@@ -24,7 +24,7 @@ const DEFINITION = { schema, migrationsFolder: MIGRATIONS_FOLDER, migrationLockK
 
 export function openDatabase(
   location: DatabaseLocation,
-  options: Pick<OpenDatabaseOptions, 'onIdleConnectionError'> = {},
+  options: Pick<OpenDatabaseOptions, 'onIdleConnectionError' | 'shareOnLoopback'> = {},
 ): Promise<DatabaseHandle> {
   // Fail fast while the database is down, so requests get 503 instead of hanging.
   return openKitDatabase(location, DEFINITION, { ...options, maxConnections: 10, connectTimeoutMs: 3000 });

@@ -28,6 +28,9 @@ export const databasePlugin = fp<DatabasePluginOptions>(
     const database =
       options.database ??
       (await openDatabase(app.config.database, {
+        // In development (`pnpm dev`) the operator's `users` and `keys` commands reach an embedded
+        // database through this process while it runs; in production nothing listens unannounced.
+        shareOnLoopback: app.config.nodeEnv === 'development',
         // Message and code only: pg attaches the whole client (with its statements) to the error.
         onIdleConnectionError: (error) =>
           app.log.warn(
