@@ -22,6 +22,7 @@ export * from './model.js';
 export * from './par.js';
 export * from './passwords.js';
 export * from './pkce.js';
+export * from './registration.js';
 export * from './request-object.js';
 export * from './revocation.js';
 export * from './runtime.js';

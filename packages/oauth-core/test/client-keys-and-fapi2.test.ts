@@ -8,8 +8,9 @@ import {
 import { authMethodsSupportedAt, clientJwtSigningAlgs } from '../src/client-auth-methods.js';
 import { authenticateClient } from '../src/client-authentication.js';
 import { OAuthError } from '../src/errors.js';
-import { authorizationCodeTtlFor, fapi2RegistrationProblems } from '../src/fapi2.js';
+import { authorizationCodeTtlFor } from '../src/fapi2.js';
 import type { Client } from '../src/model.js';
+import { fapi2RegistrationProblems } from '../src/registration.js';
 import { checkRequestObjectClaims } from '../src/request-object.js';
 import { createMemoryDpopReplayStore } from '../src/storage/memory-dpop-replay.js';
 import { ISSUER, makeClient, secrets } from './fixtures.js';
