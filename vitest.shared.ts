@@ -16,7 +16,11 @@ export function reporters(packageDir: string): Array<string | [string, { outputF
 
 /** Test files of a package by tier; a file named in neither list is a unit test. */
 export interface TestTiers {
-  /** Real listeners (the app or a counterpart on a port), child processes, PostgreSQL-only paths. */
+  /**
+   * Real listeners (the app or a counterpart on a port), child processes, PostgreSQL-only paths, and
+   * files slow by design (hundreds of random requests, statistics over timed sign-ins, PGlite
+   * started several times): the unit tier is the loop run on every change and stays under a minute.
+   */
   integration?: string[];
   /** Spawned stacks, Chromium, nginx, a KDC. */
   e2e?: string[];

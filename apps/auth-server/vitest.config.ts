@@ -21,6 +21,9 @@ export default defineConfig({
         'test/startup.test.ts',
         'test/users-cli.test.ts',
         'test/admin-commands-database.test.ts',
+        // Slow by design: 120 random requests per route; means of sign-ins at the production scrypt cost.
+        'test/property.test.ts',
+        'test/login-timing.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -10,6 +10,8 @@ export default defineConfig({
         'test/oidc-availability.test.ts',
         'test/property.test.ts',
         'test/database.test.ts',
+        // Slow by design: fresh key pairs (RSA among them) and signed proofs per case, openid-client as caller.
+        'test/dpop.test.ts',
       ],
       // The auth server spawned and Chromium driving the sign-in.
       e2e: [

@@ -1,22 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import type {
-  Client,
-  ClientAuthenticationMethod,
-  Resource,
-  SecretHasher,
-  User,
-} from '@oidc-orders/oauth-core';
+import type { Client, Resource, SecretHasher, User } from '@oidc-orders/oauth-core';
 import {
+  type ClientRegistrationContext,
+  clientDefaults,
+  clientRegistrationProblems,
   DEFAULT_SCRYPT_COST,
-  fapi2RegistrationProblems,
+  forbiddenGrantReason,
   hashPassword,
   type ScryptCost,
-  TOKEN_TYPES,
   verifyPassword,
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
 import { inArray } from 'drizzle-orm';
-import type { JWK } from 'jose';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
@@ -46,12 +41,6 @@ export class SeedError extends Error {
     this.name = 'SeedError';
   }
 }
-
-/** RFC 9700 §2.4 (password) and §2.1.2 (implicit): deprecated grants this server never offers. */
-const REFUSED_GRANT_TYPES: Readonly<Record<string, string>> = {
-  password: 'the resource owner password credentials grant is not supported (RFC 9700 §2.4)',
-  implicit: 'the implicit grant is not supported (RFC 9700 §2.1.2)',
-};
 
 export async function readSeedFile(path: string): Promise<SeedDocument> {
   let text: string;
@@ -98,7 +87,7 @@ export function jsonErrorLocation(text: string, error: Error): string {
 
 /** Validates a parsed seed document; throws `SeedError` naming the first problem. */
 export function parseSeedDocument(value: unknown): SeedDocument {
-  rejectRefusedGrantTypes(value);
+  rejectForbiddenGrantTypes(value);
   const firstError = Value.Errors(SeedDocumentSchema, value).First();
   if (firstError) {
     const location = formatPath(firstError.path);
@@ -116,14 +105,15 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   return document;
 }
 
-function rejectRefusedGrantTypes(value: unknown): void {
+/** Before the schema, so a forbidden grant gets its reason rather than "unexpected value". */
+function rejectForbiddenGrantTypes(value: unknown): void {
   const seedClients = (value as { clients?: unknown } | null)?.clients;
   if (!Array.isArray(seedClients)) return;
   seedClients.forEach((client: unknown, index) => {
     const grantTypes = (client as { grant_types?: unknown } | null)?.grant_types;
     if (!Array.isArray(grantTypes)) return;
     for (const grantType of grantTypes) {
-      const reason = typeof grantType === 'string' ? REFUSED_GRANT_TYPES[grantType] : undefined;
+      const reason = typeof grantType === 'string' ? forbiddenGrantReason(grantType) : undefined;
       if (reason)
         throw new SeedError(
           `${describeClient(client, index)}: grant type "${grantType}" is refused: ${reason}`,
@@ -150,10 +140,10 @@ function formatPath(pointer: string): string {
     );
 }
 
-function isAbsoluteUrlWithoutFragment(value: string): boolean {
-  return URL.canParse(value) && !value.includes('#');
-}
-
+/**
+ * The file's own rules (unique ids, one form of the secret), then oauth-core's registration rules
+ * on the client record the entry registers; the first problem found fails the start.
+ */
 function checkClients(seedClients: readonly SeedClient[]): void {
   const seen = new Set<string>();
   seedClients.forEach((client, index) => {
@@ -163,134 +153,24 @@ function checkClients(seedClients: readonly SeedClient[]): void {
     if (client.client_secret !== undefined && client.client_secret_hash !== undefined) {
       throw new SeedError(`${where}: give client_secret or client_secret_hash, not both`);
     }
-    const grantTypes = client.grant_types ?? ['authorization_code'];
-    checkClientKeys(client, where);
-    const isPublic = securityRegistration(client).authMethods.includes('none');
-    if (isPublic && grantTypes.includes('client_credentials')) {
-      // RFC 6749 §4.4: the client credentials grant MUST only be used by confidential clients.
-      throw new SeedError(
-        `${where}: client_credentials requires a client that authenticates (public clients cannot use it)`,
-      );
-    }
-    if (grantTypes.includes('authorization_code') && (client.redirect_uris ?? []).length === 0) {
-      throw new SeedError(`${where}: redirect_uris is required for the authorization_code grant`);
-    }
-    // RFC 6749 §3.1.2: redirection endpoints are absolute URIs without a fragment.
-    for (const member of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
-      for (const uri of client[member] ?? []) {
-        if (!isAbsoluteUrlWithoutFragment(uri)) {
-          throw new SeedError(`${where}.${member}: "${uri}" is not an absolute URI without a fragment`);
-        }
-      }
-    }
-    for (const member of ['backchannel_logout_uri', 'frontchannel_logout_uri'] as const) {
-      const uri = client[member];
-      if (uri !== undefined && !isAbsoluteUrlWithoutFragment(uri)) {
-        throw new SeedError(`${where}.${member}: "${uri}" is not an absolute URI without a fragment`);
-      }
-    }
-    const exchanges = grantTypes.includes('urn:ietf:params:oauth:grant-type:token-exchange');
-    if (exchanges !== (client.token_exchange !== undefined)) {
-      throw new SeedError(
-        exchanges
-          ? `${where}: the token-exchange grant needs a token_exchange policy`
-          : `${where}: token_exchange is set but grant_types lacks the token-exchange grant`,
-      );
-    }
-    // RFC 8693 §5: exchanging tokens is a privileged act; only a client that authenticates may do it.
-    if (exchanges && isPublic) {
-      throw new SeedError(`${where}: token exchange requires a client that authenticates`);
-    }
-    for (const origin of client.allowed_cors_origins ?? []) {
-      if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
-        throw new SeedError(
-          `${where}.allowed_cors_origins: "${origin}" is not an origin (scheme://host[:port])`,
-        );
-      }
+    const [problem] = clientRegistrationProblems(clientDefaults(client, parsingContext(client)));
+    if (problem !== undefined) {
+      const member = problem.member === undefined ? '' : `.${problem.member}`;
+      throw new SeedError(`${where}${member}: ${problem.problem}`);
     }
   });
 }
 
 /**
- * `token_endpoint_auth_method` against the credentials registered with it, the keys themselves
- * (public only: RFC 7591 §2 "MUST NOT" hold private keys), and the FAPI 2.0 profile's demands.
+ * Parsing knows whether the entry registers a secret but not its keyed hash (made when applying,
+ * with the server's key), and no registration rule reads the server's lifetimes.
  */
-function checkClientKeys(client: SeedClient, where: string): void {
+function parsingContext(client: SeedClient): ClientRegistrationContext {
   const hasSecret = client.client_secret !== undefined || client.client_secret_hash !== undefined;
-  const hasKeys = client.jwks !== undefined || client.jwks_uri !== undefined;
-  const method = securityRegistration(client).authMethods[0];
-  if (client.jwks !== undefined && client.jwks_uri !== undefined) {
-    // RFC 7591 §2: "The jwks_uri and jwks parameters MUST NOT both be present".
-    throw new SeedError(`${where}.jwks: give jwks or jwks_uri, not both`);
-  }
-  for (const [index, key] of (client.jwks?.keys ?? []).entries()) {
-    const problem = publicJwkProblem(key);
-    if (problem !== null) throw new SeedError(`${where}.jwks.keys[${index}]: ${problem}`);
-  }
-  if (client.jwks_uri !== undefined && !isAbsoluteUrlWithoutFragment(client.jwks_uri)) {
-    throw new SeedError(`${where}.jwks_uri: "${client.jwks_uri}" is not an absolute URI without a fragment`);
-  }
-  if ((method === 'client_secret_basic' || method === 'client_secret_post') && !hasSecret) {
-    throw new SeedError(`${where}.token_endpoint_auth_method: ${method} needs a client_secret`);
-  }
-  if ((method === 'private_key_jwt' || method === 'none') && hasSecret) {
-    throw new SeedError(`${where}.client_secret: not used with token_endpoint_auth_method ${method}`);
-  }
-  if ((method === 'private_key_jwt' || client.require_signed_request_object === true) && !hasKeys) {
-    throw new SeedError(
-      `${where}.jwks: jwks or jwks_uri is required for private_key_jwt and signed request objects`,
-    );
-  }
-  const [fapiProblem] = fapi2RegistrationProblems({
-    ...securityRegistration(client),
-    secretHash: hasSecret ? 'set' : null,
-    grantTypes: client.grant_types ?? ['authorization_code'],
-  });
-  if (fapiProblem !== undefined) {
-    throw new SeedError(`${where}.${fapiProblem.member}: ${fapiProblem.problem} (profile fapi2)`);
-  }
-}
-
-/** RFC 7517 / RFC 7518 §6: members only a private or symmetric key has. */
-const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-
-function publicJwkProblem(key: Record<string, unknown>): string | null {
-  if (!['RSA', 'EC', 'OKP'].includes(String(key.kty)))
-    return 'kty must be RSA, EC or OKP (an asymmetric public key)';
-  if (PRIVATE_JWK_MEMBERS.some((member) => member in key))
-    return 'holds private key material; register the public key only';
-  return null;
-}
-
-/**
- * The authentication and profile members of a client record, with their defaults: the method is
- * `client_secret_basic` with a secret (then `client_secret_post` is accepted too unless the method
- * is given explicitly), `none` without one, `private_key_jwt` for `fapi2`; a `fapi2` client is
- * DPoP-bound, PAR-only and gets ES256 ID tokens unless the file says otherwise (then refused).
- */
-function securityRegistration(client: SeedClient) {
-  const fapi2 = client.profile === 'fapi2';
-  const hasSecret = client.client_secret !== undefined || client.client_secret_hash !== undefined;
-  const explicit = client.token_endpoint_auth_method;
-  const authMethods: ClientAuthenticationMethod[] =
-    explicit !== undefined
-      ? [explicit]
-      : fapi2
-        ? ['private_key_jwt']
-        : hasSecret
-          ? ['client_secret_basic', 'client_secret_post']
-          : ['none'];
   return {
-    authMethods,
-    jwks: client.jwks === undefined ? null : { keys: client.jwks.keys as JWK[] },
-    jwksUri: client.jwks_uri ?? null,
-    requireSignedRequestObject: client.require_signed_request_object ?? false,
-    profile: fapi2 ? ('fapi2' as const) : null,
-    dpopBoundAccessTokens: client.dpop_bound_access_tokens ?? fapi2,
-    requirePushedAuthorizationRequests: client.require_pushed_authorization_requests ?? fapi2,
-    // OIDC Dynamic Client Registration §2: RS256 by default; FAPI 2.0 §5.4.1 forbids it.
-    idTokenSigningAlg: client.id_token_signed_response_alg ?? (fapi2 ? 'ES256' : 'RS256'),
-  } satisfies Partial<Client>;
+    secretHash: hasSecret ? 'not yet hashed' : null,
+    lifetimes: { refreshTokenAbsoluteTtl: 0, refreshTokenSlidingTtl: 0 },
+  };
 }
 
 function checkResources(seedResources: readonly SeedResource[]): void {
@@ -455,36 +335,7 @@ function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
   const secretHash =
     client.client_secret_hash ??
     (client.client_secret === undefined ? null : deps.secrets.hash(client.client_secret));
-  return {
-    clientId: client.client_id,
-    clientName: client.client_name ?? client.client_id,
-    secretHash,
-    redirectUris: client.redirect_uris ?? [],
-    postLogoutRedirectUris: client.post_logout_redirect_uris ?? [],
-    // RFC 7591 §2: grant_types defaults to authorization_code.
-    grantTypes: client.grant_types ?? ['authorization_code'],
-    scopes: (client.scope ?? 'openid').split(' ').filter((scope) => scope !== ''),
-    skipConsent: client.skip_consent ?? false,
-    allowedCorsOrigins: client.allowed_cors_origins ?? [],
-    backchannelLogoutUri: client.backchannel_logout_uri ?? null,
-    frontchannelLogoutUri: client.frontchannel_logout_uri ?? null,
-    refreshTokensWithoutOfflineAccess: client.refresh_tokens_without_offline_access ?? false,
-    refreshTokenAbsoluteTtl: client.refresh_token_absolute_ttl ?? deps.lifetimes.refreshTokenAbsoluteTtl,
-    refreshTokenSlidingTtl: client.refresh_token_sliding_ttl ?? deps.lifetimes.refreshTokenSlidingTtl,
-    dpopNonceRequired: client.dpop_nonce_required ?? false,
-    tokenExchange:
-      client.token_exchange === undefined
-        ? null
-        : {
-            audiences: client.token_exchange.audiences,
-            scopes: client.token_exchange.scopes,
-            // Access tokens only unless the policy also names ID tokens.
-            subjectTokenTypes: client.token_exchange.subject_token_types ?? [TOKEN_TYPES.accessToken],
-          },
-    keepOfflineAccessOnLogout: client.keep_offline_access_on_logout ?? false,
-    requireMfa: client.require_mfa ?? false,
-    ...securityRegistration(client),
-  };
+  return clientDefaults(client, { secretHash, lifetimes: deps.lifetimes });
 }
 
 function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resource {

@@ -1,7 +1,7 @@
 import {
   describeDpopReplayStoreContract,
   describePushedAuthorizationRequestStoreContract,
-} from '@oidc-orders/oauth-core/testing';
+} from '@oidc-orders/oauth-core/store-contract';
 import { afterAll, beforeAll } from 'vitest';
 import { createJtiReplayStore } from '../src/storage/drizzle-jti-replay.js';
 import { createPushedAuthorizationRequestStore } from '../src/storage/drizzle-pushed-authorization-requests.js';

@@ -1,7 +1,12 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSecretHasher, verifyPassword } from '@oidc-orders/oauth-core';
+import {
+  CLIENT_AUTHENTICATION_METHOD_NAMES,
+  createSecretHasher,
+  FORBIDDEN_GRANT_TYPES,
+  verifyPassword,
+} from '@oidc-orders/oauth-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, resources, users } from '../src/db/schema.js';
 import { deriveSecretHashingKey } from '../src/keys/key-encryption.js';
@@ -84,6 +89,30 @@ describe('seed validation', () => {
     expect(message).toContain(`grant type "${grantType}" is refused`);
     expect(message).toContain('legacy');
   });
+
+  it.each(Object.entries(FORBIDDEN_GRANT_TYPES))(
+    "refuses %s with oauth-core's reason",
+    (grantType, reason) => {
+      const client = { client_id: 'legacy', client_secret: 's', grant_types: [grantType] };
+      expect(seedError({ clients: [client] })).toBe(
+        `clients[0] (legacy): grant type "${grantType}" is refused: ${reason}`,
+      );
+    },
+  );
+
+  it.each(CLIENT_AUTHENTICATION_METHOD_NAMES)(
+    'accepts token_endpoint_auth_method %s, as oauth-core lists it',
+    (method) => {
+      const credentials =
+        method === 'private_key_jwt'
+          ? { jwks_uri: 'https://rp.example/jwks' }
+          : method === 'none'
+            ? {}
+            : { client_secret: 's' };
+      const client = { client_id: 'c', redirect_uris: ['https://x/cb'], token_endpoint_auth_method: method };
+      expect(() => parseSeedDocument({ clients: [{ ...client, ...credentials }] })).not.toThrow();
+    },
+  );
 
   it('rejects unknown members, naming them', () => {
     expect(

@@ -1,4 +1,4 @@
-import { describeStoreContract } from '@oidc-orders/oauth-core/testing';
+import { describeStoreContract } from '@oidc-orders/oauth-core/store-contract';
 import { afterAll, beforeAll } from 'vitest';
 import { createDrizzleStores, writeRegistryRecords } from '../src/storage/drizzle-stores.js';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.js';

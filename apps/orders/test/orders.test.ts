@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { insertOrderForEmail } from '../src/repositories/orders.js';
 import { buildTestApp, TEST_API_KEY, withApiKey } from './helpers/app.js';
 import { countRows, createTestDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -83,6 +85,24 @@ describe('POST /orders', () => {
       } finally {
         await other.end();
       }
+    });
+  }
+
+  // PostgreSQL only: PGlite's driver sends every statement unnamed.
+  if (process.env.TEST_DATABASE_URL) {
+    it('sends the order statement prepared under its name, so each connection plans it once', async () => {
+      const prepared = await database.handle.db.transaction(async (tx) => {
+        await insertOrderForEmail(tx, { email: 'plan@example.com', quantity: 1, total: '9.99' });
+        await insertOrderForEmail(tx, { email: 'plan@example.com', quantity: 2, total: '19.98' });
+        const statements = (await tx.execute(sql`select name from pg_prepared_statements`)) as {
+          rows: { name: string }[];
+        };
+        return statements.rows.map((row) => row.name);
+      });
+
+      expect(prepared).toContain('orders_place_order');
+      expect(await countRows(database, 'users')).toBe(1);
+      expect(await countRows(database, 'orders')).toBe(2);
     });
   }
 

@@ -54,9 +54,14 @@ export const CLIENT_JWT_SIGNING_ALGS: readonly string[] = ['ES256', 'PS256', 'Ed
 /** FAPI 2.0 Security Profile §5.4.1: PS256, ES256 or EdDSA only (no RS256, no `none`). */
 export const FAPI2_JWT_SIGNING_ALGS: readonly string[] = ['ES256', 'PS256', 'EdDSA', 'Ed25519'];
 
+/** Every method of the table, in table order: the `token_endpoint_auth_method` values a client may register. */
+export const CLIENT_AUTHENTICATION_METHOD_NAMES = Object.keys(
+  CLIENT_AUTHENTICATION_METHODS,
+) as readonly ClientAuthenticationMethod[];
+
 /** The methods accepted at `endpoint`, in table order (what discovery publishes). */
 export function authMethodsSupportedAt(endpoint: ClientAuthenticationEndpoint): ClientAuthenticationMethod[] {
-  return (Object.keys(CLIENT_AUTHENTICATION_METHODS) as ClientAuthenticationMethod[]).filter((method) =>
+  return CLIENT_AUTHENTICATION_METHOD_NAMES.filter((method) =>
     CLIENT_AUTHENTICATION_METHODS[method].includes(endpoint),
   );
 }
@@ -78,7 +83,16 @@ export function clientAuthMethods(
   client: Pick<Client, 'authMethods' | 'secretHash'>,
 ): readonly ClientAuthenticationMethod[] {
   if (client.authMethods !== undefined && client.authMethods.length > 0) return client.authMethods;
-  return client.secretHash === null ? ['none'] : ['client_secret_basic', 'client_secret_post'];
+  return defaultAuthMethods(client.secretHash !== null);
+}
+
+/**
+ * The methods of a client that names none (registration.ts adds `private_key_jwt` for `fapi2`):
+ * with a secret, `client_secret_basic` (RFC 7591 §2's default) and `client_secret_post` too (RFC 6749
+ * §2.3.1 lets a server accept both); without one, `none` (a public client).
+ */
+export function defaultAuthMethods(hasSecret: boolean): ClientAuthenticationMethod[] {
+  return hasSecret ? ['client_secret_basic', 'client_secret_post'] : ['none'];
 }
 
 /** A public client (RFC 6749 §2.1) proves nothing about itself: PKCE and DPoP carry the binding. */

@@ -1,4 +1,3 @@
-import { clientAuthMethods } from './client-auth-methods.js';
 import type { Client } from './model.js';
 
 /**
@@ -13,7 +12,7 @@ import type { Client } from './model.js';
  * - codes valid at most 60 s (§5.3.2.1 item 7): `authorizationCodeTtlFor`;
  * - PS256, ES256 or EdDSA only (§5.4.1): `clientJwtSigningAlgs`, and ES256 ID tokens;
  * - `iss` in every authorization response (§5.3.2.2 item 7, RFC 9207): always sent by this server.
- * `fapi2RegistrationProblems` refuses a registration that cannot meet them.
+ * `fapi2RegistrationProblems` (registration.ts) refuses a registration that cannot meet them.
  */
 
 /** FAPI 2.0 Security Profile §5.3.2.1: "shall issue authorization codes with a maximum lifetime of 60 seconds". */
@@ -24,73 +23,4 @@ export function authorizationCodeTtlFor(client: Pick<Client, 'profile'>, configu
   return client.profile === 'fapi2'
     ? Math.min(configuredTtl, FAPI2_MAX_AUTHORIZATION_CODE_TTL_SECONDS)
     : configuredTtl;
-}
-
-/** A registration member (RFC 7591 / seed name) that keeps a client from meeting the profile. */
-export interface RegistrationProblem {
-  member: string;
-  problem: string;
-}
-
-/**
- * What keeps a registered `fapi2` client from meeting the profile; empty when it can. Member names
- * are those of the seed file (RFC 7591 metadata names).
- */
-export type Fapi2Registration = Pick<
-  Client,
-  | 'secretHash'
-  | 'authMethods'
-  | 'jwks'
-  | 'jwksUri'
-  | 'requirePushedAuthorizationRequests'
-  | 'dpopBoundAccessTokens'
-  | 'idTokenSigningAlg'
-  | 'grantTypes'
-  | 'profile'
->;
-
-export function fapi2RegistrationProblems(client: Fapi2Registration): RegistrationProblem[] {
-  if (client.profile !== 'fapi2') return [];
-  const problems: RegistrationProblem[] = [];
-  const methods = clientAuthMethods(client);
-  if (methods.length !== 1 || methods[0] !== 'private_key_jwt') {
-    problems.push({
-      member: 'token_endpoint_auth_method',
-      problem: 'must be private_key_jwt (FAPI 2.0 §5.3.2.1)',
-    });
-  }
-  if (client.secretHash !== null) {
-    problems.push({ member: 'client_secret', problem: 'a FAPI 2.0 client authenticates with its keys only' });
-  }
-  if ((client.jwks?.keys.length ?? 0) === 0 && (client.jwksUri ?? null) === null) {
-    problems.push({ member: 'jwks', problem: 'jwks or jwks_uri is required for private_key_jwt' });
-  }
-  if (client.requirePushedAuthorizationRequests !== true) {
-    problems.push({
-      member: 'require_pushed_authorization_requests',
-      problem: 'PAR is required (FAPI 2.0 §5.3.2.2)',
-    });
-  }
-  if (client.dpopBoundAccessTokens !== true) {
-    problems.push({
-      member: 'dpop_bound_access_tokens',
-      problem: 'access tokens must be sender-constrained (FAPI 2.0 §5.3.2.1)',
-    });
-  }
-  if (client.idTokenSigningAlg === 'RS256') {
-    problems.push({
-      member: 'id_token_signed_response_alg',
-      problem: 'RS256 is not allowed (FAPI 2.0 §5.4.1)',
-    });
-  }
-  const unsuitable = client.grantTypes.filter(
-    (grant) => grant !== 'authorization_code' && grant !== 'refresh_token' && grant !== 'client_credentials',
-  );
-  if (unsuitable.length > 0) {
-    problems.push({
-      member: 'grant_types',
-      problem: `${unsuitable.join(', ')} is outside the FAPI 2.0 profile`,
-    });
-  }
-  return problems;
 }

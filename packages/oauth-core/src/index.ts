@@ -24,6 +24,7 @@ export * from './par.js';
 export * from './passwords.js';
 export * from './pkce.js';
 export * from './redirect-uri.js';
+export * from './registration.js';
 export * from './request-object.js';
 export * from './revocation.js';
 export * from './runtime.js';

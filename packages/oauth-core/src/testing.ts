@@ -1,6 +1,6 @@
 /**
  * Test doubles for this package and for the server's tests (export `@oidc-orders/oauth-core/testing`).
- * Imports Vitest (the store contract suite): never import this from production code.
+ * The store contract suites are `@oidc-orders/oauth-core/store-contract` (test-support/).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -58,15 +58,6 @@ export function createTestRandom(seed = 'oauth-core-test'): RandomSource {
   };
 }
 
-export { describeStoreContract, type StoreContractFixture } from './storage/contract.js';
-export {
-  type DpopReplayStoreFixture,
-  describeDpopReplayStoreContract,
-} from './storage/contract-dpop-replay.js';
-export {
-  describePushedAuthorizationRequestStoreContract,
-  type PushedAuthorizationRequestStoreFixture,
-} from './storage/contract-pushed-authorization-requests.js';
 export { createMemoryStores, type MemoryStores, type StoreSeed } from './storage/memory.js';
 export { createMemoryDpopReplayStore } from './storage/memory-dpop-replay.js';
 export { createMemoryPushedAuthorizationRequestStore } from './storage/memory-pushed-authorization-requests.js';

@@ -9,8 +9,9 @@ import { authMethodsSupportedAt, clientJwtSigningAlgs } from '../src/client-auth
 import { authenticateClient } from '../src/client-authentication.js';
 import { JWT_CLOCK_SKEW_SECONDS } from '../src/clock-skew.js';
 import { OAuthError } from '../src/errors.js';
-import { authorizationCodeTtlFor, fapi2RegistrationProblems } from '../src/fapi2.js';
+import { authorizationCodeTtlFor } from '../src/fapi2.js';
 import type { Client } from '../src/model.js';
+import { fapi2RegistrationProblems } from '../src/registration.js';
 import { checkRequestObjectClaims } from '../src/request-object.js';
 import { createMemoryDpopReplayStore } from '../src/storage/memory-dpop-replay.js';
 import { ISSUER, makeClient, secrets } from './fixtures.js';

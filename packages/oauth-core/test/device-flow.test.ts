@@ -291,6 +291,21 @@ describe('device authorization grant (RFC 8628)', () => {
       expect(await stored(response)).toMatchObject({ status: 'redeemed', redeemedAt: env.T0 + 10 });
     });
 
+    it('mints as the code grant does: a DPoP proof binds the token and a public client refresh token', async () => {
+      const response = await startDevice();
+      await approve(response);
+      env.clock.advance(5);
+      const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+
+      const tokens = await poll(response, 'cli', { dpopJkt: jkt });
+
+      expect(tokens.token_type).toBe('DPoP');
+      expect(jwtClaims(tokens.access_token).cnf).toEqual({ jkt });
+      expect(
+        (await env.stores.refreshTokens.findRefreshToken(hashToken(tokens.refresh_token!)))?.dpopJkt,
+      ).toBe(jkt);
+    });
+
     it('signs every token before its transaction opens, as the code and refresh grants do', async () => {
       const response = await startDevice();
       await approve(response);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../src/storage/memory.js';
-import { describeStoreContract } from '../src/testing.js';
+import { describeStoreContract } from '../test-support/store-contract/index.js';
 import { makeClient } from './fixtures.js';
 
 describeStoreContract('memory', () => {

@@ -1,9 +1,8 @@
+import { createMemoryDpopReplayStore, createMemoryPushedAuthorizationRequestStore } from '../src/testing.js';
 import {
-  createMemoryDpopReplayStore,
-  createMemoryPushedAuthorizationRequestStore,
   describeDpopReplayStoreContract,
   describePushedAuthorizationRequestStoreContract,
-} from '../src/testing.js';
+} from '../test-support/store-contract/index.js';
 
 // The in-memory twins of the stores added for DPoP and PAR run the same contract suites as the
 // server's database implementations.

@@ -1,4 +1,4 @@
-import { type ClientAuthenticationMethod, registeredGrantTypes } from '@oidc-orders/oauth-core';
+import { CLIENT_AUTHENTICATION_METHOD_NAMES, registeredGrantTypes } from '@oidc-orders/oauth-core';
 import { type Static, Type } from '@sinclair/typebox';
 
 /**
@@ -11,18 +11,13 @@ const SigningAlg = Type.Union([Type.Literal('RS256'), Type.Literal('ES256')]);
 const NonEmptyString = Type.String({ minLength: 1, maxLength: 2048 });
 
 /**
- * Grant types a client may register: those of the token endpoint's registry (oauth-core). `password`
- * and `implicit` are refused earlier, with their own message.
+ * Grant types a client may register: those of the token endpoint's registry (oauth-core). The
+ * forbidden ones (oauth-core FORBIDDEN_GRANT_TYPES) are refused earlier, with their own message.
  */
 export const SEEDABLE_GRANT_TYPES = registeredGrantTypes();
 
-/** RFC 7591 §2 `token_endpoint_auth_method` values (oauth-core CLIENT_AUTHENTICATION_METHODS). */
-export const SEEDABLE_AUTH_METHODS = [
-  'client_secret_basic',
-  'client_secret_post',
-  'private_key_jwt',
-  'none',
-] as const satisfies readonly ClientAuthenticationMethod[];
+/** RFC 7591 §2 `token_endpoint_auth_method` values: oauth-core's client authentication table. */
+export const SEEDABLE_AUTH_METHODS = CLIENT_AUTHENTICATION_METHOD_NAMES;
 
 const ScopeToken = Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
 

@@ -1,5 +1,4 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from '../db/client.js';
 import { type OrderStatus, orders, users } from '../db/schema.js';
 
@@ -42,13 +41,10 @@ export interface NewOrderForEmail {
   total: string;
 }
 
-type PlacedRow = { id: number; quantity: number; status: OrderStatus };
-type PlaceOrderQuery = PgPreparedQuery<PreparedQueryConfig & { execute: { rows: PlacedRow[] } }>;
-
 /**
  * Finds or creates the user by e-mail and inserts the order in ONE statement (one round trip, one
- * implicit transaction), prepared once per database: PostgreSQL parses and plans it once per
- * connection and drizzle builds no SQL per request.
+ * implicit transaction), prepared once per database under a name (Drizzle's public `.prepare`):
+ * PostgreSQL parses and plans it once per connection and drizzle builds no SQL per request.
  *
  * `ON CONFLICT DO NOTHING` leaves an existing user row alone (a `DO UPDATE` would write a new row
  * version on every order). A statement's snapshot is taken when it starts, so when a concurrent
@@ -60,35 +56,54 @@ export async function insertOrderForEmail(
   db: AppDatabase,
   order: NewOrderForEmail,
 ): Promise<{ id: number; quantity: number; status: OrderStatus } | undefined> {
-  const result = await placeOrderQuery(db).execute({ ...order });
-  return result.rows[0];
+  const [placed] = await placeOrderQuery(db).execute({ ...order });
+  return placed;
 }
 
-const placeOrderQueries = new WeakMap<AppDatabase, PlaceOrderQuery>();
-const dialect = new PgDialect();
+const placeOrderQueries = new WeakMap<AppDatabase, ReturnType<typeof preparePlaceOrder>>();
 
-function placeOrderQuery(db: AppDatabase): PlaceOrderQuery {
+function placeOrderQuery(db: AppDatabase) {
   let query = placeOrderQueries.get(db);
   if (!query) {
-    const email = sql.placeholder('email');
-    const statement = sql`
-      with new_user as (
-        insert into ${users} (email) values (${email}::text)
-        on conflict (email) do nothing
-        returning id
-      ), order_user as (
-        select id from new_user
-        union all
-        select id from ${users} where email = ${email}::text
-        limit 1
-      )
-      insert into ${orders} (user_id, quantity, total)
-      select id, ${sql.placeholder('quantity')}::integer, ${sql.placeholder('total')}::numeric from order_user
-      returning id, quantity, status`;
-    query = db._.session.prepareQuery(dialect.sqlToQuery(statement), undefined, 'orders_place_order', false);
+    query = preparePlaceOrder(db);
     placeOrderQueries.set(db, query);
   }
   return query;
+}
+
+/**
+ * `with new_user as (insert … on conflict do nothing returning id), order_user as (new_user's id,
+ * else the existing user's), placed as (insert into orders … select … from order_user returning …)
+ * select … from placed`. PostgreSQL runs every data-modifying CTE exactly once, in the statement's
+ * one snapshot, whether or not the outer select reads it. The orders insert is written in SQL:
+ * Drizzle's `insert().select()` lists every column of the table, the defaulted ones included.
+ */
+function preparePlaceOrder(db: AppDatabase) {
+  const email = sql.placeholder('email');
+  const newUser = db
+    .$with('new_user')
+    .as(
+      db
+        .insert(users)
+        .values({ email })
+        .onConflictDoNothing({ target: users.email })
+        .returning({ id: users.id }),
+    );
+  const orderUser = db.$with('order_user').as(
+    db
+      .select({ id: newUser.id })
+      .from(newUser)
+      .unionAll(db.select({ id: users.id }).from(users).where(eq(users.email, email)))
+      .limit(1),
+  );
+  const placed = db
+    .$with('placed', { id: orders.id, quantity: orders.quantity, status: orders.status })
+    .as(sql`
+    insert into ${orders} (user_id, quantity, total)
+    select ${orderUser.id}, ${sql.placeholder('quantity')}::integer, ${sql.placeholder('total')}::numeric
+    from ${orderUser}
+    returning id, quantity, status`);
+  return db.with(newUser, orderUser, placed).select().from(placed).prepare('orders_place_order');
 }
 
 export async function findOrderWithEmail(

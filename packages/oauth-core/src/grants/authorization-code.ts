@@ -1,11 +1,9 @@
 import { invalidGrant, invalidRequest } from '../errors.js';
 import { GRANT_TYPES } from '../model.js';
 import { isValidCodeVerifier, verifyPkceS256 } from '../pkce.js';
-import { selectAccessTokenTarget } from '../scopes.js';
 import type { ProtocolStores } from '../storage/index.js';
 import { hashToken } from '../tokens/opaque.js';
-import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
-import { prepareUserTokens } from './issue-tokens.js';
+import { prepareRedemptionTokens } from './issue-tokens.js';
 import { commitCodeRedemption, findAuthorizationCodeWithGrantAndUser } from './redemption.js';
 import { revokeReusedGrant } from './reuse.js';
 import type { GrantEvents, GrantHandler, MintingDependencies } from './types.js';
@@ -86,30 +84,11 @@ export const authorizationCodeGrant = {
     }
     if (grant === null || grant.revokedAt !== null) throw invalidGrant('grant revoked');
     if (user === null) throw invalidGrant('user no longer exists');
-    const target = selectAccessTokenTarget({
-      scopes: code.scopes,
-      requestedResources: request.resources,
-      boundResources: code.resources,
-      resources: await stores.resources.listResources(),
-    });
-    // RFC 9449 §5: refresh tokens of public clients are bound to the DPoP key.
-    const refreshBinding = request.clientAuthenticated ? null : request.dpopJkt;
-
     // Mint first (no writes), then consume the code and store the tokens in one atomic unit: the
     // race-critical step is the store's conditional update, so it holds across processes.
-    const { response, records } = await prepareUserTokens(
-      {
-        client,
-        user,
-        grant,
-        scopes: code.scopes,
-        target,
-        dpopJkt: request.dpopJkt,
-        refreshToken: shouldIssueRefreshToken(client, code.scopes)
-          ? { scopes: code.scopes, resources: code.resources, parentHash: null, dpopJkt: refreshBinding }
-          : null,
-        idToken: code.scopes.includes('openid') ? { nonce: code.nonce } : null,
-      },
+    const { response, records } = await prepareRedemptionTokens(
+      request,
+      { user, grant, scopes: code.scopes, resources: code.resources, nonce: code.nonce },
       deps,
     );
     const won = await commitCodeRedemption(stores, codeHash, now, records);

@@ -7,11 +7,9 @@ import {
   slowDown,
 } from '../errors.js';
 import { GRANT_TYPES } from '../model.js';
-import { selectAccessTokenTarget } from '../scopes.js';
 import type { ProtocolStores } from '../storage/index.js';
 import { hashToken } from '../tokens/opaque.js';
-import { shouldIssueRefreshToken } from '../tokens/refresh-token.js';
-import { prepareUserTokens } from './issue-tokens.js';
+import { prepareRedemptionTokens } from './issue-tokens.js';
 import { revokeReusedGrant } from './reuse.js';
 import type { GrantEvents, GrantHandler, MintingDependencies } from './types.js';
 
@@ -92,30 +90,11 @@ export const deviceCodeGrant = {
     if (grant === null || grant.revokedAt !== null) throw invalidGrant('grant revoked');
     const user = await stores.users.findUserBySub(code.sub);
     if (user === null) throw invalidGrant('user no longer exists');
-    const target = selectAccessTokenTarget({
-      scopes: grant.scopes,
-      requestedResources: request.resources,
-      boundResources: grant.resources,
-      resources: await stores.resources.listResources(),
-    });
-    // RFC 9449 §5: refresh tokens of public clients are bound to the DPoP key.
-    const refreshBinding = request.clientAuthenticated ? null : request.dpopJkt;
-
     // Signed before the transaction, as the code and refresh grants do: no transaction stays open
     // while tokens are signed; the records are written only if this poll wins the redemption.
-    const { response, records } = await prepareUserTokens(
-      {
-        client,
-        user,
-        grant,
-        scopes: grant.scopes,
-        target,
-        dpopJkt: request.dpopJkt,
-        refreshToken: shouldIssueRefreshToken(client, grant.scopes)
-          ? { scopes: grant.scopes, resources: grant.resources, parentHash: null, dpopJkt: refreshBinding }
-          : null,
-        idToken: grant.scopes.includes('openid') ? { nonce: null } : null,
-      },
+    const { response, records } = await prepareRedemptionTokens(
+      request,
+      { user, grant, scopes: grant.scopes, resources: grant.resources, nonce: null },
       deps,
     );
     const redeemed = await stores.transaction(async (tx) => {

@@ -1,5 +1,6 @@
 import { invalidRequest, unauthorizedClient, unsupportedGrantType } from '../errors.js';
 import type { GrantType, TokenResponse } from '../model.js';
+import { forbiddenGrantReason } from '../registration.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { deviceCodeGrant } from './device-code.js';
@@ -32,10 +33,6 @@ export { type TokenExchangeGrantDependencies, tokenExchangeGrant } from './token
  */
 export type GrantRegistry<Deps> = ReadonlyMap<string, GrantHandler<Deps>>;
 
-// RFC 9700 §2.4: the resource owner password credentials grant MUST NOT be used; implicit is not a
-// token endpoint grant at all (RFC 9700 §2.1.2).
-const FORBIDDEN_GRANT_TYPES: readonly string[] = ['password', 'implicit'];
-
 /** The grants this package ships: the one list of grants (README "Architecture"). */
 export const defaultGrantHandlers = [
   authorizationCodeGrant,
@@ -63,7 +60,8 @@ export function createGrantRegistry<
 ): GrantRegistry<RegistryDependencies<Handlers>> {
   const registry = new Map<string, AnyGrantHandler>();
   for (const handler of handlers) {
-    if (FORBIDDEN_GRANT_TYPES.includes(handler.grantType)) {
+    // RFC 9700 §2.4 and §2.1.2: registration.ts's FORBIDDEN_GRANT_TYPES.
+    if (forbiddenGrantReason(handler.grantType) !== undefined) {
       throw new Error(`grant type ${handler.grantType} must never be registered`);
     }
     if (registry.has(handler.grantType)) throw new Error(`grant type ${handler.grantType} registered twice`);

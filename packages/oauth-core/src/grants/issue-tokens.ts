@@ -1,12 +1,12 @@
 import { ACR_VALUES, grantMeetsAcr } from '../authentication-level.js';
 import { invalidGrant } from '../errors.js';
 import type { Client, Grant, TokenResponse, User } from '../model.js';
-import { type AccessTokenTarget, formatScope } from '../scopes.js';
-import type { IssuedTokenRecords, TokenStores } from '../storage/index.js';
+import { type AccessTokenTarget, formatScope, selectAccessTokenTarget } from '../scopes.js';
+import type { IssuedTokenRecords, ProtocolStores, TokenStores } from '../storage/index.js';
 import { issueAccessToken } from '../tokens/access-token.js';
 import { issueIdToken } from '../tokens/id-token.js';
-import { issueRefreshToken } from '../tokens/refresh-token.js';
-import type { MintingDependencies } from './types.js';
+import { issueRefreshToken, shouldIssueRefreshToken } from '../tokens/refresh-token.js';
+import type { MintingDependencies, TokenRequest } from './types.js';
 
 /** What a user grant (authorization_code, refresh_token, device_code) hands out. */
 export interface UserTokenIssuance {
@@ -60,6 +60,56 @@ export async function prepareUserTokens(
   };
   const response = await issueUserTokens(issuance, recorder, context);
   return { response, records };
+}
+
+/** What a redeemed code (an authorization code or an approved device code) hands to its first tokens. */
+export interface CodeRedemption {
+  user: User;
+  grant: Grant;
+  /** The scopes and RFC 8707 resources the code was issued for. */
+  scopes: readonly string[];
+  resources: readonly string[];
+  /** OIDC Core §3.1.2.1: the authorization request's `nonce`, echoed in the ID token (none for a device code). */
+  nonce: string | null;
+}
+
+/**
+ * The first tokens of a grant, when its code is redeemed (RFC 6749 §4.1.3, RFC 8628 §3.5): an
+ * access token for the audience the code's scopes, its resources and the request's `resource`
+ * select, a refresh token when the client gets one, an ID token when `openid` was granted. Signed
+ * here and written nowhere (`prepareUserTokens`): the grant commits the records together with its
+ * conditional consume step.
+ */
+export async function prepareRedemptionTokens(
+  request: TokenRequest,
+  redemption: CodeRedemption,
+  deps: MintingDependencies & { stores: Pick<ProtocolStores, 'resources'> },
+): Promise<{ response: TokenResponse; records: IssuedTokenRecords }> {
+  const { client } = request;
+  const { scopes, resources } = redemption;
+  const target = selectAccessTokenTarget({
+    scopes,
+    requestedResources: request.resources,
+    boundResources: resources,
+    resources: await deps.stores.resources.listResources(),
+  });
+  // RFC 9449 §5: refresh tokens of public clients are bound to the DPoP key.
+  const refreshBinding = request.clientAuthenticated ? null : request.dpopJkt;
+  return prepareUserTokens(
+    {
+      client,
+      user: redemption.user,
+      grant: redemption.grant,
+      scopes,
+      target,
+      dpopJkt: request.dpopJkt,
+      refreshToken: shouldIssueRefreshToken(client, scopes)
+        ? { scopes, resources, parentHash: null, dpopJkt: refreshBinding }
+        : null,
+      idToken: scopes.includes('openid') ? { nonce: redemption.nonce } : null,
+    },
+    deps,
+  );
 }
 
 /**

@@ -2,44 +2,33 @@
  * The `PushedAuthorizationRequestStore` contract as a reusable Vitest suite, run by the in-memory
  * twin and by the server's database implementation. Keys are unique per test.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type {
   PushedAuthorizationRequest,
   PushedAuthorizationRequestStore,
-} from './pushed-authorization-requests.js';
+} from '../../src/storage/pushed-authorization-requests.js';
+import { T0, useFixturePerTest } from './context.js';
 
 export interface PushedAuthorizationRequestStoreFixture {
   store: PushedAuthorizationRequestStore;
   close(): Promise<void> | void;
 }
 
-const T0 = 1_700_000_000;
-let run = 0;
-
 export function describePushedAuthorizationRequestStoreContract(
   name: string,
   makeStore: () => Promise<PushedAuthorizationRequestStoreFixture> | PushedAuthorizationRequestStoreFixture,
 ): void {
   describe(`PushedAuthorizationRequestStore contract: ${name}`, () => {
-    let fixture: PushedAuthorizationRequestStoreFixture;
-    let n = '';
-    beforeEach(async () => {
-      run += 1;
-      n = `${run}-${Math.floor(performance.timeOrigin + performance.now()).toString(36)}`;
-      fixture = await makeStore();
-    });
-    afterEach(async () => {
-      await fixture.close();
-    });
+    const t = useFixturePerTest(makeStore);
 
     const request = (
       suffix = 'p',
       over: Partial<PushedAuthorizationRequest> = {},
     ): PushedAuthorizationRequest => ({
-      requestUriHash: `par-${n}-${suffix}`,
-      clientId: `client-${n}`,
+      requestUriHash: `par-${t.n}-${suffix}`,
+      clientId: `client-${t.n}`,
       params: {
-        client_id: `client-${n}`,
+        client_id: `client-${t.n}`,
         response_type: 'code',
         redirect_uri: 'https://rp.example/cb',
         scope: 'openid orders.read',
@@ -53,7 +42,7 @@ export function describePushedAuthorizationRequestStoreContract(
     });
 
     it('round-trips every field, and reads the same request again until it is used', async () => {
-      const { store } = fixture;
+      const { store } = t.fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       const find = (now: number) =>
@@ -70,13 +59,13 @@ export function describePushedAuthorizationRequestStoreContract(
     });
 
     it('refuses another client without spending the request', async () => {
-      const { store } = fixture;
+      const { store } = t.fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       expect(
-        await store.findPushedAuthorizationRequest(saved.requestUriHash, `other-${n}`, T0 + 1),
+        await store.findPushedAuthorizationRequest(saved.requestUriHash, `other-${t.n}`, T0 + 1),
       ).toBeNull();
-      expect(await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, `other-${n}`, T0 + 1)).toBe(
+      expect(await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, `other-${t.n}`, T0 + 1)).toBe(
         false,
       );
       expect(
@@ -85,20 +74,20 @@ export function describePushedAuthorizationRequestStoreContract(
     });
 
     it('finds no expired request (at expiry included) and no unknown one', async () => {
-      const { store } = fixture;
+      const { store } = t.fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       expect(
         await store.findPushedAuthorizationRequest(saved.requestUriHash, saved.clientId, T0 + 60),
       ).toBeNull();
-      expect(await store.findPushedAuthorizationRequest(`par-${n}-unknown`, saved.clientId, T0)).toBeNull();
-      expect(await store.markPushedAuthorizationRequestUsed(`par-${n}-unknown`, saved.clientId, T0)).toBe(
+      expect(await store.findPushedAuthorizationRequest(`par-${t.n}-unknown`, saved.clientId, T0)).toBeNull();
+      expect(await store.markPushedAuthorizationRequestUsed(`par-${t.n}-unknown`, saved.clientId, T0)).toBe(
         false,
       );
     });
 
     it('marks a request opened before its expiry used after it (the sign-in took longer)', async () => {
-      const { store } = fixture;
+      const { store } = t.fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       expect(
@@ -107,7 +96,7 @@ export function describePushedAuthorizationRequestStoreContract(
     });
 
     it('lets exactly one of 10 concurrent callers mark the request used', async () => {
-      const { store } = fixture;
+      const { store } = t.fixture;
       const saved = request();
       await store.savePushedAuthorizationRequest(saved);
       const results = await Promise.all(
@@ -119,18 +108,18 @@ export function describePushedAuthorizationRequestStoreContract(
     });
 
     it('deletes requests expired at the cutoff, used or not, and keeps later ones', async () => {
-      const { store } = fixture;
-      const past = 1_000_000 + run * 10;
+      const { store } = t.fixture;
+      const past = 1_000_000 + t.sequence * 10;
       await store.savePushedAuthorizationRequest(request('old', { createdAt: past - 60, expiresAt: past }));
       await store.savePushedAuthorizationRequest(
         request('used', { createdAt: past - 60, expiresAt: past, usedAt: past - 1 }),
       );
       await store.savePushedAuthorizationRequest(request('live'));
       expect(await store.deleteExpiredPushedAuthorizationRequests(past)).toBeGreaterThanOrEqual(2);
-      expect(await store.markPushedAuthorizationRequestUsed(`par-${n}-old`, `client-${n}`, past - 1)).toBe(
+      expect(await store.markPushedAuthorizationRequestUsed(`par-${t.n}-old`, `client-${t.n}`, past - 1)).toBe(
         false,
       );
-      expect(await store.findPushedAuthorizationRequest(`par-${n}-live`, `client-${n}`, T0)).not.toBeNull();
+      expect(await store.findPushedAuthorizationRequest(`par-${t.n}-live`, `client-${t.n}`, T0)).not.toBeNull();
     });
   });
 }

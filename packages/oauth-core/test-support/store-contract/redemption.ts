@@ -1,0 +1,168 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type ContractContext, T0 } from './context.js';
+
+/** The the optional fast paths of redemption and rotation part of the store contract. */
+export function describeRedemptionFastPathContract(t: ContractContext): void {
+  // The optional one-read / one-statement fast paths of code redemption and refresh rotation
+  // (grants/redemption.ts). Each test is skipped for a store that does not offer the method.
+  describe('fast paths of redemption and rotation (optional methods)', () => {
+    beforeEach(async () => {
+      await t.stores.grants.createGrant(t.grant());
+      await t.fixture.seed({ users: [t.user()] });
+    });
+    const issued = (suffix: string, over: { access?: boolean; refresh?: boolean } = {}) => ({
+      accessToken:
+        over.access === false
+          ? null
+          : t.access(`new-${suffix}`, {
+              dpopJkt: 'jkt-new',
+              claims: { email: 'a@b.example', act: { sub: 'x' } },
+            }),
+      refreshToken:
+        over.refresh === false
+          ? null
+          : t.refresh(`new-${suffix}`, {
+              parentHash: `rt-${t.n}-r`,
+              resources: ['https://a.example'],
+              dpopJkt: 'jkt',
+            }),
+    });
+
+    it('findRefreshTokenWithGrantAndUser: the token, its grant and its user; nulls when gone', async (context) => {
+      const find = t.stores.refreshTokens.findRefreshTokenWithGrantAndUser?.bind(t.stores.refreshTokens);
+      if (!find) return context.skip();
+      const token = t.refresh('r', { dpopJkt: 'jkt', resources: ['https://a.example'], usedAt: T0 + 1 });
+      await t.stores.refreshTokens.createRefreshToken(token);
+      expect(await find(token.tokenHash)).toEqual({ token, grant: t.grant(), user: t.user() });
+      const orphan = t.refresh('orphan', { grantId: `grant-${t.n}-missing`, sub: `sub-${t.n}-missing` });
+      await t.stores.refreshTokens.createRefreshToken(orphan);
+      expect(await find(orphan.tokenHash)).toEqual({ token: orphan, grant: null, user: null });
+      expect(await find(`rt-${t.n}-missing`)).toBeNull();
+    });
+
+    it('findAuthorizationCodeWithGrantAndUser: the code, its grant and its user; nulls when gone', async (context) => {
+      const find = t.stores.codes.findAuthorizationCodeWithGrantAndUser?.bind(t.stores.codes);
+      if (!find) return context.skip();
+      const c = t.code('c', { usedAt: T0 + 2 });
+      await t.stores.codes.createAuthorizationCode(c);
+      expect(await find(c.codeHash)).toEqual({ code: c, grant: t.grant(), user: t.user() });
+      const orphan = t.code('orphan', {
+        grantId: `grant-${t.n}-missing`,
+        sub: `sub-${t.n}-missing`,
+        nonce: null,
+      });
+      await t.stores.codes.createAuthorizationCode(orphan);
+      expect(await find(orphan.codeHash)).toEqual({ code: orphan, grant: null, user: null });
+      expect(await find(`code-${t.n}-missing`)).toBeNull();
+    });
+
+    it('rotateRefreshToken marks used and stores the successor once; then false and nothing written', async (context) => {
+      const rotate = t.stores.refreshTokens.rotateRefreshToken?.bind(t.stores.refreshTokens);
+      if (!rotate) return context.skip();
+      await t.stores.refreshTokens.createRefreshToken(t.refresh());
+      const first = issued('1');
+      expect(await rotate(`rt-${t.n}-r`, T0 + 2, first)).toBe(true);
+      expect((await t.stores.refreshTokens.findRefreshToken(`rt-${t.n}-r`))?.usedAt).toBe(T0 + 2);
+      expect(await t.stores.refreshTokens.findRefreshToken(first.refreshToken!.tokenHash)).toEqual(
+        first.refreshToken,
+      );
+      expect(await t.stores.accessTokens.findAccessToken(first.accessToken!.tokenHash)).toEqual(
+        first.accessToken,
+      );
+
+      const second = issued('2');
+      expect(await rotate(`rt-${t.n}-r`, T0 + 3, second)).toBe(false);
+      expect((await t.stores.refreshTokens.findRefreshToken(`rt-${t.n}-r`))?.usedAt).toBe(T0 + 2);
+      expect(await t.stores.refreshTokens.findRefreshToken(second.refreshToken!.tokenHash)).toBeNull();
+      expect(await t.stores.accessTokens.findAccessToken(second.accessToken!.tokenHash)).toBeNull();
+    });
+
+    it('rotateRefreshToken is false for a revoked or unknown token and writes nothing', async (context) => {
+      const rotate = t.stores.refreshTokens.rotateRefreshToken?.bind(t.stores.refreshTokens);
+      if (!rotate) return context.skip();
+      await t.stores.refreshTokens.createRefreshToken(t.refresh('rev', { revokedAt: T0 }));
+      const attempt = issued('rev');
+      expect(await rotate(`rt-${t.n}-rev`, T0 + 1, attempt)).toBe(false);
+      expect(await rotate(`rt-${t.n}-missing`, T0 + 1, attempt)).toBe(false);
+      expect((await t.stores.refreshTokens.findRefreshToken(`rt-${t.n}-rev`))?.usedAt).toBeNull();
+      expect(await t.stores.refreshTokens.findRefreshToken(attempt.refreshToken!.tokenHash)).toBeNull();
+      expect(await t.stores.accessTokens.findAccessToken(attempt.accessToken!.tokenHash)).toBeNull();
+    });
+
+    it('rotateRefreshToken stores only what is issued (no opaque access token, or no refresh token)', async (context) => {
+      const rotate = t.stores.refreshTokens.rotateRefreshToken?.bind(t.stores.refreshTokens);
+      if (!rotate) return context.skip();
+      await t.stores.refreshTokens.createRefreshToken(t.refresh('a'));
+      await t.stores.refreshTokens.createRefreshToken(t.refresh('b'));
+      const onlyRefresh = issued('only-refresh', { access: false });
+      const onlyAccess = issued('only-access', { refresh: false });
+      expect(await rotate(`rt-${t.n}-a`, T0 + 1, onlyRefresh)).toBe(true);
+      expect(await rotate(`rt-${t.n}-b`, T0 + 1, onlyAccess)).toBe(true);
+      expect(await t.stores.refreshTokens.findRefreshToken(onlyRefresh.refreshToken!.tokenHash)).toEqual(
+        onlyRefresh.refreshToken,
+      );
+      expect(await t.stores.accessTokens.findAccessToken(onlyAccess.accessToken!.tokenHash)).toEqual(
+        onlyAccess.accessToken,
+      );
+      expect(await rotate(`rt-${t.n}-a`, T0 + 2, { accessToken: null, refreshToken: null })).toBe(false);
+    });
+
+    it('rotateRefreshToken: exactly one of 10 concurrent calls wins, and only its writes exist', async (context) => {
+      const rotate = t.stores.refreshTokens.rotateRefreshToken?.bind(t.stores.refreshTokens);
+      if (!rotate) return context.skip();
+      await t.stores.refreshTokens.createRefreshToken(t.refresh());
+      const attempts = Array.from({ length: 10 }, (_, i) => issued(`race-${i}`));
+      const results = await Promise.all(attempts.map((attempt, i) => rotate(`rt-${t.n}-r`, T0 + i, attempt)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      for (const [i, attempt] of attempts.entries()) {
+        const stored = await t.stores.refreshTokens.findRefreshToken(attempt.refreshToken!.tokenHash);
+        const storedAccess = await t.stores.accessTokens.findAccessToken(attempt.accessToken!.tokenHash);
+        expect(stored).toEqual(results[i] ? attempt.refreshToken : null);
+        expect(storedAccess).toEqual(results[i] ? attempt.accessToken : null);
+      }
+    });
+
+    it('redeemAuthorizationCode consumes once and stores the tokens; then false and nothing written', async (context) => {
+      const redeem = t.stores.codes.redeemAuthorizationCode?.bind(t.stores.codes);
+      if (!redeem) return context.skip();
+      await t.stores.codes.createAuthorizationCode(t.code());
+      const first = issued('c1');
+      expect(await redeem(`code-${t.n}-c`, T0 + 3, first)).toBe(true);
+      expect((await t.stores.codes.findAuthorizationCode(`code-${t.n}-c`))?.usedAt).toBe(T0 + 3);
+      expect(await t.stores.refreshTokens.findRefreshToken(first.refreshToken!.tokenHash)).toEqual(
+        first.refreshToken,
+      );
+      expect(await t.stores.accessTokens.findAccessToken(first.accessToken!.tokenHash)).toEqual(
+        first.accessToken,
+      );
+
+      const second = issued('c2');
+      expect(await redeem(`code-${t.n}-c`, T0 + 4, second)).toBe(false);
+      expect(await redeem(`code-${t.n}-missing`, T0 + 4, second)).toBe(false);
+      expect((await t.stores.codes.findAuthorizationCode(`code-${t.n}-c`))?.usedAt).toBe(T0 + 3);
+      expect(await t.stores.refreshTokens.findRefreshToken(second.refreshToken!.tokenHash)).toBeNull();
+      expect(await t.stores.accessTokens.findAccessToken(second.accessToken!.tokenHash)).toBeNull();
+    });
+
+    it('redeemAuthorizationCode: exactly one of 10 concurrent calls wins, and only its writes exist', async (context) => {
+      const redeem = t.stores.codes.redeemAuthorizationCode?.bind(t.stores.codes);
+      if (!redeem) return context.skip();
+      await t.stores.codes.createAuthorizationCode(t.code());
+      const attempts = Array.from({ length: 10 }, (_, i) =>
+        issued(`code-race-${i}`, { access: i % 2 === 0 }),
+      );
+      const results = await Promise.all(
+        attempts.map((attempt, i) => redeem(`code-${t.n}-c`, T0 + i, attempt)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      for (const [i, attempt] of attempts.entries()) {
+        const stored = await t.stores.refreshTokens.findRefreshToken(attempt.refreshToken!.tokenHash);
+        expect(stored).toEqual(results[i] ? attempt.refreshToken : null);
+        if (attempt.accessToken !== null) {
+          const storedAccess = await t.stores.accessTokens.findAccessToken(attempt.accessToken.tokenHash);
+          expect(storedAccess).toEqual(results[i] ? attempt.accessToken : null);
+        }
+      }
+    });
+  });
+}
