@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseUnavailableError } from './errors.js';
+import { redactUrl } from './logging.js';
 
 /**
  * Start-up failures are one plain line (no stack trace) naming what to fix, and exit code 1.
@@ -21,6 +22,25 @@ try {
   throw error;
 }
 
+/**
+ * OpenTelemetry is imported only when OTEL_EXPORTER_OTLP_ENDPOINT is set: without it no module of
+ * it is loaded and no request pays for it. Before buildApp, so the app's first request is traced.
+ * Span attributes follow the log's rules: URLs with their query values replaced.
+ */
+async function startTracingIfConfigured() {
+  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
+  const { startTracing } = await import('@oidc-orders/service-kit/tracing');
+  return startTracing({
+    defaultServiceName: 'orders',
+    env: process.env,
+    redaction: { redactUrl, scrubText: (text) => text },
+  });
+}
+
+const tracing = await startTracingIfConfigured().catch((error: unknown) =>
+  exitOnStartupFailure(`tracing: ${error instanceof Error ? error.message : String(error)}`),
+);
+
 let app: FastifyInstance | undefined;
 try {
   // Loads every plugin: dependency declarations are checked, the database is opened, pinged within
@@ -28,6 +48,7 @@ try {
   // production, under CI and into pipes (log collectors); readable at a terminal.
   app = await buildApp(config, {
     prettyLogs: config.isDevelopment && process.stdout.isTTY === true && !process.env.CI,
+    tracingPlugin: tracing?.fastifyPlugin,
   });
   warnAboutDevelopmentSecrets(app);
   await app.ready();
@@ -71,5 +92,8 @@ shutDownGracefullyOnSignals({
   pauseMs: config.shutdownPauseMs,
   timeoutMs: config.shutdownTimeoutMs,
   startDraining: () => app.lifecycle.startDraining(),
-  close: () => app.close(),
+  close: async () => {
+    await app.close();
+    await tracing?.shutdown();
+  },
 });

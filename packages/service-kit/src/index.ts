@@ -27,4 +27,13 @@ export {
   registerOpenApi,
 } from './openapi.js';
 export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
+export {
+  type ActiveSpanAccess,
+  activeTraceIds,
+  annotateActiveSpan,
+  isTracingOn,
+  type TraceIds,
+} from './tracing/active-span.js';
+export type { SpanRedaction } from './tracing/span-scrubbing.js';
+export type { Tracing, TracingOptions } from './tracing/start-tracing.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

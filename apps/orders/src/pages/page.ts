@@ -15,6 +15,8 @@ export interface Page {
   html?: string;
   /** Where to go next; the first is the primary button. Defaults to the orders app. */
   actions?: readonly PageAction[];
+  /** With tracing on, error pages name the trace: a screenshot leads an operator to it. */
+  traceId?: string;
 }
 
 export interface PageAction {
@@ -49,6 +51,9 @@ export function renderPage(page: Page): string {
   const detail = page.detail
     ? `<details class="detail"><summary>Technical details</summary><p><code>${escapeHtml(page.detail)}</code></p></details>\n`
     : '';
+  const trace = page.traceId
+    ? `<p class="muted">Trace: <code data-trace-id>${escapeHtml(page.traceId)}</code></p>\n`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -63,7 +68,7 @@ export function renderPage(page: Page): string {
 <header class="topbar"><a class="brand" href="/app">Orders</a></header>
 <main id="main" class="card" aria-labelledby="page-title">
 <h1 id="page-title">${escapeHtml(page.title)}</h1>
-${page.message ? `<p>${escapeHtml(page.message)}</p>\n` : ''}${page.html ? `${page.html}\n` : ''}${detail}<p class="actions">${actions.join(' ')}</p>
+${page.message ? `<p>${escapeHtml(page.message)}</p>\n` : ''}${page.html ? `${page.html}\n` : ''}${detail}${trace}<p class="actions">${actions.join(' ')}</p>
 </main>
 </body>
 </html>
