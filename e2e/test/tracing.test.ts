@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpBrowser } from '../src/http-browser.js';
@@ -9,6 +10,7 @@ import {
 } from '../src/instances.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../src/otlp-receiver.js';
 import { createFreshDatabase, type FreshDatabase } from '../src/postgres.js';
+import { findFreePort, repositoryRoot, startNodeProcess, waitUntilReady } from '../src/processes.js';
 import { authorizationCode, ordersSignIn, redeemCode } from '../src/protocol-flows.js';
 
 /**
@@ -226,5 +228,39 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const authorize = receiver.spans.find((span) => span.attributes['http.route'] === '/authorize');
     expect(authorize).toBeDefined();
     expect(authorize?.strings.join(' ')).not.toMatch(/state=(?!\[redacted\])/);
+  });
+
+  it('the bundled server (`pnpm start`) finds the OpenTelemetry packages and exports its spans', async () => {
+    // The bundle leaves every package to node_modules, resolved from the app's folder: tsx would
+    // resolve them from service-kit's and hide a dependency the app itself lacks.
+    execFileSync(process.execPath, ['scripts/bundle-server.mjs', 'apps/auth-server'], {
+      cwd: repositoryRoot,
+    });
+    const port = await findFreePort();
+    const bundled = startNodeProcess('auth-server (bundle)', 'apps/auth-server', 'dist/server.js', {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: 'pglite://memory',
+      NODE_ENV: 'development',
+      SHUTDOWN_PAUSE_MS: '0',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OTEL_SERVICE_NAME: 'auth-server-bundle',
+    });
+    try {
+      await waitUntilReady(bundled, `http://127.0.0.1:${port}/health/ready`);
+      const parent = traceparent();
+      const discovery = await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`, {
+        headers: { traceparent: parent.header },
+      });
+      expect(discovery.status).toBe(200);
+      const spans = await spansOf(parent.traceId, (received) => received.some((one) => one.kind === SERVER));
+      expect(spans.find((one) => one.kind === SERVER)).toMatchObject({
+        service: 'auth-server-bundle',
+        name: 'GET /.well-known/openid-configuration',
+      });
+    } finally {
+      await bundled.stop();
+    }
   });
 });
