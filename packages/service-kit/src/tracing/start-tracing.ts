@@ -96,8 +96,8 @@ async function registerInstrumentations(): Promise<FastifyPluginCallback> {
     instrumentations: [
       new http.HttpInstrumentation(),
       new undici.UndiciInstrumentation(),
-      // Connection and pool spans only inside a request: start-up migrations stay out of traces.
-      // Pool checkouts are left out (one more span per statement; the pool metrics show waiting).
+      // Statements only inside a request (start-up migrations stay out of traces); no pool-checkout
+      // spans (one more span per statement; the pool metrics show waiting).
       new pg.PgInstrumentation({
         requireParentSpan: true,
         enhancedDatabaseReporting: false,
