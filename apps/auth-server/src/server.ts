@@ -1,4 +1,4 @@
-import { shutDownGracefullyOnSignals } from '@oidc-orders/service-kit';
+import { shutDownGracefullyOnSignals, startTracingWhenConfigured } from '@oidc-orders/service-kit';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseStartError } from './db/errors.js';
@@ -36,7 +36,12 @@ async function main(): Promise<void> {
     failStart(error);
   }
 
-  const tracing = await startTracingIfConfigured().catch(failStart);
+  // Span attributes follow the log's redaction rules (src/http/log-redaction.ts).
+  const tracing = await startTracingWhenConfigured({
+    defaultServiceName: 'auth-server',
+    env: process.env,
+    redaction: { redactUrl, scrubText },
+  }).catch(failStart);
   // JSON lines in production, under CI and into pipes (log collectors); readable at a terminal.
   const prettyLogs = config.nodeEnv === 'development' && process.stdout.isTTY === true && !process.env.CI;
   const app = await buildApp(config, { prettyLogs, tracingPlugin: tracing?.fastifyPlugin }).catch(failStart);
@@ -56,20 +61,6 @@ async function main(): Promise<void> {
       await app.close();
       await tracing?.shutdown();
     },
-  });
-}
-
-/**
- * OpenTelemetry is imported only when OTEL_EXPORTER_OTLP_ENDPOINT is set: without it no module of
- * it is loaded and no request pays for it. Before buildApp, so the app's first request is traced.
- */
-async function startTracingIfConfigured() {
-  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
-  const { startTracing } = await import('@oidc-orders/service-kit/tracing');
-  return startTracing({
-    defaultServiceName: 'auth-server',
-    env: process.env,
-    redaction: { redactUrl, scrubText },
   });
 }
 

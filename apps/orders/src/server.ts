@@ -1,4 +1,4 @@
-import { shutDownGracefullyOnSignals } from '@oidc-orders/service-kit';
+import { shutDownGracefullyOnSignals, startTracingWhenConfigured } from '@oidc-orders/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -22,22 +22,12 @@ try {
   throw error;
 }
 
-/**
- * OpenTelemetry is imported only when OTEL_EXPORTER_OTLP_ENDPOINT is set: without it no module of
- * it is loaded and no request pays for it. Before buildApp, so the app's first request is traced.
- * Span attributes follow the log's rules: URLs with their query values replaced.
- */
-async function startTracingIfConfigured() {
-  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
-  const { startTracing } = await import('@oidc-orders/service-kit/tracing');
-  return startTracing({
-    defaultServiceName: 'orders',
-    env: process.env,
-    redaction: { redactUrl, scrubText: (text) => text },
-  });
-}
-
-const tracing = await startTracingIfConfigured().catch((error: unknown) =>
+// Span attributes follow the log's rules: URLs with their query values replaced (src/logging.ts).
+const tracing = await startTracingWhenConfigured({
+  defaultServiceName: 'orders',
+  env: process.env,
+  redaction: { redactUrl, scrubText: (text) => text },
+}).catch((error: unknown) =>
   exitOnStartupFailure(`tracing: ${error instanceof Error ? error.message : String(error)}`),
 );
 

@@ -36,4 +36,5 @@ export {
 } from './tracing/active-span.js';
 export type { SpanRedaction } from './tracing/span-scrubbing.js';
 export type { Tracing, TracingOptions } from './tracing/start-tracing.js';
+export { startTracingWhenConfigured } from './tracing/when-configured.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';
