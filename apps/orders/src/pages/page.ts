@@ -1,3 +1,4 @@
+import { activeTraceIds } from '@oidc-orders/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -15,7 +16,7 @@ export interface Page {
   html?: string;
   /** Where to go next; the first is the primary button. Defaults to the orders app. */
   actions?: readonly PageAction[];
-  /** With tracing on, error pages name the trace: a screenshot leads an operator to it. */
+  /** The request's trace (set by `sendPage` on error pages while tracing is on). */
   traceId?: string;
 }
 
@@ -75,7 +76,11 @@ ${page.message ? `<p>${escapeHtml(page.message)}</p>\n` : ''}${page.html ? `${pa
 `;
 }
 
-/** Sends a page: never cached (it may describe this browser's sign-in), never framed. */
+/**
+ * Sends a page: never cached (it may describe this browser's sign-in), never framed. An error page
+ * (sign-in failures included) names the request's trace while tracing is on, so that a person's
+ * screenshot leads an operator to the trace and its log lines.
+ */
 export function sendPage(
   reply: FastifyReply,
   statusCode: number,
@@ -90,7 +95,7 @@ export function sendPage(
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-    .send(renderPage(page));
+    .send(renderPage(statusCode >= 400 ? { ...page, traceId: activeTraceIds()?.trace_id } : page));
 }
 
 /**

@@ -1,5 +1,5 @@
 import accepts from '@fastify/accepts';
-import { activeTraceIds, isDatabaseUnavailable } from '@oidc-orders/service-kit';
+import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { findDatabaseError, NUMERIC_VALUE_OUT_OF_RANGE, UNIQUE_VIOLATION } from '../db/sql-state.js';
@@ -165,10 +165,7 @@ export const errorHandlerPlugin = fp(
         request.log.info({ statusCode: body.statusCode, reason: body.message }, 'request rejected');
       }
       if (headers) reply.headers(headers);
-      if (prefersHtml(request)) {
-        const traceId = activeTraceIds()?.trace_id;
-        return sendPage(reply, body.statusCode, { ...pageForError(body, error), traceId });
-      }
+      if (prefersHtml(request)) return sendPage(reply, body.statusCode, pageForError(body, error));
       return reply.code(body.statusCode).send(body);
     });
 
@@ -178,7 +175,6 @@ export const errorHandlerPlugin = fp(
           title: 'Page not found',
           message: 'There is no page at this address.',
           detail: `${request.method} ${request.url.split('?')[0]}`,
-          traceId: activeTraceIds()?.trace_id,
         });
       }
       return reply
