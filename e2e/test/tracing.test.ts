@@ -150,31 +150,34 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(await page.text()).toContain(`<code data-trace-id>${parent.traceId}</code>`);
   });
 
-  it('log lines carry trace_id and span_id of the request they were written for', async () => {
-    const parent = traceparent();
-    await fetch(`${auth()}/token`, {
-      method: 'POST',
-      headers: { traceparent: parent.header, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
-    });
-    await expect
-      .poll(
-        () =>
-          stack
-            .logs()
-            .split('\n')
-            .filter((line) => line.includes(parent.traceId)).length,
-      )
-      .toBeGreaterThan(0);
-    const line = JSON.parse(
-      stack
-        .logs()
-        .split('\n')
-        .find((entry) => entry.includes(parent.traceId)) ?? '{}',
-    ) as Record<string, unknown>;
-    expect(line.trace_id).toBe(parent.traceId);
-    expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
-  });
+  it.each([
+    ['auth-server', () => stack.auth[0]!, () => `${auth()}/token`],
+    ['orders', () => stack.orders[0]!, () => `${orders()}/orders`],
+  ])(
+    '%s log lines carry trace_id and span_id of the request they were written for',
+    async (_app, server, url) => {
+      // A refused request: it is logged (auth server: "request rejected"; orders: the 403 of a
+      // missing API key), besides Fastify's access lines at LOG_LEVEL=info.
+      const parent = traceparent();
+      const refused = await fetch(url(), {
+        method: 'POST',
+        headers: { traceparent: parent.header, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
+      });
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      const linesOfTrace = () =>
+        server()
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(parent.traceId))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      await expect.poll(() => linesOfTrace().length).toBeGreaterThan(0);
+      for (const line of linesOfTrace()) {
+        expect(line.trace_id).toBe(parent.traceId);
+        expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
+      }
+    },
+  );
 
   it('no exported span holds a secret, token, code or password of the test', async () => {
     // Tokens issued straight to a client, with a traceparent, so their requests are traced too.
