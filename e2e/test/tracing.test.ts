@@ -179,6 +179,21 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     },
   );
 
+  it('a refused token request is traced with its outcome: status and RFC 6749 error code', async () => {
+    const parent = traceparent();
+    const refused = await fetch(`${auth()}/token`, {
+      method: 'POST',
+      headers: { traceparent: parent.header, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
+    });
+    expect(refused.status).toBe(401);
+    const spans = await spansOf(parent.traceId, (received) => received.some((span) => span.kind === SERVER));
+    expect(spans.find((span) => span.kind === SERVER)?.attributes['http.response.status_code']).toBe(401);
+    expect(spans.map((span) => span.attributes)).toContainEqual(
+      expect.objectContaining({ 'oauth.grant_type': 'client_credentials', 'oauth.error': 'invalid_client' }),
+    );
+  });
+
   it('no exported span holds a secret, token, code or password of the test', async () => {
     // Tokens issued straight to a client, with a traceparent, so their requests are traced too.
     const code = await authorizationCode(new HttpBrowser(), {
