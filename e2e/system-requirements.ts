@@ -86,6 +86,7 @@ const suites: Record<string, Requirement[]> = {
   'test/first-run-pages.test.ts': [chromium],
   'test/gateway.test.ts': [nginx],
   'test/multi-instance.test.ts': [postgresServer],
+  'test/tracing.test.ts': [postgresServer],
   'test/database-faults.test.ts': [postgresBinaries],
   'test/kerberos.test.ts': [kerberos],
   'test/kerberos-browser.test.ts': [kerberos, chromium],

@@ -13,8 +13,14 @@
  * reading. `--floor` adds the bare Fastify ceilings (`http-ceiling`, `token-floor`) to every round.
  * A build is an esbuild bundle (`node scripts/bundle-server.mjs <app dir>`) next to its own `src/`,
  * `drizzle/` and `node_modules/`: a `git worktree` of the other commit, installed and bundled.
+ * `--traced=label,…` starts those builds with OTEL_EXPORTER_OTLP_ENDPOINT set to an OTLP/HTTP sink
+ * of the harness that accepts and drops every export: the cost of tracing, export included. The
+ * same bundle may be named twice (`off=… on=… --traced=on`).
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -36,6 +42,8 @@ export interface AbOptions {
   seconds: number;
   connections: number;
   floor: boolean;
+  /** Labels of the builds started with tracing on (exporting to the harness's sink). */
+  traced: string[];
 }
 
 /** `label=path` builds and `--name=value` options; throws with a usage line on anything else. */
@@ -47,6 +55,7 @@ export function parseAbArguments(argv: readonly string[]): AbOptions {
     seconds: 3,
     connections: 32,
     floor: false,
+    traced: [],
   };
   for (const argument of argv) {
     const option = /^--([a-z]+)(?:=(.*))?$/.exec(argument);
@@ -54,6 +63,7 @@ export function parseAbArguments(argv: readonly string[]): AbOptions {
       const [, name, value = ''] = option;
       if (name === 'floor') options.floor = true;
       else if (name === 'workloads') options.workloads = value.split(',').map(knownWorkload);
+      else if (name === 'traced') options.traced = value.split(',');
       else if (name === 'rounds' || name === 'seconds' || name === 'connections')
         options[name] = positive(name, value);
       else throw new Error(`unknown option --${name}`);
@@ -64,6 +74,8 @@ export function parseAbArguments(argv: readonly string[]): AbOptions {
     options.builds.push({ label: build[1], entry: resolve(build[2]) });
   }
   if (options.builds.length === 0) throw new Error('name at least one build: label=path/to/dist/server.js');
+  const unknown = options.traced.filter((label) => !options.builds.some((build) => build.label === label));
+  if (unknown.length > 0) throw new Error(`--traced names no build: ${unknown.join(', ')}`);
   return options;
 }
 
@@ -162,7 +174,27 @@ async function measure(target: Target, workload: AbWorkload, ids: BenchIdentitie
   };
 }
 
-async function startTargets(options: AbOptions, ids: BenchIdentities, dir: string, cpu: number | undefined) {
+/** An OTLP/HTTP endpoint that answers every export with 200 and keeps nothing. */
+async function startOtlpSink(): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((done) => sink.listen(0, '127.0.0.1', done));
+  const { port } = sink.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () => new Promise((done) => sink.close(() => done())),
+  };
+}
+
+async function startTargets(
+  options: AbOptions,
+  ids: BenchIdentities,
+  dir: string,
+  cpu: number | undefined,
+  otlpEndpoint: string,
+) {
   const admin = await connectAdmin(process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL);
   const seedFile = await writeSeedFile(dir, ids, 'http://127.0.0.1:1/signin-oidc', { idTokenAlg: 'ES256' });
   const stamp = `ab${Date.now()}`;
@@ -193,6 +225,7 @@ async function startTargets(options: AbOptions, ids: BenchIdentities, dir: strin
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
         SHUTDOWN_PAUSE_MS: '0',
+        ...(options.traced.includes(build.label) ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } : {}),
       },
     });
     targets.push({ label: build.label, server, workloads: ours });
@@ -223,7 +256,14 @@ async function main(): Promise<void> {
   );
   const ids = newIdentities();
   const dir = await mkdtemp(join(tmpdir(), 'bench-ab-'));
-  const { targets, admin } = await startTargets(options, ids, dir, plan.pinned ? plan.serverCpu : undefined);
+  const sink = await startOtlpSink();
+  const { targets, admin } = await startTargets(
+    options,
+    ids,
+    dir,
+    plan.pinned ? plan.serverCpu : undefined,
+    sink.endpoint,
+  );
   const readings = new Map<string, number[]>();
   try {
     const workloads: AbWorkload[] = [...options.workloads, ...(options.floor ? FLOOR_WORKLOADS : [])];
@@ -245,6 +285,7 @@ async function main(): Promise<void> {
   } finally {
     for (const target of targets) await target.server.stop();
     await admin.dropAll();
+    await sink.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

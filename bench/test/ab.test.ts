@@ -27,6 +27,13 @@ describe('parseAbArguments', () => {
     ]);
   });
 
+  it('names the builds started with tracing on; the same bundle may run twice', () => {
+    const options = parseAbArguments(['off=dist/server.js', 'on=dist/server.js', '--traced=on']);
+    expect(options.traced).toEqual(['on']);
+    expect(parseAbArguments(['a=x.js']).traced).toEqual([]);
+    expect(() => parseAbArguments(['a=x.js', '--traced=b'])).toThrow(/--traced names no build: b/);
+  });
+
   it('refuses what it does not know, with the reason', () => {
     expect(() => parseAbArguments([])).toThrow(/at least one build/);
     expect(() => parseAbArguments(['dist/server.js'])).toThrow(/label=path/);

@@ -7,8 +7,13 @@ import {
   systemClock,
   systemRandom,
 } from '@oidc-orders/oauth-core';
-import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import { activeTraceIds, isTracingOn, prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyPluginCallback,
+  type FastifyServerOptions,
+  type RouteOptions,
+} from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
@@ -67,6 +72,8 @@ export interface AppDependencies {
   clientKeys?: ClientKeyOptions;
   /** Test seam: sees every route as it is registered (test/openapi.test.ts walks them). */
   onRoute?: (route: RouteOptions) => void;
+  /** OpenTelemetry's Fastify plugin when tracing is on (server.ts): spans named by route. */
+  tracingPlugin?: FastifyPluginCallback;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -98,6 +105,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     pluginTimeout: 120_000,
   });
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
+  // First, so that it sees every route as it is registered.
+  if (deps.tracingPlugin) await app.register(deps.tracingPlugin);
   // A callback hook: every request runs it and it does no I/O, so no promise is made for it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -246,6 +255,8 @@ function loggerOptions(config: AppConfig, pretty = false): LoggerOptions {
   return {
     level: config.logLevel,
     ...(pretty ? { transport: prettyTransport('auth-server') } : {}),
+    // With tracing on, each line names its trace and span, so a log line leads to the trace.
+    ...(isTracingOn() ? { mixin: () => activeTraceIds() ?? {} } : {}),
     // Request URLs with sensitive query values replaced; errors and every logged string scrubbed
     // of sensitive `name=value` pairs and JWTs (src/http/log-redaction.ts).
     serializers: { req: serializeRequest as never, err: serializeError as never },

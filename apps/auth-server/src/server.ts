@@ -1,7 +1,8 @@
-import { shutDownGracefullyOnSignals } from '@oidc-orders/service-kit';
+import { shutDownGracefullyOnSignals, startTracingWhenConfigured } from '@oidc-orders/service-kit';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseStartError } from './db/errors.js';
+import { redactUrl, scrubText } from './http/log-redaction.js';
 import { KeytabError } from './kerberos/keytab.js';
 import { KeyDecryptionError } from './keys/key-encryption.js';
 import { SeedError } from './seed.js';
@@ -35,9 +36,15 @@ async function main(): Promise<void> {
     failStart(error);
   }
 
+  // Span attributes follow the log's redaction rules (src/http/log-redaction.ts).
+  const tracing = await startTracingWhenConfigured({
+    defaultServiceName: 'auth-server',
+    env: process.env,
+    redaction: { redactUrl, scrubText },
+  }).catch(failStart);
   // JSON lines in production, under CI and into pipes (log collectors); readable at a terminal.
   const prettyLogs = config.nodeEnv === 'development' && process.stdout.isTTY === true && !process.env.CI;
-  const app = await buildApp(config, { prettyLogs }).catch(failStart);
+  const app = await buildApp(config, { prettyLogs, tracingPlugin: tracing?.fastifyPlugin }).catch(failStart);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -50,7 +57,10 @@ async function main(): Promise<void> {
     pauseMs: config.shutdownPauseMs,
     timeoutMs: HARD_SHUTDOWN_DEADLINE_MS,
     startDraining: () => app.beginDraining(),
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      await tracing?.shutdown();
+    },
   });
 }
 

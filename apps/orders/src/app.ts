@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
-import Fastify, { type FastifyInstance, type FastifyReply, type onRouteHookHandler } from 'fastify';
+import { activeTraceIds, isTracingOn, prettyTransport, toFastifyTrustProxy } from '@oidc-orders/service-kit';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginCallback,
+  type FastifyReply,
+  type onRouteHookHandler,
+} from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { REDACTED, serializeError, serializeRequest } from './logging.js';
@@ -42,6 +47,8 @@ export interface AppDependencies {
   refreshPollIntervalMs?: number;
   /** Test seam: sees every route as it is registered (test/route-guards.test.ts walks them). */
   onRoute?: onRouteHookHandler;
+  /** OpenTelemetry's Fastify plugin when tracing is on (server.ts): spans named by route. */
+  tracingPlugin?: FastifyPluginCallback;
 }
 
 /** Largest request body accepted, bytes (Fastify's default is 1 MiB). */
@@ -69,6 +76,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
       ...(deps.prettyLogs && !deps.logStream ? { transport: prettyTransport('orders') } : {}),
+      // With tracing on, each line names its trace and span, so a log line leads to the trace.
+      ...(isTracingOn() ? { mixin: () => activeTraceIds() ?? {} } : {}),
     },
     genReqId: () => randomUUID(),
     // The router's own refusals (a path that is not valid percent-encoded UTF-8: FST_ERR_BAD_URL)
@@ -97,6 +106,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
+  // First, so that it sees every route as it is registered.
+  if (deps.tracingPlugin) app.register(deps.tracingPlugin);
   // A callback hook: every request runs it and it does no I/O, so no promise is made for it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

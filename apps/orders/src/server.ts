@@ -1,8 +1,9 @@
-import { shutDownGracefullyOnSignals } from '@oidc-orders/service-kit';
+import { shutDownGracefullyOnSignals, startTracingWhenConfigured } from '@oidc-orders/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseUnavailableError } from './errors.js';
+import { redactUrl } from './logging.js';
 
 /**
  * Start-up failures are one plain line (no stack trace) naming what to fix, and exit code 1.
@@ -21,6 +22,15 @@ try {
   throw error;
 }
 
+// Span attributes follow the log's rules: URLs with their query values replaced (src/logging.ts).
+const tracing = await startTracingWhenConfigured({
+  defaultServiceName: 'orders',
+  env: process.env,
+  redaction: { redactUrl, scrubText: (text) => text },
+}).catch((error: unknown) =>
+  exitOnStartupFailure(`tracing: ${error instanceof Error ? error.message : String(error)}`),
+);
+
 let app: FastifyInstance | undefined;
 try {
   // Loads every plugin: dependency declarations are checked, the database is opened, pinged within
@@ -28,6 +38,7 @@ try {
   // production, under CI and into pipes (log collectors); readable at a terminal.
   app = await buildApp(config, {
     prettyLogs: config.isDevelopment && process.stdout.isTTY === true && !process.env.CI,
+    tracingPlugin: tracing?.fastifyPlugin,
   });
   warnAboutDevelopmentSecrets(app);
   await app.ready();
@@ -71,5 +82,8 @@ shutDownGracefullyOnSignals({
   pauseMs: config.shutdownPauseMs,
   timeoutMs: config.shutdownTimeoutMs,
   startDraining: () => app.lifecycle.startDraining(),
-  close: () => app.close(),
+  close: async () => {
+    await app.close();
+    await tracing?.shutdown();
+  },
 });

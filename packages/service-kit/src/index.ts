@@ -33,4 +33,14 @@ export {
   type PgliteDirectoryOwner,
 } from './pglite-directory-lock.js';
 export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
+export {
+  type ActiveSpanAccess,
+  activeTraceIds,
+  annotateActiveSpan,
+  isTracingOn,
+  type TraceIds,
+} from './tracing/active-span.js';
+export type { SpanRedaction } from './tracing/span-scrubbing.js';
+export type { Tracing, TracingOptions } from './tracing/start-tracing.js';
+export { startTracingWhenConfigured } from './tracing/when-configured.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

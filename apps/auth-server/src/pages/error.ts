@@ -1,3 +1,4 @@
+import { activeTraceIds } from '@oidc-orders/service-kit';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -18,8 +19,11 @@ export interface ErrorPageInput {
  * and for browser-side failures such as an expired interaction or a missing CSRF token.
  */
 export function renderErrorPage(input: ErrorPageInput): string {
+  // With tracing on, the trace id: a screenshot of this page leads an operator to the trace.
+  const traceId = activeTraceIds()?.trace_id;
   const body = html`<p>${input.message}</p>
 ${input.code ? html`<p class="muted">Error code: <code>${input.code}</code></p>` : null}
+${traceId ? html`<p class="muted">Trace: <code data-trace-id>${traceId}</code></p>` : null}
 ${
   input.next
     ? html`<p><a class="button" href="${input.next.href}">${input.next.label}</a></p>`

@@ -5,7 +5,7 @@ import {
   OAuthError,
   type OAuthErrorCode,
 } from '@oidc-orders/oauth-core';
-import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
+import { annotateActiveSpan, isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { renderErrorPage } from '../pages/error.js';
@@ -44,6 +44,8 @@ export const errorHandlerPlugin = fp(
     app.setErrorHandler((error: FastifyError | OAuthError | Error, request, reply) => {
       const oauthError = toOAuthError(error, request);
       const logDetails = { err: error, error: oauthError.code, detail: oauthError.detail };
+      // The outcome in the trace: the RFC 6749 §5.2 code (the private detail stays in the log).
+      annotateActiveSpan({ 'oauth.error': oauthError.code });
       if (oauthError.code === 'temporarily_unavailable' && oauthError.status === 503) {
         // An outage of the database, not a bug here: a warning without a stack.
         request.log.warn(

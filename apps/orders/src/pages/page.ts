@@ -1,3 +1,4 @@
+import { activeTraceIds } from '@oidc-orders/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -15,6 +16,8 @@ export interface Page {
   html?: string;
   /** Where to go next; the first is the primary button. Defaults to the orders app. */
   actions?: readonly PageAction[];
+  /** The request's trace (set by `sendPage` on error pages while tracing is on). */
+  traceId?: string;
 }
 
 export interface PageAction {
@@ -49,6 +52,9 @@ export function renderPage(page: Page): string {
   const detail = page.detail
     ? `<details class="detail"><summary>Technical details</summary><p><code>${escapeHtml(page.detail)}</code></p></details>\n`
     : '';
+  const trace = page.traceId
+    ? `<p class="muted">Trace: <code data-trace-id>${escapeHtml(page.traceId)}</code></p>\n`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -63,14 +69,18 @@ export function renderPage(page: Page): string {
 <header class="topbar"><a class="brand" href="/app">Orders</a></header>
 <main id="main" class="card" aria-labelledby="page-title">
 <h1 id="page-title">${escapeHtml(page.title)}</h1>
-${page.message ? `<p>${escapeHtml(page.message)}</p>\n` : ''}${page.html ? `${page.html}\n` : ''}${detail}<p class="actions">${actions.join(' ')}</p>
+${page.message ? `<p>${escapeHtml(page.message)}</p>\n` : ''}${page.html ? `${page.html}\n` : ''}${detail}${trace}<p class="actions">${actions.join(' ')}</p>
 </main>
 </body>
 </html>
 `;
 }
 
-/** Sends a page: never cached (it may describe this browser's sign-in), never framed. */
+/**
+ * Sends a page: never cached (it may describe this browser's sign-in), never framed. An error page
+ * (sign-in failures included) names the request's trace while tracing is on, so that a person's
+ * screenshot leads an operator to the trace and its log lines.
+ */
 export function sendPage(
   reply: FastifyReply,
   statusCode: number,
@@ -85,7 +95,7 @@ export function sendPage(
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-    .send(renderPage(page));
+    .send(renderPage(statusCode >= 400 ? { ...page, traceId: activeTraceIds()?.trace_id } : page));
 }
 
 /**
