@@ -30,6 +30,17 @@ export interface InstanceOptions {
   accessTokenTtl?: number;
   authEnv?: Record<string, string>;
   ordersEnv?: Record<string, string>;
+  /** Where the first processes' `apps/` folder is: another release's checkout (default this tree). */
+  releaseRoot?: string;
+  /** Puts the orders instances behind a round-robin proxy of their own, which is then BASE_URL. */
+  ordersGateway?: boolean;
+}
+
+/** One more process of a running stack, started with the stack's configuration. */
+export interface AddedInstance {
+  port: number;
+  url: string;
+  process: ManagedProcess;
 }
 
 export interface Instances {
@@ -40,6 +51,8 @@ export interface Instances {
   /** BASE_URL of every orders instance (the redirect URI is `${ordersBaseUrl}/signin-oidc`). */
   ordersBaseUrl: string;
   gateway: RoundRobinProxy;
+  /** With `ordersGateway`: the proxy in front of the orders instances. */
+  ordersGateway: RoundRobinProxy | undefined;
   auth: ManagedProcess[];
   orders: ManagedProcess[];
   secrets: {
@@ -58,6 +71,12 @@ export interface Instances {
   secretValues(): string[];
   /** Everything every process printed. */
   logs(): string;
+  /**
+   * Starts one more auth-server (or orders) process from `releaseRoot`'s tree with the stack's
+   * configuration and waits until it is ready; the caller puts it behind the gateway.
+   */
+  addAuth(name: string, releaseRoot: string): Promise<AddedInstance>;
+  addOrders(name: string, releaseRoot: string): Promise<AddedInstance>;
   stop(): Promise<void>;
 }
 
@@ -84,10 +103,12 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
   const authPorts = await Promise.all(Array.from({ length: options.authCount }, () => findFreePort()));
   const ordersPorts = await Promise.all(Array.from({ length: options.ordersCount }, () => findFreePort()));
   const gateway = await startRoundRobinProxy(authPorts);
+  const ordersGateway = options.ordersGateway ? await startRoundRobinProxy(ordersPorts) : undefined;
   const issuer = `http://127.0.0.1:${gateway.port}`;
   const authUrls = authPorts.map((port) => `http://127.0.0.1:${port}`);
   const ordersUrls = ordersPorts.map((port) => `http://127.0.0.1:${port}`);
-  const ordersBaseUrl = ordersUrls[0]!;
+  const ordersBaseUrl = ordersGateway ? `http://127.0.0.1:${ordersGateway.port}` : ordersUrls[0]!;
+  const releaseRoot = options.releaseRoot ?? '.';
 
   const seed = {
     clients: [
@@ -147,59 +168,67 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
   const stop = async () => {
     await Promise.all([...orders, ...auth].map((handle) => handle.stop()));
     await gateway.close();
+    await ordersGateway?.close();
     await rm(directory, { recursive: true, force: true });
   };
   const logs = () =>
     [...auth, ...orders].map((handle) => `----- ${handle.name}\n${handle.output()}`).join('\n');
 
+  const startAuth = (name: string, port: number, root: string) =>
+    startNodeProcess(name, join(root, 'apps/auth-server'), 'src/server.ts', {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ISSUER: issuer,
+      DATABASE_URL: options.authDatabaseUrl,
+      SEED_FILE: seedFile,
+      KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_PAUSE_MS: '0',
+      DEVICE_CODE_POLL_INTERVAL: '1',
+      ...options.authEnv,
+    });
+  const startOrders = (name: string, port: number, root: string) =>
+    startNodeProcess(name, join(root, 'apps/orders'), 'src/server.ts', {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: options.ordersDatabaseUrl,
+      API_KEY: secrets.apiKey,
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: 'orders-web',
+      OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
+      SESSION_SECRET: secrets.sessionSecret,
+      RESOURCE_ID: 'orders-api',
+      RESOURCE_SECRET: secrets.ordersApiSecret,
+      BASE_URL: ordersBaseUrl,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_PAUSE_MS: '0',
+      ...options.ordersEnv,
+    });
+  const authReady = (handle: ManagedProcess, url: string) => waitUntilReady(handle, `${url}/health/ready`);
+  const ordersReady = (handle: ManagedProcess, url: string) =>
+    waitUntilReady(handle, `${url}/health/ready`, (body) => body.includes('"oidc":"ready"'));
+  const add =
+    (list: ManagedProcess[], start: typeof startAuth, ready: typeof authReady) =>
+    async (name: string, root: string): Promise<AddedInstance> => {
+      const port = await findFreePort();
+      const url = `http://127.0.0.1:${port}`;
+      const handle = start(name, port, root);
+      list.push(handle);
+      await ready(handle, url);
+      return { port, url, process: handle };
+    };
+
   try {
     authPorts.forEach((port, index) => {
-      auth.push(
-        startNodeProcess(`auth-server-${index + 1}`, 'apps/auth-server', 'src/server.ts', {
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          ISSUER: issuer,
-          DATABASE_URL: options.authDatabaseUrl,
-          SEED_FILE: seedFile,
-          KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
-          LOG_LEVEL: 'info',
-          SHUTDOWN_PAUSE_MS: '0',
-          DEVICE_CODE_POLL_INTERVAL: '1',
-          ...options.authEnv,
-        }),
-      );
+      auth.push(startAuth(`auth-server-${index + 1}`, port, releaseRoot));
     });
-    await Promise.all(auth.map((handle, index) => waitUntilReady(handle, `${authUrls[index]}/health/ready`)));
-
+    await Promise.all(auth.map((handle, index) => authReady(handle, authUrls[index]!)));
     ordersPorts.forEach((port, index) => {
-      orders.push(
-        startNodeProcess(`orders-${index + 1}`, 'apps/orders', 'src/server.ts', {
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          DATABASE_URL: options.ordersDatabaseUrl,
-          API_KEY: secrets.apiKey,
-          OIDC_ISSUER: issuer,
-          OIDC_CLIENT_ID: 'orders-web',
-          OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
-          SESSION_SECRET: secrets.sessionSecret,
-          RESOURCE_ID: 'orders-api',
-          RESOURCE_SECRET: secrets.ordersApiSecret,
-          BASE_URL: ordersBaseUrl,
-          LOG_LEVEL: 'info',
-          SHUTDOWN_PAUSE_MS: '0',
-          ...options.ordersEnv,
-        }),
-      );
+      orders.push(startOrders(`orders-${index + 1}`, port, releaseRoot));
     });
-    await Promise.all(
-      orders.map((handle, index) =>
-        waitUntilReady(handle, `${ordersUrls[index]}/health/ready`, (body) =>
-          body.includes('"oidc":"ready"'),
-        ),
-      ),
-    );
+    await Promise.all(orders.map((handle, index) => ordersReady(handle, ordersUrls[index]!)));
   } catch (error) {
     await stop();
     throw error;
@@ -211,12 +240,15 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
     ordersUrls,
     ordersBaseUrl,
     gateway,
+    ordersGateway,
     auth,
     orders,
     secrets,
     user,
     secretValues: () => Object.values(secrets),
     logs,
+    addAuth: add(auth, startAuth, authReady),
+    addOrders: add(orders, startOrders, ordersReady),
     stop,
   };
 }

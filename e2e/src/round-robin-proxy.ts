@@ -9,11 +9,17 @@ export interface RoundRobinProxy {
   readonly port: number;
   /** Connections handed to each backend port so far. */
   connections(): Record<number, number>;
+  /**
+   * Replaces the backends new connections go to (a rolling upgrade adds the new instance, then
+   * takes the old one out before stopping it); connections already open stay where they are.
+   */
+  setBackends(ports: number[]): void;
   close(): Promise<void>;
 }
 
-export async function startRoundRobinProxy(backendPorts: number[], port = 0): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(initialPorts: number[], port = 0): Promise<RoundRobinProxy> {
   let next = 0;
+  let backendPorts = [...initialPorts];
   const counts: Record<number, number> = Object.fromEntries(backendPorts.map((backend) => [backend, 0]));
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -36,6 +42,9 @@ export async function startRoundRobinProxy(backendPorts: number[], port = 0): Pr
   return {
     port: (server.address() as { port: number }).port,
     connections: () => ({ ...counts }),
+    setBackends(ports) {
+      backendPorts = [...ports];
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
