@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startHttpGateway } from './http-gateway.js';
 import { findFreePort, type ManagedProcess, startNodeProcess, waitUntilReady } from './processes.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 
@@ -34,6 +35,13 @@ export interface InstanceOptions {
   releaseRoot?: string;
   /** Puts the orders instances behind a round-robin proxy of their own, which is then BASE_URL. */
   ordersGateway?: boolean;
+  /**
+   * `tcp` (default): a TCP balancer, keep-alive connections stay on their backend; `http`: an HTTP
+   * gateway that sends every request to the next backend, as the deployed nginx does.
+   */
+  gatewayKind?: 'tcp' | 'http';
+  /** Another stack's secrets (a restore from its backup); fresh random ones by default. */
+  secrets?: Instances['secrets'];
 }
 
 /** One more process of a running stack, started with the stack's configuration. */
@@ -82,7 +90,7 @@ export interface Instances {
 
 export async function startInstances(options: InstanceOptions): Promise<Instances> {
   const random = (bytes = 24) => randomBytes(bytes).toString('base64url');
-  const secrets = {
+  const secrets = options.secrets ?? {
     password: `pw-${random(12)}`,
     ordersWebClientSecret: random(),
     webTestClientSecret: random(),
@@ -102,8 +110,9 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
   };
   const authPorts = await Promise.all(Array.from({ length: options.authCount }, () => findFreePort()));
   const ordersPorts = await Promise.all(Array.from({ length: options.ordersCount }, () => findFreePort()));
-  const gateway = await startRoundRobinProxy(authPorts);
-  const ordersGateway = options.ordersGateway ? await startRoundRobinProxy(ordersPorts) : undefined;
+  const startGateway = options.gatewayKind === 'http' ? startHttpGateway : startRoundRobinProxy;
+  const gateway = await startGateway(authPorts);
+  const ordersGateway = options.ordersGateway ? await startGateway(ordersPorts) : undefined;
   const issuer = `http://127.0.0.1:${gateway.port}`;
   const authUrls = authPorts.map((port) => `http://127.0.0.1:${port}`);
   const ordersUrls = ordersPorts.map((port) => `http://127.0.0.1:${port}`);

@@ -59,6 +59,7 @@ beforeAll(async () => {
     authCount: 2,
     ordersCount: 2,
     ordersGateway: true,
+    gatewayKind: 'http',
     // Short, so the BFF refreshes its users' tokens during the upgrade too.
     accessTokenTtl: 6,
     authEnv: drain,

@@ -1,0 +1,70 @@
+import { createServer, type IncomingHttpHeaders, request } from 'node:http';
+import type { Socket } from 'node:net';
+import type { RoundRobinProxy } from './round-robin-proxy.js';
+
+/** RFC 9110 §7.6.1: connection-specific fields end at each hop. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+}
+
+/**
+ * An HTTP round-robin gateway, as the deployed nginx behaves (deploy/nginx: no upstream keep-alive):
+ * clients keep their connections to the gateway, and every request goes to the next backend over a
+ * connection of its own. So a backend taken out with `setBackends` gets no further request even
+ * from clients that stay connected, which a TCP balancer cannot promise.
+ */
+export async function startHttpGateway(initialPorts: number[]): Promise<RoundRobinProxy> {
+  let backendPorts = [...initialPorts];
+  let next = 0;
+  const counts: Record<number, number> = {};
+  const sockets = new Set<Socket>();
+  const server = createServer((incoming, outgoing) => {
+    const port = backendPorts[next++ % backendPorts.length]!;
+    counts[port] = (counts[port] ?? 0) + 1;
+    const upstream = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: endToEnd(incoming.headers),
+        agent: false,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => {
+      if (!outgoing.headersSent) outgoing.writeHead(502).end();
+      else outgoing.destroy();
+    });
+    incoming.pipe(upstream);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    connections: () => ({ ...counts }),
+    setBackends(ports) {
+      backendPorts = [...ports];
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
