@@ -23,18 +23,18 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
  * connection of its own. So a backend taken out with `setBackends` gets no further request even
  * from clients that stay connected, which a TCP balancer cannot promise.
  */
-export async function startHttpGateway(initialPorts: number[]): Promise<RoundRobinProxy> {
+export async function startHttpGateway(initialPorts: number[], port = 0): Promise<RoundRobinProxy> {
   let backendPorts = [...initialPorts];
   let next = 0;
   const counts: Record<number, number> = {};
   const sockets = new Set<Socket>();
   const server = createServer((incoming, outgoing) => {
-    const port = backendPorts[next++ % backendPorts.length]!;
-    counts[port] = (counts[port] ?? 0) + 1;
+    const backend = backendPorts[next++ % backendPorts.length]!;
+    counts[backend] = (counts[backend] ?? 0) + 1;
     const upstream = request(
       {
         host: '127.0.0.1',
-        port,
+        port: backend,
         method: incoming.method,
         path: incoming.url,
         headers: endToEnd(incoming.headers),
@@ -55,7 +55,7 @@ export async function startHttpGateway(initialPorts: number[]): Promise<RoundRob
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
     connections: () => ({ ...counts }),

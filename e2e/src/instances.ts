@@ -40,6 +40,8 @@ export interface InstanceOptions {
    * gateway that sends every request to the next backend, as the deployed nginx does.
    */
   gatewayKind?: 'tcp' | 'http';
+  /** The auth gateway's port, so ISSUER is another (stopped) stack's again; any free one by default. */
+  issuerPort?: number;
   /** Another stack's secrets (a restore from its backup); fresh random ones by default. */
   secrets?: Instances['secrets'];
 }
@@ -111,7 +113,7 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
   const authPorts = await Promise.all(Array.from({ length: options.authCount }, () => findFreePort()));
   const ordersPorts = await Promise.all(Array.from({ length: options.ordersCount }, () => findFreePort()));
   const startGateway = options.gatewayKind === 'http' ? startHttpGateway : startRoundRobinProxy;
-  const gateway = await startGateway(authPorts);
+  const gateway = await startGateway(authPorts, options.issuerPort);
   const ordersGateway = options.ordersGateway ? await startGateway(ordersPorts) : undefined;
   const issuer = `http://127.0.0.1:${gateway.port}`;
   const authUrls = authPorts.map((port) => `http://127.0.0.1:${port}`);

@@ -178,6 +178,8 @@ describe('a pg_dump / pg_restore of both databases', () => {
       authCount: 1,
       ordersCount: 1,
       secrets: before.secrets,
+      // The same public URL as before: tokens name their issuer (`iss`).
+      issuerPort: before.gateway.port,
     });
     // Same signing keys: the JWT access token's kid is in the restored server's JWKS, and the
     // orders API (which verifies JWTs locally against that JWKS) accepts it.

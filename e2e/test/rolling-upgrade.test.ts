@@ -39,6 +39,8 @@ if (missing) console.warn(`rolling-upgrade suite left out: ${missing}`);
 const WORKERS = 3;
 const LOAD_BEFORE_MS = 3000;
 const LOAD_AFTER_MS = 3000;
+// Four process starts and four graceful stops under load: a busy machine needs minutes.
+const UPGRADE_TIMEOUT_MS = 300_000;
 
 let checkout: ReleaseCheckout;
 let authDatabase: FreshDatabase;
@@ -217,70 +219,74 @@ function migrateCheck(): { status: number | null; output: string } {
 describe.skipIf(missing !== undefined && process.env.CI !== 'true')(
   `rolling upgrade from ${release.tag}`,
   () => {
-    it('replaces every instance one at a time under load: no failed request, no lost session, refresh chains intact, keys shared', async () => {
-      // Before the upgrade: migrate check says what the new release applies, and that it is safe.
-      const check = migrateCheck();
-      expect(check.output).toMatch(/\bsafe: only expanding migrations/);
-      expect(check.status).toBe(0);
+    it(
+      'replaces every instance one at a time under load: no failed request, no lost session, refresh chains intact, keys shared',
+      async () => {
+        // Before the upgrade: migrate check says what the new release applies, and that it is safe.
+        const check = migrateCheck();
+        expect(check.output).toMatch(/\bsafe: only expanding migrations/);
+        expect(check.status).toBe(0);
 
-      const load: Load = { counts: {}, failures: [], chains: [] };
-      const bffBrowsers = Array.from({ length: WORKERS }, () => new HttpBrowser());
-      for (const browser of bffBrowsers) {
-        const { callback } = await ordersSignIn(browser, {
-          startAt: stack.ordersBaseUrl,
-          authAt: stack.issuer,
-          finishAt: stack.ordersBaseUrl,
-          user: stack.user,
-        });
-        expect(callback.status).toBe(303);
-      }
-      let running = true;
-      const started = Date.now();
-      const workers = bffBrowsers.map((browser, index) => worker(load, index, () => running, browser));
-      await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_MS));
+        const load: Load = { counts: {}, failures: [], chains: [] };
+        const bffBrowsers = Array.from({ length: WORKERS }, () => new HttpBrowser());
+        for (const browser of bffBrowsers) {
+          const { callback } = await ordersSignIn(browser, {
+            startAt: stack.ordersBaseUrl,
+            authAt: stack.issuer,
+            finishAt: stack.ordersBaseUrl,
+            user: stack.user,
+          });
+          expect(callback.status).toBe(303);
+        }
+        let running = true;
+        const started = Date.now();
+        const workers = bffBrowsers.map((browser, index) => worker(load, index, () => running, browser));
+        await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_MS));
 
-      const authBackends = stack.authUrls.map((url) => Number(new URL(url).port));
-      for (const slot of [0, 1]) {
-        await replace(
-          stack.gateway,
-          authBackends,
-          slot,
-          stack.auth[slot]!,
-          () => stack.addAuth(`auth-server-new-${slot + 1}`, repositoryRoot),
-          async (added) => {
-            // One set of signing keys in the shared database: old and new publish the same JWKS.
-            expect(await jwks(added.url)).toEqual(await jwks(stack.authUrls[slot]!));
-          },
+        const authBackends = stack.authUrls.map((url) => Number(new URL(url).port));
+        for (const slot of [0, 1]) {
+          await replace(
+            stack.gateway,
+            authBackends,
+            slot,
+            stack.auth[slot]!,
+            () => stack.addAuth(`auth-server-new-${slot + 1}`, repositoryRoot),
+            async (added) => {
+              // One set of signing keys in the shared database: old and new publish the same JWKS.
+              expect(await jwks(added.url)).toEqual(await jwks(stack.authUrls[slot]!));
+            },
+          );
+        }
+        const ordersBackends = stack.ordersUrls.map((url) => Number(new URL(url).port));
+        for (const slot of [0, 1]) {
+          await replace(
+            stack.ordersGateway!,
+            ordersBackends,
+            slot,
+            stack.orders[slot]!,
+            () => stack.addOrders(`orders-new-${slot + 1}`, repositoryRoot),
+            async () => {},
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, LOAD_AFTER_MS));
+        running = false;
+        await Promise.all(workers);
+        const seconds = (Date.now() - started) / 1000;
+        const total = Object.values(load.counts).reduce((sum, count) => sum + count, 0);
+        console.info(
+          `rolling upgrade: ${total} operations in ${seconds.toFixed(1)} s, ${load.failures.length} failed`,
+          load.counts,
         );
-      }
-      const ordersBackends = stack.ordersUrls.map((url) => Number(new URL(url).port));
-      for (const slot of [0, 1]) {
-        await replace(
-          stack.ordersGateway!,
-          ordersBackends,
-          slot,
-          stack.orders[slot]!,
-          () => stack.addOrders(`orders-new-${slot + 1}`, repositoryRoot),
-          async () => {},
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, LOAD_AFTER_MS));
-      running = false;
-      await Promise.all(workers);
-      const seconds = (Date.now() - started) / 1000;
-      const total = Object.values(load.counts).reduce((sum, count) => sum + count, 0);
-      console.info(
-        `rolling upgrade: ${total} operations in ${seconds.toFixed(1)} s, ${load.failures.length} failed`,
-        load.counts,
-      );
 
-      expect(load.failures).toEqual([]);
-      expect(load.counts.refresh).toBeGreaterThan(WORKERS * 3);
-      // Every refresh chain rotated through the upgrade is still alive: one more rotation succeeds.
-      for (const chain of load.chains)
-        expect((await refresh(stack.issuer, webTest(), chain)).status).toBe(200);
-      // The new release applied its migrations; nothing is left to apply.
-      expect(migrateCheck().output).toMatch(/nothing to apply/);
-    });
+        expect(load.failures).toEqual([]);
+        expect(load.counts.refresh).toBeGreaterThan(WORKERS * 3);
+        // Every refresh chain rotated through the upgrade is still alive: one more rotation succeeds.
+        for (const chain of load.chains)
+          expect((await refresh(stack.issuer, webTest(), chain)).status).toBe(200);
+        // The new release applied its migrations; nothing is left to apply.
+        expect(migrateCheck().output).toMatch(/nothing to apply/);
+      },
+      UPGRADE_TIMEOUT_MS,
+    );
   },
 );
