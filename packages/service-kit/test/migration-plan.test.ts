@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contractionReason,
   openDatabase,
@@ -9,6 +9,7 @@ import {
   readCommittedMigrations,
   runMigrateCommand,
 } from '../src/index.js';
+import { describePlan } from '../src/migrate-command.js';
 
 const CREATE = 'CREATE TABLE "things" (\n\t"id" text PRIMARY KEY NOT NULL,\n\t"name" text NOT NULL\n);';
 
@@ -39,6 +40,38 @@ describe('contractionReason', () => {
   });
 });
 
+describe('planMigrations', () => {
+  const migrations = [
+    { tag: '0000_init', createdAt: 1, statements: [CREATE] },
+    { tag: '0001_drop', createdAt: 2, statements: ['ALTER TABLE "things" DROP COLUMN "name";'] },
+  ];
+
+  it('nothing pending: the running release stays up', () => {
+    const plan = planMigrations(migrations, 2);
+    expect(plan).toMatchObject({ total: 2, applied: 2, pending: [], contractions: [] });
+    expect(describePlan('x', 'here', plan).at(-1)).toBe('nothing to apply: the running release can stay up');
+  });
+
+  it('an empty database has no running release: everything applies, nothing is a contraction', () => {
+    const plan = planMigrations(migrations, undefined);
+    expect(plan.pending.map(({ tag }) => tag)).toEqual(['0000_init', '0001_drop']);
+    expect(plan.contractions).toEqual([]);
+    expect(describePlan('x', 'here', plan).at(-1)).toMatch(/^empty database: /);
+  });
+
+  it('only migrations newer than the last applied one are pending, as drizzle applies them', () => {
+    const plan = planMigrations(migrations, 1);
+    expect(plan.pending.map(({ tag }) => tag)).toEqual(['0001_drop']);
+    expect(plan.contractions).toEqual([
+      {
+        migration: '0001_drop',
+        statement: migrations[1]!.statements[0],
+        reason: expect.stringMatching(/drops a column/),
+      },
+    ]);
+  });
+});
+
 describe('every committed migration', () => {
   // Both apps' drizzle-kit folders: a migration that contracts must not be committed, since the
   // previous release runs on the migrated database during a rolling upgrade (docs/upgrades.md).
@@ -55,10 +88,11 @@ describe('every committed migration', () => {
 });
 
 describe('migrate plan / check against a database', () => {
+  // One database on which the running release applied 0000_init; each test then commits what the
+  // next release would add and runs the command.
   let folder: string;
-  afterEach(async () => {
-    await rm(folder, { recursive: true, force: true });
-  });
+  let definition: { schema: Record<string, never>; migrationsFolder: string; migrationLockKey: number };
+  const INIT: [string, string] = ['0000_init', CREATE];
 
   /** A drizzle-kit folder holding `migrations` (tag → SQL) in order. */
   async function writeMigrations(migrations: Array<[string, string]>) {
@@ -77,29 +111,32 @@ describe('migrate plan / check against a database', () => {
     for (const [tag, text] of migrations) await writeFile(join(folder, 'drizzle', `${tag}.sql`), text);
   }
 
-  /** Applies `first` as the running release would, then runs the command with `next` committed. */
-  async function deployAfter(first: Array<[string, string]>, next: Array<[string, string]>) {
+  beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'migrate-plan-'));
-    const definition = { schema: {}, migrationsFolder: join(folder, 'drizzle'), migrationLockKey: 1 };
-    const databaseUrl = `pglite://${join(folder, 'db')}`;
-    await writeMigrations(first);
+    definition = { schema: {}, migrationsFolder: join(folder, 'drizzle'), migrationLockKey: 1 };
+    await writeMigrations([INIT]);
     const running = await openDatabase({ driver: 'pglite', dataDir: join(folder, 'db') }, definition);
     await running.migrate();
     await running.close();
-    await writeMigrations([...first, ...next]);
-    return async (command: string) => {
-      const lines: string[] = [];
-      const write = (line: string) => lines.push(line);
-      const code = await runMigrateCommand([command], { app: 'test-app', definition, databaseUrl, write });
-      return { code, lines };
-    };
+  });
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  async function deploy(next: Array<[string, string]>, command: string) {
+    await writeMigrations([INIT, ...next]);
+    const lines: string[] = [];
+    const write = (line: string) => lines.push(line);
+    const databaseUrl = `pglite://${join(folder, 'db')}`;
+    const code = await runMigrateCommand([command], { app: 'test-app', definition, databaseUrl, write });
+    return { code, lines };
   }
 
   it('a pending additive migration is safe: check exits 0', async () => {
-    const { code, lines } = await deployAfter(
-      [['0000_init', CREATE]],
+    const { code, lines } = await deploy(
       [['0001_note', 'ALTER TABLE "things" ADD COLUMN "note" text;']],
-    ).then((run) => run('check'));
+      'check',
+    );
     expect(code).toBe(0);
     expect(lines[0]).toMatch(/2 migrations in this release, 1 applied, 1 pending$/);
     expect(lines).toContain('  0001_note (1 statements): expand');
@@ -108,24 +145,16 @@ describe('migrate plan / check against a database', () => {
 
   it('a pending drop is not safe: check exits 1 with one NOT SAFE line, plan exits 0', async () => {
     const drop: Array<[string, string]> = [['0001_drop_name', 'ALTER TABLE "things" DROP COLUMN "name";']];
-    const run = await deployAfter([['0000_init', CREATE]], drop);
-    const check = await run('check');
+    const check = await deploy(drop, 'check');
     expect(check.code).toBe(1);
     expect(check.lines).toContain('  0001_drop_name (1 statements): CONTRACT');
     expect(check.lines.at(-1)).toMatch(/^NOT SAFE: 1 contracting statement/);
-    const plan = await run('plan');
+    const plan = await deploy(drop, 'plan');
     expect(plan.code).toBe(0);
     expect(plan.lines.at(-1)).toMatch(/^NOT SAFE: /);
   });
 
-  it('nothing pending: the running release stays up', async () => {
-    const { code, lines } = await deployAfter([['0000_init', CREATE]], []).then((run) => run('check'));
-    expect(code).toBe(0);
-    expect(lines.at(-1)).toBe('nothing to apply: the running release can stay up');
-  });
-
   it('without DATABASE_URL or a command it explains itself', async () => {
-    folder = await mkdtemp(join(tmpdir(), 'migrate-plan-'));
     const lines: string[] = [];
     const options = {
       app: 'x',
