@@ -118,7 +118,8 @@ describe('migrate plan / check against a database', () => {
     const running = await openDatabase({ driver: 'pglite', dataDir: join(folder, 'db') }, definition);
     await running.migrate();
     await running.close();
-  });
+    // Starting PGlite on a data directory can take seconds on a busy machine.
+  }, 60_000);
   afterAll(async () => {
     await rm(folder, { recursive: true, force: true });
   });
