@@ -273,10 +273,17 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')(
         await Promise.all(workers);
         const seconds = (Date.now() - started) / 1000;
         const total = Object.values(load.counts).reduce((sum, count) => sum + count, 0);
+        // The HTTP gateways count requests per backend: old and new instances each served some.
+        const served = [stack.gateway.connections(), stack.ordersGateway!.connections()];
+        const requests = served.flatMap(Object.values).reduce((sum, count) => sum + count, 0);
         console.info(
-          `rolling upgrade: ${total} operations in ${seconds.toFixed(1)} s, ${load.failures.length} failed`,
+          `rolling upgrade: ${total} operations (${requests} HTTP requests through the gateways) in ${seconds.toFixed(1)} s, ${load.failures.length} failed`,
           load.counts,
         );
+        for (const counts of served) {
+          expect(Object.keys(counts)).toHaveLength(4);
+          expect(Object.values(counts).every((count) => count > 0)).toBe(true);
+        }
 
         expect(load.failures).toEqual([]);
         expect(load.counts.refresh).toBeGreaterThan(WORKERS * 3);
