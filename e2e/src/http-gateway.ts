@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, request } from 'node:http';
 import type { Socket } from 'node:net';
-import type { RoundRobinProxy } from './round-robin-proxy.js';
+import { backendRotation, listenAsProxy, type RoundRobinProxy } from './round-robin-proxy.js';
 
 /** RFC 9110 §7.6.1: connection-specific fields end at each hop. */
 const HOP_BY_HOP = new Set([
@@ -24,13 +24,10 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
  * from clients that stay connected, which a TCP balancer cannot promise.
  */
 export async function startHttpGateway(initialPorts: number[], port = 0): Promise<RoundRobinProxy> {
-  let backendPorts = [...initialPorts];
-  let next = 0;
-  const counts: Record<number, number> = {};
+  const rotation = backendRotation(initialPorts);
   const sockets = new Set<Socket>();
   const server = createServer((incoming, outgoing) => {
-    const backend = backendPorts[next++ % backendPorts.length]!;
-    counts[backend] = (counts[backend] ?? 0) + 1;
+    const backend = rotation.next();
     const upstream = request(
       {
         host: '127.0.0.1',
@@ -55,16 +52,5 @@ export async function startHttpGateway(initialPorts: number[], port = 0): Promis
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    connections: () => ({ ...counts }),
-    setBackends(ports) {
-      backendPorts = [...ports];
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return listenAsProxy(server, sockets, rotation, port);
 }
