@@ -78,6 +78,12 @@ const postgresBinaries: Requirement = {
   install: 'apt-get install postgresql (or set PG_BIN)',
 };
 
+const postgresClient: Requirement = {
+  name: 'pg_dump and pg_restore',
+  available: () => onPath('pg_dump') && onPath('pg_restore'),
+  install: 'apt-get install postgresql-client',
+};
+
 const suites: Record<string, Requirement[]> = {
   'test/orders-app.test.ts': [chromium],
   'test/public-spa.test.ts': [chromium],
@@ -87,6 +93,8 @@ const suites: Record<string, Requirement[]> = {
   'test/gateway.test.ts': [nginx],
   'test/multi-instance.test.ts': [postgresServer],
   'test/tracing.test.ts': [postgresServer],
+  'test/rolling-upgrade.test.ts': [postgresServer],
+  'test/backup-restore.test.ts': [postgresServer, postgresClient],
   'test/database-faults.test.ts': [postgresBinaries],
   'test/kerberos.test.ts': [kerberos],
   'test/kerberos-browser.test.ts': [kerberos, chromium],

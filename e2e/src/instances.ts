@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startHttpGateway } from './http-gateway.js';
 import { findFreePort, type ManagedProcess, startNodeProcess, waitUntilReady } from './processes.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 
@@ -30,6 +31,26 @@ export interface InstanceOptions {
   accessTokenTtl?: number;
   authEnv?: Record<string, string>;
   ordersEnv?: Record<string, string>;
+  /** Where the first processes' `apps/` folder is: another release's checkout (default this tree). */
+  releaseRoot?: string;
+  /** Puts the orders instances behind a round-robin proxy of their own, which is then BASE_URL. */
+  ordersGateway?: boolean;
+  /**
+   * `tcp` (default): a TCP balancer, keep-alive connections stay on their backend; `http`: an HTTP
+   * gateway that sends every request to the next backend, as the deployed nginx does.
+   */
+  gatewayKind?: 'tcp' | 'http';
+  /** The auth gateway's port, so ISSUER is another (stopped) stack's again; any free one by default. */
+  issuerPort?: number;
+  /** Another stack's secrets (a restore from its backup); fresh random ones by default. */
+  secrets?: Instances['secrets'];
+}
+
+/** One more process of a running stack, started with the stack's configuration. */
+export interface AddedInstance {
+  port: number;
+  url: string;
+  process: ManagedProcess;
 }
 
 export interface Instances {
@@ -40,6 +61,8 @@ export interface Instances {
   /** BASE_URL of every orders instance (the redirect URI is `${ordersBaseUrl}/signin-oidc`). */
   ordersBaseUrl: string;
   gateway: RoundRobinProxy;
+  /** With `ordersGateway`: the proxy in front of the orders instances. */
+  ordersGateway: RoundRobinProxy | undefined;
   auth: ManagedProcess[];
   orders: ManagedProcess[];
   secrets: {
@@ -58,12 +81,18 @@ export interface Instances {
   secretValues(): string[];
   /** Everything every process printed. */
   logs(): string;
+  /**
+   * Starts one more auth-server (or orders) process from `releaseRoot`'s tree with the stack's
+   * configuration and waits until it is ready; the caller puts it behind the gateway.
+   */
+  addAuth(name: string, releaseRoot: string): Promise<AddedInstance>;
+  addOrders(name: string, releaseRoot: string): Promise<AddedInstance>;
   stop(): Promise<void>;
 }
 
 export async function startInstances(options: InstanceOptions): Promise<Instances> {
   const random = (bytes = 24) => randomBytes(bytes).toString('base64url');
-  const secrets = {
+  const secrets = options.secrets ?? {
     password: `pw-${random(12)}`,
     ordersWebClientSecret: random(),
     webTestClientSecret: random(),
@@ -83,11 +112,14 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
   };
   const authPorts = await Promise.all(Array.from({ length: options.authCount }, () => findFreePort()));
   const ordersPorts = await Promise.all(Array.from({ length: options.ordersCount }, () => findFreePort()));
-  const gateway = await startRoundRobinProxy(authPorts);
+  const startGateway = options.gatewayKind === 'http' ? startHttpGateway : startRoundRobinProxy;
+  const gateway = await startGateway(authPorts, options.issuerPort);
+  const ordersGateway = options.ordersGateway ? await startGateway(ordersPorts) : undefined;
   const issuer = `http://127.0.0.1:${gateway.port}`;
   const authUrls = authPorts.map((port) => `http://127.0.0.1:${port}`);
   const ordersUrls = ordersPorts.map((port) => `http://127.0.0.1:${port}`);
-  const ordersBaseUrl = ordersUrls[0]!;
+  const ordersBaseUrl = ordersGateway ? `http://127.0.0.1:${ordersGateway.port}` : ordersUrls[0]!;
+  const releaseRoot = options.releaseRoot ?? '.';
 
   const seed = {
     clients: [
@@ -147,59 +179,67 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
   const stop = async () => {
     await Promise.all([...orders, ...auth].map((handle) => handle.stop()));
     await gateway.close();
+    await ordersGateway?.close();
     await rm(directory, { recursive: true, force: true });
   };
   const logs = () =>
     [...auth, ...orders].map((handle) => `----- ${handle.name}\n${handle.output()}`).join('\n');
 
+  const startAuth = (name: string, port: number, root: string) =>
+    startNodeProcess(name, join(root, 'apps/auth-server'), 'src/server.ts', {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ISSUER: issuer,
+      DATABASE_URL: options.authDatabaseUrl,
+      SEED_FILE: seedFile,
+      KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_PAUSE_MS: '0',
+      DEVICE_CODE_POLL_INTERVAL: '1',
+      ...options.authEnv,
+    });
+  const startOrders = (name: string, port: number, root: string) =>
+    startNodeProcess(name, join(root, 'apps/orders'), 'src/server.ts', {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: options.ordersDatabaseUrl,
+      API_KEY: secrets.apiKey,
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: 'orders-web',
+      OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
+      SESSION_SECRET: secrets.sessionSecret,
+      RESOURCE_ID: 'orders-api',
+      RESOURCE_SECRET: secrets.ordersApiSecret,
+      BASE_URL: ordersBaseUrl,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_PAUSE_MS: '0',
+      ...options.ordersEnv,
+    });
+  const authReady = (handle: ManagedProcess, url: string) => waitUntilReady(handle, `${url}/health/ready`);
+  const ordersReady = (handle: ManagedProcess, url: string) =>
+    waitUntilReady(handle, `${url}/health/ready`, (body) => body.includes('"oidc":"ready"'));
+  const add =
+    (list: ManagedProcess[], start: typeof startAuth, ready: typeof authReady) =>
+    async (name: string, root: string): Promise<AddedInstance> => {
+      const port = await findFreePort();
+      const url = `http://127.0.0.1:${port}`;
+      const handle = start(name, port, root);
+      list.push(handle);
+      await ready(handle, url);
+      return { port, url, process: handle };
+    };
+
   try {
     authPorts.forEach((port, index) => {
-      auth.push(
-        startNodeProcess(`auth-server-${index + 1}`, 'apps/auth-server', 'src/server.ts', {
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          ISSUER: issuer,
-          DATABASE_URL: options.authDatabaseUrl,
-          SEED_FILE: seedFile,
-          KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
-          LOG_LEVEL: 'info',
-          SHUTDOWN_PAUSE_MS: '0',
-          DEVICE_CODE_POLL_INTERVAL: '1',
-          ...options.authEnv,
-        }),
-      );
+      auth.push(startAuth(`auth-server-${index + 1}`, port, releaseRoot));
     });
-    await Promise.all(auth.map((handle, index) => waitUntilReady(handle, `${authUrls[index]}/health/ready`)));
-
+    await Promise.all(auth.map((handle, index) => authReady(handle, authUrls[index]!)));
     ordersPorts.forEach((port, index) => {
-      orders.push(
-        startNodeProcess(`orders-${index + 1}`, 'apps/orders', 'src/server.ts', {
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          DATABASE_URL: options.ordersDatabaseUrl,
-          API_KEY: secrets.apiKey,
-          OIDC_ISSUER: issuer,
-          OIDC_CLIENT_ID: 'orders-web',
-          OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
-          SESSION_SECRET: secrets.sessionSecret,
-          RESOURCE_ID: 'orders-api',
-          RESOURCE_SECRET: secrets.ordersApiSecret,
-          BASE_URL: ordersBaseUrl,
-          LOG_LEVEL: 'info',
-          SHUTDOWN_PAUSE_MS: '0',
-          ...options.ordersEnv,
-        }),
-      );
+      orders.push(startOrders(`orders-${index + 1}`, port, releaseRoot));
     });
-    await Promise.all(
-      orders.map((handle, index) =>
-        waitUntilReady(handle, `${ordersUrls[index]}/health/ready`, (body) =>
-          body.includes('"oidc":"ready"'),
-        ),
-      ),
-    );
+    await Promise.all(orders.map((handle, index) => ordersReady(handle, ordersUrls[index]!)));
   } catch (error) {
     await stop();
     throw error;
@@ -211,12 +251,15 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
     ordersUrls,
     ordersBaseUrl,
     gateway,
+    ordersGateway,
     auth,
     orders,
     secrets,
     user,
     secretValues: () => Object.values(secrets),
     logs,
+    addAuth: add(auth, startAuth, authReady),
+    addOrders: add(orders, startOrders, ordersReady),
     stop,
   };
 }

@@ -57,9 +57,17 @@ describe('health', () => {
     state.down = false;
   });
 
-  it('ready answers 503 while draining, live stays 200', async () => {
+  it('ready answers 503 while draining, live stays 200; every response then closes its connection', async () => {
+    const before = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    expect(before.headers.connection).not.toBe('close');
     app.beginDraining();
     expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(503);
-    expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    const live = await app.inject({ method: 'GET', url: '/health/live' });
+    expect(live.statusCode).toBe(200);
+    // Keep-alive clients reconnect through the load balancer to an instance that stays.
+    const discovery = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    expect(discovery.statusCode).toBe(200);
+    expect(discovery.headers.connection).toBe('close');
+    expect(live.headers.connection).toBe('close');
   });
 });

@@ -9,6 +9,16 @@ export {
 } from './graceful-shutdown.js';
 export { prettyTransport } from './logging.js';
 export { isLoopback, type MetricsOptions, type PoolStats, registerMetrics } from './metrics.js';
+export { MIGRATE_USAGE, type MigrateCommandOptions, runMigrateCommand } from './migrate-command.js';
+export {
+  type CommittedMigration,
+  type Contraction,
+  contractionReason,
+  lastAppliedMigration,
+  type MigrationPlan,
+  planMigrations,
+  readCommittedMigrations,
+} from './migration-plan.js';
 export {
   type BoundedDatabase,
   type Database,

@@ -20,17 +20,25 @@ export type DatabaseHandle = KitDatabaseHandle<typeof schema>;
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /** This app's schema and migrations; the lock key only has to be the same in every instance. */
-const DEFINITION = { schema, migrationsFolder: MIGRATIONS_FOLDER, migrationLockKey: 4_000_001 };
+export const DATABASE_DEFINITION = {
+  schema,
+  migrationsFolder: MIGRATIONS_FOLDER,
+  migrationLockKey: 4_000_001,
+};
 
 export function openDatabase(
   location: DatabaseLocation,
   options: Pick<OpenDatabaseOptions, 'onIdleConnectionError' | 'shareOnLoopback'> = {},
 ): Promise<DatabaseHandle> {
   // Fail fast while the database is down, so requests get 503 instead of hanging.
-  return openKitDatabase(location, DEFINITION, { ...options, maxConnections: 10, connectTimeoutMs: 3000 });
+  return openKitDatabase(location, DATABASE_DEFINITION, {
+    ...options,
+    maxConnections: 10,
+    connectTimeoutMs: 3000,
+  });
 }
 
 /** A handle on an already created PGlite instance (tests start theirs from a migrated template). */
 export function pgliteDatabase(client: PGlite): DatabaseHandle {
-  return kitPgliteDatabase(client, DEFINITION);
+  return kitPgliteDatabase(client, DATABASE_DEFINITION);
 }

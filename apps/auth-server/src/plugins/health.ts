@@ -24,6 +24,13 @@ export const healthPlugin = fp(
     app.decorate('isDraining', {
       getter: () => draining,
     });
+    // While draining, each response tells a keep-alive client to reconnect, which through the load
+    // balancer reaches another instance (RFC 9112 §9.6). Without it a connection pinned to this
+    // instance gets Fastify's 503 once the server closes: a failed request in a rolling upgrade.
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (draining) reply.header('connection', 'close');
+      return payload;
+    });
 
     app.get('/health/live', { logLevel: 'warn' }, async (_request, reply) => {
       return reply.header('cache-control', 'no-store').send({ status: 'ok' });

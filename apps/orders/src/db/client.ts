@@ -27,7 +27,11 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
  * This app's schema and migrations. The lock key is arbitrary but fixed: every instance of this
  * service takes the same advisory lock, so instances starting together migrate one after the other.
  */
-const DEFINITION = { schema, migrationsFolder: MIGRATIONS_FOLDER, migrationLockKey: 7_240_118_001 };
+export const DATABASE_DEFINITION = {
+  schema,
+  migrationsFolder: MIGRATIONS_FOLDER,
+  migrationLockKey: 7_240_118_001,
+};
 
 export async function openDatabase(
   url: string,
@@ -35,7 +39,7 @@ export async function openDatabase(
 ): Promise<DatabaseHandle> {
   const location = parseDatabaseUrl(url);
   if (!location) throw new DatabaseUnavailableError('DATABASE_URL is not a postgres:// or pglite:// URL');
-  return openKitDatabase(location, DEFINITION, options);
+  return openKitDatabase(location, DATABASE_DEFINITION, options);
 }
 
 /** A handle on an already created PGlite instance (tests start theirs from a migrated template). */
@@ -43,5 +47,5 @@ export function pgliteDatabase(
   client: PGlite,
   options: Pick<OpenDatabaseOptions, 'logger'> = {},
 ): DatabaseHandle {
-  return kitPgliteDatabase(client, DEFINITION, options);
+  return kitPgliteDatabase(client, DATABASE_DEFINITION, options);
 }
