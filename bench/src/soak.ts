@@ -7,7 +7,7 @@
  * warm-up.
  *
  *   --duration=S   seconds of load (default 1800)
- *   --rate=N       operations started per second (default 30)
+ *   --rate=N       operations started per second (default 20)
  *   --sample=S     seconds between samples (default 10)
  *   --warmup=S     seconds left out of the memory trend (default min(300, duration / 3))
  *   --db=postgres|pglite   (default postgres; PGlite when PostgreSQL is not reachable)
@@ -57,7 +57,7 @@ function parseOptions(argv: string[]): SoakOptions {
     throw new Error('--db must be postgres or pglite');
   return {
     seconds,
-    rate: number(values.rate, 30, 'rate'),
+    rate: number(values.rate, 20, 'rate'),
     sampleSeconds: number(values.sample, 10, 'sample'),
     warmupSeconds: values.warmup === undefined ? Math.min(300, seconds / 3) : Number(values.warmup),
     db: values.db === 'pglite' ? 'pglite' : 'postgres',
@@ -99,6 +99,7 @@ function driveLoad(mix: SoakMix, rate: number, window: Window) {
   let launched = 0;
   let inFlight = 0;
   let skipped = 0;
+  let failuresLogged = 0;
   const launch = () => {
     const operation = MIX[launched++ % MIX.length] ?? 'token';
     inFlight++;
@@ -296,6 +297,7 @@ function report(
 
 process.on('exit', killAllChildrenNow);
 process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
