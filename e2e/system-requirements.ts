@@ -78,6 +78,14 @@ const postgresBinaries: Requirement = {
   install: 'apt-get install postgresql (or set PG_BIN)',
 };
 
+const prometheus: Requirement = {
+  name: 'Prometheus (prometheus, promtool)',
+  available: () =>
+    existsSync(process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus') &&
+    existsSync(process.env.PROMTOOL_BIN ?? '/usr/bin/promtool'),
+  install: 'apt-get install prometheus (or set PROMETHEUS_BIN and PROMTOOL_BIN)',
+};
+
 const suites: Record<string, Requirement[]> = {
   'test/orders-app.test.ts': [chromium],
   'test/public-spa.test.ts': [chromium],
@@ -89,6 +97,8 @@ const suites: Record<string, Requirement[]> = {
   'test/database-faults.test.ts': [postgresBinaries],
   'test/kerberos.test.ts': [kerberos],
   'test/kerberos-browser.test.ts': [kerberos, chromium],
+  'test/prometheus-rules.test.ts': [prometheus],
+  'test/prometheus.test.ts': [prometheus, postgresBinaries],
 };
 
 /** The test files whose programs are missing on this machine; throws under CI when there are any. */
