@@ -115,7 +115,7 @@ function driveLoad(mix: SoakMix, rate: number, window: Window) {
         (error: unknown) => {
           window.requests++;
           window.errors++;
-          if (window.errors <= 5) log(`${operation} failed: ${errorText(error)}`);
+          if (++failuresLogged <= 20) log(`${operation} failed: ${errorText(error)}`);
         },
       )
       .finally(() => inFlight--);
