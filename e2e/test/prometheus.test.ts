@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instances, startInstances } from '../src/instances.js';
-import { createPrivatePostgres, type PrivatePostgres, withClient } from '../src/postgres.js';
+import { type Instances, startOnPrivatePostgres } from '../src/instances.js';
+import type { PrivatePostgres } from '../src/postgres.js';
 import { repositoryRoot } from '../src/processes.js';
 import { type Prometheus, startPrometheus } from '../src/prometheus.js';
 import { exportedSeriesNames, metricNamesIn } from '../src/promql-names.js';
@@ -23,19 +23,7 @@ let prometheus: Prometheus;
 const hostPort = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
-  postgres = await createPrivatePostgres();
-  await postgres.start();
-  await withClient(postgres.url(), async (client) => {
-    await client.query('create database auth');
-    await client.query('create database orders');
-  });
-  stack = await startInstances({
-    authDatabaseUrl: postgres.url('auth'),
-    ordersDatabaseUrl: postgres.url('orders'),
-    authCount: 1,
-    ordersCount: 1,
-    ordersEnv: { DATABASE_CONNECT_TIMEOUT_MS: '1000' },
-  });
+  ({ postgres, stack } = await startOnPrivatePostgres({ DATABASE_CONNECT_TIMEOUT_MS: '1000' }));
   // Prometheus scrapes from 127.0.0.1: loopback, which the apps serve /metrics to without METRICS_TOKEN.
   prometheus = await startPrometheus({
     jobs: { 'auth-server': stack.authUrls.map(hostPort), orders: stack.ordersUrls.map(hostPort) },
