@@ -109,6 +109,7 @@ describe('soak plot (SVG)', () => {
     );
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain('<title>Memory; p99. caption &#38; notes</title>');
     const polylines = [...svg.matchAll(/<polyline [^>]*stroke="(#\w+)"[^>]*points="([^"]*)"/g)];
     expect(polylines.map((match) => match[1])).toEqual(['#123456', '#654321']);
     // Panel 1: x 0 → left edge (70), x 30 → right edge (900 − 170); y 0 → bottom (34 + 186), y 100 → top (34).

@@ -82,6 +82,8 @@ export function lineChartsSvg(panels: readonly Panel[], xLabel: string, caption:
   const body = panels.map((panel, index) => panelSvg(panel, index * PANEL_HEIGHT, maxX, xLabel)).join('\n');
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif">`,
+    // The accessible name of the image: what it plots, then the caption.
+    `<title>${escapeXml(`${panels.map((panel) => panel.title).join('; ')}. ${caption}`)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     body,
     `<text x="${MARGIN.left}" y="${height - 10}" font-size="11" fill="#555">${escapeXml(caption)}</text>`,
