@@ -82,6 +82,12 @@ const postgresClient: Requirement = {
   name: 'pg_dump and pg_restore',
   available: () => onPath('pg_dump') && onPath('pg_restore'),
   install: 'apt-get install postgresql-client',
+const prometheus: Requirement = {
+  name: 'Prometheus (prometheus, promtool)',
+  available: () =>
+    existsSync(process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus') &&
+    existsSync(process.env.PROMTOOL_BIN ?? '/usr/bin/promtool'),
+  install: 'apt-get install prometheus (or set PROMETHEUS_BIN and PROMTOOL_BIN)',
 };
 
 const suites: Record<string, Requirement[]> = {
@@ -98,6 +104,8 @@ const suites: Record<string, Requirement[]> = {
   'test/database-faults.test.ts': [postgresBinaries],
   'test/kerberos.test.ts': [kerberos],
   'test/kerberos-browser.test.ts': [kerberos, chromium],
+  'test/prometheus-rules.test.ts': [prometheus],
+  'test/prometheus.test.ts': [prometheus, postgresBinaries],
 };
 
 /** The test files whose programs are missing on this machine; throws under CI when there are any. */

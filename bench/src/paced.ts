@@ -11,6 +11,7 @@
  * in its latency, so an overloaded server shows as such (no coordinated omission).
  */
 import { Agent, request as httpRequest } from 'node:http';
+import { nearestRank } from './soak/series.js';
 
 export interface PacedRequest {
   body: string;
@@ -137,10 +138,7 @@ export async function runPaced(
   agent.destroy();
 
   latencies.sort((a, b) => a - b);
-  const percentile = (p: number) =>
-    latencies.length === 0
-      ? 0
-      : round1(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? 0);
+  const percentile = (p: number) => round1(nearestRank(latencies, p));
   return {
     seconds,
     ok,

@@ -36,6 +36,8 @@ export interface System {
   failures: { server: string; detail: string; workloads: Workload['name'][] }[];
   /** Removes what the system left on disk (seed with secrets, PGlite directories). */
   cleanup?: () => Promise<void>;
+  /** Our servers' endpoints and credentials, for the soak run's mix (src/soak/mix.ts). */
+  ours?: { auth?: AuthTarget; orders?: OrdersTarget };
 }
 
 export interface StartContext {
@@ -242,6 +244,7 @@ export async function startOurs(
     workloads: [],
     failures: [],
     cleanup: () => rm(scratch, { recursive: true, force: true }),
+    ours: {},
   };
   let auth: ServerProcess | undefined;
   try {
@@ -283,6 +286,7 @@ export async function startOurs(
   if (auth) {
     try {
       authTarget = await ourAuthTarget(issuer, ids, redirectUri);
+      system.ours = { auth: authTarget };
       system.workloads.push(...authWorkloads(authTarget));
     } catch (error) {
       system.failures.push({
@@ -335,6 +339,7 @@ export async function startOurs(
         },
       };
       system.workloads.push(ordersCreateWorkload(target), ordersListWorkload(target));
+      system.ours = { ...system.ours, orders: target };
     } catch (error) {
       system.failures.push({
         server: `orders-${db}`,

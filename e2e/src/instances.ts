@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpGateway } from './http-gateway.js';
+import { createPrivatePostgres, type PrivatePostgres, withClient } from './postgres.js';
 import { findFreePort, type ManagedProcess, startNodeProcess, waitUntilReady } from './processes.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 
@@ -292,4 +293,27 @@ export async function postForm(
     // not JSON (an empty 200 from /revoke, for example)
   }
   return { status: response.status, headers: response.headers, json, text };
+}
+
+/**
+ * One auth server and one orders process on a PostgreSQL server of the test's own (databases
+ * `auth` and `orders`), for suites that stop that server under the running apps.
+ */
+export async function startOnPrivatePostgres(
+  ordersEnv: Record<string, string>,
+): Promise<{ postgres: PrivatePostgres; stack: Instances }> {
+  const postgres = await createPrivatePostgres();
+  await postgres.start();
+  await withClient(postgres.url(), async (client) => {
+    await client.query('create database auth');
+    await client.query('create database orders');
+  });
+  const stack = await startInstances({
+    authDatabaseUrl: postgres.url('auth'),
+    ordersDatabaseUrl: postgres.url('orders'),
+    authCount: 1,
+    ordersCount: 1,
+    ordersEnv,
+  });
+  return { postgres, stack };
 }

@@ -3,10 +3,10 @@ import { HttpBrowser } from '../src/http-browser.js';
 import {
   basicAuthorization,
   type Instances,
-  startInstances,
+  startOnPrivatePostgres,
   WEB_TEST_REDIRECT_URI,
 } from '../src/instances.js';
-import { createPrivatePostgres, type PrivatePostgres, withClient } from '../src/postgres.js';
+import { type PrivatePostgres, withClient } from '../src/postgres.js';
 import { authorizationCode, redeemCode, refresh } from '../src/protocol-flows.js';
 
 /**
@@ -24,19 +24,7 @@ let stack: Instances;
 const refreshTokens: string[] = [];
 
 beforeAll(async () => {
-  postgres = await createPrivatePostgres();
-  await postgres.start();
-  await withClient(postgres.url(), async (client) => {
-    await client.query('create database auth');
-    await client.query('create database orders');
-  });
-  stack = await startInstances({
-    authDatabaseUrl: postgres.url('auth'),
-    ordersDatabaseUrl: postgres.url('orders'),
-    authCount: 1,
-    ordersCount: 1,
-    ordersEnv: { DATABASE_CONNECT_TIMEOUT_MS: '2000' },
-  });
+  ({ postgres, stack } = await startOnPrivatePostgres({ DATABASE_CONNECT_TIMEOUT_MS: '2000' }));
 }, 180_000);
 afterAll(async () => {
   await stack?.stop();

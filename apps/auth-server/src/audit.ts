@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { auditEventsCounted } from './metrics.js';
+import { auditEventsCounted, rateLimitRefusals } from './metrics.js';
 
 /**
  * Security events, written as ordinary pino lines at `info` with a stable `event` field (and
@@ -104,6 +104,8 @@ export interface AuditFields {
 /** Writes one security event through the request's (or the app's) logger. */
 export function audit(log: FastifyBaseLogger, event: AuditEvent, fields: AuditFields = {}): void {
   auditEventsCounted.inc({ event });
+  if (event === AUDIT_EVENTS.rateLimitExceeded && fields.limit)
+    rateLimitRefusals.inc({ limit: fields.limit });
   log.info({ ...fields, event, audit: true }, event);
 }
 

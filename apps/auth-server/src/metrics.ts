@@ -1,4 +1,5 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
+import { type KeyRing, SUPPORTED_SIGNING_ALGS } from './keys/key-ring.js';
 
 /**
  * The app's own Prometheus counters, process-wide and registered on each app's registry by
@@ -18,3 +19,44 @@ export const tokensIssued = new Counter({
   labelNames: ['grant_type'],
   registers: [],
 });
+
+/** Login and other limits that refused a request, by limit (AuditFields `limit`: a closed list). */
+export const rateLimitRefusals = new Counter({
+  name: 'auth_server_rate_limit_refusals_total',
+  help: 'Requests refused by a rate limit, by limit (login_username, login_ip: sign-in lockouts; token_client, …)',
+  labelNames: ['limit'],
+  registers: [],
+});
+
+/**
+ * Back-channel logout deliveries that finished, by outcome: `delivered` (2xx), `refused` (the
+ * relying party answered a final error, OIDC Back-Channel Logout 1.0 §2.8) or `abandoned` (every
+ * attempt failed, or the instance stopped first).
+ */
+export const backchannelLogoutDeliveries = new Counter({
+  name: 'auth_server_backchannel_logout_deliveries_total',
+  help: 'Back-channel logout deliveries by outcome: delivered, refused, abandoned',
+  labelNames: ['outcome'],
+  registers: [],
+});
+
+/**
+ * Age of the key each algorithm signs with, read from the instance's key ring at scrape time: the
+ * "signing key too old" alert says when `keys rotate` is overdue. `keyRing` is undefined until the
+ * keys plugin has loaded them.
+ */
+export function signingKeyAge(keyRing: () => KeyRing | undefined): Gauge {
+  return new Gauge({
+    name: 'auth_server_signing_key_age_seconds',
+    help: 'Seconds since the active signing key of each algorithm was activated',
+    labelNames: ['alg'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const alg of SUPPORTED_SIGNING_ALGS) {
+        const age = keyRing()?.activeKeyAgeSeconds(alg);
+        if (age !== undefined) this.set({ alg }, age);
+      }
+    },
+  });
+}

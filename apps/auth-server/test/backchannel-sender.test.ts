@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createBackchannelLogoutSender } from '../src/logout/backchannel-sender.js';
+import { backchannelLogoutDeliveries } from '../src/metrics.js';
 
 /** The delivery rules of the back-channel logout sender, against a scripted fetch. */
 
@@ -84,5 +85,26 @@ describe('back-channel logout sender', () => {
     expect(calls).toHaveLength(2);
     // Nothing is left running.
     await backchannel.idle();
+  });
+});
+
+describe('back-channel logout sender: the deliveries metric', () => {
+  it('counts each finished delivery by outcome: delivered, refused (400), abandoned (every attempt failed)', async () => {
+    const count = async (outcome: string) =>
+      (await backchannelLogoutDeliveries.get()).values.find((value) => value.labels.outcome === outcome)
+        ?.value ?? 0;
+    const before = {
+      delivered: await count('delivered'),
+      refused: await count('refused'),
+      abandoned: await count('abandoned'),
+    };
+    for (const answers of [[200], [400], [503]] as const) {
+      const backchannel = sender(scriptedFetch([...answers]).fetch);
+      backchannel.send([delivery]);
+      await backchannel.idle();
+    }
+    expect((await count('delivered')) - before.delivered).toBe(1);
+    expect((await count('refused')) - before.refused).toBe(1);
+    expect((await count('abandoned')) - before.abandoned).toBe(1);
   });
 });

@@ -110,3 +110,51 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     }
   });
 });
+
+/** The series the alert rules read (deploy/prometheus/rules.yml, docs/operations.md). */
+describe('GET /metrics: what the alert rules read', () => {
+  it('reports the database up and the age of the active ES256 and RS256 signing keys', async () => {
+    const body = await scrape();
+    expect(sample(body, 'auth_server_database_up')).toBe(1);
+    for (const alg of ['ES256', 'RS256']) {
+      const age = sample(body, `auth_server_signing_key_age_seconds{alg="${alg}"}`);
+      expect(body).toContain(`auth_server_signing_key_age_seconds{alg="${alg}"}`);
+      // The keys were made for this test file a moment ago, and activate at once.
+      expect(age).toBeGreaterThanOrEqual(0);
+      expect(age).toBeLessThan(600);
+    }
+  });
+
+  it('counts a login lockout by limit', async () => {
+    const locking = await startTestApp({
+      env: { LOGIN_MAX_FAILURES_PER_USERNAME: '1', LOGIN_MAX_FAILURES_PER_IP: '1000' },
+    });
+    try {
+      const refusals = async () =>
+        sample(
+          (await locking.app.inject({ method: 'GET', url: '/metrics' })).body,
+          'auth_server_rate_limit_refusals_total{limit="login_username"}',
+        );
+      const before = await refusals();
+      for (const expected of [401, 429]) {
+        const { browser, page } = await openLoginPage(locking.app);
+        expect((await submitLogin(browser, page, 'alice', 'not her password')).statusCode).toBe(expected);
+      }
+      expect((await refusals()) - before).toBe(1);
+    } finally {
+      await locking.close();
+    }
+  });
+
+  it('reports the database down (0) once it stops answering', async () => {
+    const started = await startTestApp();
+    try {
+      await started.database.drop();
+      const response = await started.app.inject({ method: 'GET', url: '/metrics' });
+      expect(response.statusCode).toBe(200);
+      expect(sample(response.body, 'auth_server_database_up')).toBe(0);
+    } finally {
+      await started.app.close();
+    }
+  });
+});

@@ -59,6 +59,8 @@ describe('GET /metrics', () => {
     expect(moved('orders_audit_events_total{event="orders.api_key.rejected"}')).toBe(1);
     expect(after).not.toContain(`route="/orders/${'0'.repeat(8)}"`);
     expect(after).toMatch(/^orders_process_cpu_seconds_total /m);
+    // What the DatabaseUnavailable alert reads (deploy/prometheus/rules.yml).
+    expect(after).toMatch(/^orders_database_up 1$/m);
     if (database.handle.driver === 'pg')
       expect(after).toMatch(/^orders_db_pool_connections\{state="total"\} \d+/m);
   });

@@ -16,6 +16,8 @@ export interface MetricsOptions {
   /** METRICS_TOKEN: a caller that is not on loopback must send `Authorization: Bearer <token>`. */
   token: string | undefined;
   poolStats: () => PoolStats | undefined;
+  /** The database handle's `ping`: `<prefix>database_up` is 1 when it answers within 1 s. */
+  ping: (timeoutMs: number) => Promise<void>;
   /** The app's own counters (tokens issued, sign-ins, …), registered on the same registry. */
   metrics: readonly Metric[];
 }
@@ -59,6 +61,7 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
+  registerDatabaseUp(registry, options);
   // A callback hook: it runs on every response and does no I/O, so no promise is made for it.
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {
@@ -76,6 +79,29 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
     return sendMetrics(reply, registry);
   });
   return registry;
+}
+
+const DATABASE_UP_TIMEOUT_MS = 1000;
+
+/**
+ * 1 when the database answers `select 1` within 1 s at scrape time, else 0: what the
+ * "database unavailable" alert reads (deploy/prometheus/rules.yml). Asked at each scrape, like
+ * readiness, so it needs no timer and costs nothing between scrapes.
+ */
+function registerDatabaseUp(registry: Registry, options: MetricsOptions): void {
+  new Gauge({
+    name: `${options.prefix}database_up`,
+    help: 'Whether the database answered select 1 within 1 s at this scrape (1) or not (0)',
+    registers: [registry],
+    async collect() {
+      try {
+        await options.ping(DATABASE_UP_TIMEOUT_MS);
+        this.set(1);
+      } catch {
+        this.set(0);
+      }
+    },
+  });
 }
 
 async function sendMetrics(reply: FastifyReply, registry: Registry) {

@@ -132,6 +132,12 @@ export class KeyRing implements TokenSigner, TokenVerifier {
     return newest;
   }
 
+  /** Seconds since the active key of `alg` started signing (the key-age metric); undefined without one. */
+  activeKeyAgeSeconds(alg: SigningAlg): number | undefined {
+    const key = this.activeKey(alg);
+    return key === undefined ? undefined : this.clock.nowSeconds() - key.activatesAt;
+  }
+
   hasActiveKeyFor(alg: SigningAlg): boolean {
     return this.activeKey(alg) !== undefined;
   }

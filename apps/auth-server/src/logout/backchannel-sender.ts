@@ -1,5 +1,6 @@
 import type { BackChannelLogoutDelivery } from '@oidc-orders/oauth-core';
 import type { FastifyBaseLogger } from 'fastify';
+import { backchannelLogoutDeliveries } from '../metrics.js';
 
 /**
  * OIDC Back-Channel Logout 1.0 §2.5: POST `logout_token` to each relying party, from the server,
@@ -96,6 +97,7 @@ export function createBackchannelLogoutSender(
       if (stop.signal.aborted) break;
       const outcome = await attempt(delivery);
       if (outcome.kind === 'delivered') {
+        backchannelLogoutDeliveries.inc({ outcome: 'delivered' });
         options.log.info(
           { ...context, status: outcome.status, attempt: attemptNumber },
           'back-channel logout delivered',
@@ -103,6 +105,7 @@ export function createBackchannelLogoutSender(
         return;
       }
       if (outcome.kind === 'final') {
+        backchannelLogoutDeliveries.inc({ outcome: 'refused' });
         options.log.warn(
           { ...context, status: outcome.status },
           'back-channel logout refused by the relying party',
@@ -115,6 +118,7 @@ export function createBackchannelLogoutSender(
       );
       if (attemptNumber < options.attempts) await wait(options.retryDelayMs(attemptNumber));
     }
+    backchannelLogoutDeliveries.inc({ outcome: 'abandoned' });
     options.log.warn(context, 'back-channel logout not delivered; giving up');
   }
 

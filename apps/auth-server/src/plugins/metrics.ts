@@ -1,7 +1,13 @@
 import { registerMetrics } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
-import { auditEventsCounted, tokensIssued } from '../metrics.js';
+import {
+  auditEventsCounted,
+  backchannelLogoutDeliveries,
+  rateLimitRefusals,
+  signingKeyAge,
+  tokensIssued,
+} from '../metrics.js';
 
 /**
  * GET /metrics in the Prometheus text format (README "Metrics"): loopback without a token,
@@ -14,7 +20,14 @@ export const metricsPlugin: FastifyPluginAsync = fp(
       prefix: 'auth_server_',
       token: app.config.metricsToken,
       poolStats: () => app.database.poolStats?.(),
-      metrics: [auditEventsCounted, tokensIssued],
+      ping: (timeoutMs) => app.database.ping(timeoutMs),
+      metrics: [
+        auditEventsCounted,
+        tokensIssued,
+        rateLimitRefusals,
+        backchannelLogoutDeliveries,
+        signingKeyAge(() => (app.hasDecorator('keyRing') ? app.keyRing : undefined)),
+      ],
     });
   },
   { name: 'metrics', dependencies: ['config', 'db'] },

@@ -14,6 +14,7 @@ export const metricsPlugin: FastifyPluginAsync = fp(
       prefix: 'orders_',
       token: app.config.metricsToken,
       poolStats: () => app.database.poolStats?.(),
+      ping: (timeoutMs) => app.database.ping(timeoutMs),
       metrics: [auditEventsCounted],
     });
   },

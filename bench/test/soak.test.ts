@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CSV_COLUMNS,
+  leastSquaresSlope,
+  memoryTrends,
+  nearestRank,
+  p99,
+  type SoakSample,
+  toCsv,
+} from '../src/soak/series.js';
+import { lineChartsSvg, niceCeiling } from '../src/soak/svg.js';
+
+function sample(t: number, authRssMb: number, over: Partial<SoakSample> = {}): SoakSample {
+  return {
+    t,
+    authRssMb,
+    authHeapMb: 30,
+    ordersRssMb: 90,
+    ordersHeapMb: 25,
+    authP99Ms: 12.5,
+    ordersP99Ms: 8,
+    signInP99Ms: 150,
+    requests: 200,
+    errors: 0,
+    ...over,
+  };
+}
+
+describe('soak series', () => {
+  it('nearest-rank percentiles: p99 of 1..100 is 99, of one value that value, of none 0', () => {
+    const values = Array.from({ length: 100 }, (_, index) => index + 1);
+    expect(nearestRank(values, 0.99)).toBe(99);
+    expect(nearestRank(values, 0.5)).toBe(50);
+    expect(p99([...values].reverse())).toBe(99);
+    expect(p99([7.25])).toBe(7.3);
+    expect(p99([])).toBe(0);
+  });
+
+  it('least-squares slope of a line is its slope, of a constant 0', () => {
+    expect(leastSquaresSlope([0, 10, 20, 30].map((x) => ({ x, y: 5 + 0.5 * x })))).toBeCloseTo(0.5, 10);
+    expect(leastSquaresSlope([0, 10, 20].map((x) => ({ x, y: 42 })))).toBe(0);
+    expect(leastSquaresSlope([{ x: 1, y: 2 }])).toBe(0);
+  });
+
+  it('judges memory after the warm-up only: a warm-up climb then a plateau is flat, a steady climb is not', () => {
+    // RSS climbs 40 MB in the first 300 s, then stays at 140 MB with ±0.5 MB of noise.
+    const plateau = Array.from({ length: 180 }, (_, index) => {
+      const t = (index + 1) * 10;
+      return sample(t, t < 300 ? 100 + (t / 300) * 40 : 140 + (index % 2 === 0 ? 0.5 : -0.5));
+    });
+    const [auth] = memoryTrends(plateau, 300);
+    expect(auth?.series).toBe('authRssMb');
+    expect(auth?.flat).toBe(true);
+    expect(Math.abs(auth?.slopeMbPerHour ?? 99)).toBeLessThan(1);
+    expect(auth?.minMb).toBe(139.5);
+    expect(auth?.maxMb).toBe(140.5);
+
+    // 1 MB a minute: 25 MB over the 25 minutes after the warm-up, 60 MB/h.
+    const leak = Array.from({ length: 180 }, (_, index) => sample((index + 1) * 10, 100 + (index + 1) / 6));
+    const [leaking] = memoryTrends(leak, 300);
+    expect(leaking?.slopeMbPerHour).toBeCloseTo(60, 5);
+    expect(leaking?.growthMb).toBeCloseTo(25, 1);
+    expect(leaking?.flat).toBe(false);
+  });
+
+  it('writes one CSV row per sample under a header naming the columns', () => {
+    const csv = toCsv([sample(10, 120.5), sample(20, 121, { errors: 2 })]);
+    const [header, first, second, end] = csv.split('\n');
+    expect(header).toBe(CSV_COLUMNS.join(','));
+    expect(first).toBe('10,120.5,30,90,25,12.5,8,150,200,0');
+    expect(second?.split(',').at(-1)).toBe('2');
+    expect(end).toBe('');
+  });
+});
+
+describe('soak plot (SVG)', () => {
+  it('rounds axes up to 1, 2 or 5 × 10^n', () => {
+    expect(niceCeiling(137)).toBe(200);
+    expect(niceCeiling(12)).toBe(20);
+    expect(niceCeiling(0.3)).toBe(0.5);
+    expect(niceCeiling(0)).toBe(1);
+  });
+
+  it('draws one polyline per series, scaled into its panel, with a legend and escaped text', () => {
+    const svg = lineChartsSvg(
+      [
+        {
+          title: 'Memory',
+          yLabel: 'MB',
+          series: [
+            {
+              name: 'auth <rss>',
+              color: '#123456',
+              points: [
+                { x: 0, y: 0 },
+                { x: 30, y: 100 },
+              ],
+            },
+          ],
+        },
+        {
+          title: 'p99',
+          yLabel: 'ms',
+          series: [{ name: 'orders', color: '#654321', points: [{ x: 15, y: 5 }] }],
+        },
+      ],
+      'minutes',
+      'caption & notes',
+    );
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain('<title>Memory; p99. caption &#38; notes</title>');
+    const polylines = [...svg.matchAll(/<polyline [^>]*stroke="(#\w+)"[^>]*points="([^"]*)"/g)];
+    expect(polylines.map((match) => match[1])).toEqual(['#123456', '#654321']);
+    // Panel 1: x 0 → left edge (70), x 30 → right edge (900 − 170); y 0 → bottom (34 + 186), y 100 → top (34).
+    expect(polylines[0]?.[2]).toBe('70.0,220.0 730.0,34.0');
+    // Panel 2 starts 260 px lower; y axis up to 5.
+    expect(polylines[1]?.[2]).toBe('400.0,294.0');
+    expect(svg).toContain('auth &#60;rss&#62;');
+    expect(svg).toContain('caption &#38; notes');
+    expect(svg).not.toContain('<rss>');
+  });
+});
