@@ -82,6 +82,8 @@ const postgresClient: Requirement = {
   name: 'pg_dump and pg_restore',
   available: () => onPath('pg_dump') && onPath('pg_restore'),
   install: 'apt-get install postgresql-client',
+};
+
 const prometheus: Requirement = {
   name: 'Prometheus (prometheus, promtool)',
   available: () =>
