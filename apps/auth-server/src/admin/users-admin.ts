@@ -104,6 +104,8 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
         passwordHash: await hashPassword(input.password),
         name: input.name ?? null,
         email: input.email ?? null,
+        // The operator's user: the seed file does not name it and leaves it alone.
+        managedBy: 'operator',
         updatedAt: clock.nowSeconds(),
       });
       return overview(await find(input.username));
