@@ -79,6 +79,9 @@ describe(`the seed and the operator's commands (${databaseKind})`, () => {
     await app.reseed(seedWith());
     expect(await canSignIn('dave')).toBe(true);
     expect(await row('u-dave')).toMatchObject({ disabledAt: null, managedBy: 'operator' });
+    // `users show` tells the operator whose user it is.
+    expect(await admin.show('dave')).toMatchObject({ managedBy: 'operator', disabled: false });
+    expect(await admin.show('alice')).toMatchObject({ managedBy: 'seed' });
     // (Earlier tests' seed users, which this seed drops, may be named; the operator's user is not.)
     const disabledNow = logs
       .lines()

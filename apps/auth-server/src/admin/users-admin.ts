@@ -29,6 +29,8 @@ export interface UserOverview {
   name: string | null;
   email: string | null;
   mfaRequired: boolean;
+  /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/user-ownership.ts). */
+  managedBy: 'seed' | 'operator';
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;
   authenticatorApps: number;
@@ -72,6 +74,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       name: row.name,
       email: row.email,
       mfaRequired: row.mfaRequired,
+      managedBy: row.managedBy,
       disabled: row.disabledAt !== null,
       authenticatorApps: (await totp.list(row.sub)).length,
       passkeys: (await passkeys.list(row.sub)).length,
