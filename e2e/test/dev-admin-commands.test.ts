@@ -45,7 +45,7 @@ async function startDev(dataDir: string, ports: Record<string, string>): Promise
 }
 
 describe('users and keys commands in development', () => {
-  it('while pnpm dev runs, `users disable alice` (no settings) ends her sign-in at once; it is on disk after pnpm dev stops, and a user added meanwhile is there after a restart', async () => {
+  it('while pnpm dev runs, `users disable alice` (no settings) ends her sign-in at once; it is on disk after pnpm dev stops, and after a restart (which applies the seed file again) alice is still disabled and a user added meanwhile is enabled and signs in', async () => {
     const ports = await freeDevPorts();
     const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-admin-')), 'data');
     const dev = await startDev(dataDir, ports);
@@ -56,14 +56,15 @@ describe('users and keys commands in development', () => {
         JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as { alicePassword: string }
       ).alicePassword,
     };
-    const signIn = (browser: HttpBrowser) =>
+    const signIn = (browser: HttpBrowser, user = alice) =>
       authorizationCode(browser, {
         authorizeAt: issuer,
         clientId: 'orders-web',
         redirectUri: `http://localhost:${ports.ORDERS_PORT}/signin-oidc`,
         scope: 'openid',
-        user: alice,
+        user,
       });
+    const bob = { username: 'bob', password: 'a long development passphrase' };
     const signedIn = new HttpBrowser();
     await signIn(signedIn);
 
@@ -79,7 +80,7 @@ describe('users and keys commands in development', () => {
     const keys = await adminCommand(dataDir, 'keys list');
     expect(keys, keys.stderr).toMatchObject({ status: 0 });
     expect(keys.stdout).toMatch(/ES256\s+activates=/);
-    const added = await adminCommand(dataDir, 'users add bob', 'a long development passphrase');
+    const added = await adminCommand(dataDir, 'users add bob', bob.password);
     expect(added, added.stderr).toMatchObject({ status: 0 });
 
     await dev.stop();
@@ -87,9 +88,14 @@ describe('users and keys commands in development', () => {
     expect((await adminCommand(dataDir, 'users show alice')).stdout).toMatch(/\tdisabled=true\t/);
 
     const again = await startDev(dataDir, ports);
+    // The seed applied at this start neither re-enables alice, whom the operator disabled, nor
+    // disables bob, whom the seed file does not name: both are the operator's decisions.
     const list = await adminCommand(dataDir, 'users list');
     expect(list, list.stderr).toMatchObject({ status: 0 });
-    expect(list.stdout).toMatch(/^bob\t/m);
+    expect(list.stdout).toMatch(/^alice\t.*\tdisabled=true\t/m);
+    expect(list.stdout).toMatch(/^bob\t.*\tdisabled=false\t/m);
+    await expect(signIn(new HttpBrowser())).rejects.toThrow(/no redirect to the client/);
+    expect((await signIn(new HttpBrowser(), bob)).code).toEqual(expect.any(String));
     await again.stop();
     // Two starts of pnpm dev and six commands, each through npx and pnpm: minutes on a busy machine.
   }, 360_000);

@@ -26,12 +26,14 @@ import {
 } from './schemas/seed.js';
 import { writeRegistryRecords } from './storage/drizzle-stores.js';
 import { disableEntriesNotIn, type RegistryKind } from './storage/registry-status.js';
+import { appliedSeedFingerprints, claimSeedUsers } from './storage/user-ownership.js';
 
 /**
  * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.
  * Plain-text secrets are hashed before they reach the database. The file is the truth: a client,
  * resource or user it no longer names is disabled (`disabled_at`, see storage/registry-status.ts),
- * not deleted, so grants and history keep their references; naming it again enables it.
+ * not deleted, so grants and history keep their references; naming it again enables it. Users added
+ * or disabled by an operator are the exception the seed respects (storage/user-ownership.ts).
  */
 
 /** A seed problem, phrased as one line that names the entry and member. */
@@ -235,9 +237,11 @@ export interface SeedSummary {
 }
 
 /**
- * Upserts every entry in one transaction, then disables the entries the file no longer names. Idempotent: applying the same document twice leaves the
- * same rows (client and resource secret hashes are deterministic HMACs; a stored password hash is
- * kept when it still matches the plain-text password, so restarts do not re-hash).
+ * Upserts every entry in one transaction, then disables the entries the file no longer names.
+ * Idempotent: applying the same document twice leaves the same rows (client and resource secret
+ * hashes are deterministic HMACs). A user entry is written only when it differs from the one
+ * applied last (its fingerprint, see storage/user-ownership.ts), so what an operator or the user
+ * changed since (password, factors, enabled or disabled) outlives restarts until the entry changes.
  */
 export async function applySeed(
   db: AppDatabase,
@@ -247,16 +251,21 @@ export async function applySeed(
   const seedClients = seed.clients ?? [];
   const seedResources = seed.resources ?? [];
   const seedUsers = seed.users ?? [];
+  const changedUsers = await usersChangedSinceApplied(db, seedUsers, deps.secrets);
 
   // The KDF runs before the transaction, so the transaction stays short.
-  const passwordHashes = await resolvePasswordHashes(db, seedUsers, deps.passwordCost ?? DEFAULT_SCRYPT_COST);
+  const passwordHashes = await resolvePasswordHashes(
+    db,
+    [...changedUsers.keys()],
+    deps.passwordCost ?? DEFAULT_SCRYPT_COST,
+  );
 
   await writeRegistryRecords(
     db,
     {
       clients: seedClients.map((client) => clientRecord(client, deps)),
       resources: seedResources.map((resource) => resourceRecord(resource, deps)),
-      users: seedUsers.map((user) => userRecord(user, passwordHashes.get(user.sub) ?? '')),
+      users: [...changedUsers.keys()].map((user) => userRecord(user, passwordHashes.get(user.sub) ?? '')),
     },
     deps.now,
   );
@@ -267,14 +276,12 @@ export async function applySeed(
     ),
     deps.now,
   );
-  for (const user of seedUsers) {
-    if (user.totp_secret !== undefined && deps.keyEncryptionKey === undefined) {
-      throw new SeedError(`user ${user.username}: totp_secret needs the key-encryption key`);
-    }
-    if (deps.keyEncryptionKey !== undefined) {
-      await applySeededTotpSecret(db, deps.keyEncryptionKey, user.sub, user.totp_secret, deps.now);
-    }
-  }
+  await applySeededTotpSecrets(db, seedUsers, changedUsers, deps);
+  await claimSeedUsers(
+    db,
+    seedUsers.map((user) => user.sub),
+    new Map([...changedUsers].map(([user, fingerprint]) => [user.sub, fingerprint])),
+  );
   // A member left out of the file names nothing: every entry of that kind is disabled.
   const disabled = await disableEntriesNotIn(
     db,
@@ -292,6 +299,63 @@ export async function applySeed(
     usernames: seedUsers.map((user) => user.username),
     disabled,
   };
+}
+
+/**
+ * Keyed HMAC (the server's secret hasher) of the entry's canonical JSON: the same entry gives the
+ * same fingerprint whatever its member order, and a stored fingerprint lets no one test guesses of
+ * a plain-text `password` without KEY_ENCRYPTION_KEY.
+ */
+export function seedUserFingerprint(secrets: SecretHasher, user: SeedUser): string {
+  return secrets.hash(`seed user entry ${canonicalJson(user)}`);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const members = Object.entries(value)
+    .filter(([, member]) => member !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${members.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
+}
+
+/** The entries whose fingerprint differs from the one applied last (new users included), with it. */
+async function usersChangedSinceApplied(
+  db: AppDatabase,
+  seedUsers: readonly SeedUser[],
+  secrets: SecretHasher,
+): Promise<Map<SeedUser, string>> {
+  const applied = await appliedSeedFingerprints(
+    db,
+    seedUsers.map((user) => user.sub),
+  );
+  const changed = new Map<SeedUser, string>();
+  for (const user of seedUsers) {
+    const fingerprint = seedUserFingerprint(secrets, user);
+    if (applied.get(user.sub) !== fingerprint) changed.set(user, fingerprint);
+  }
+  return changed;
+}
+
+/**
+ * Every entry's `totp_secret` needs the key-encryption key; only changed entries are applied, so an
+ * authenticator app removed since (`users reset-mfa`, the account page) stays removed.
+ */
+async function applySeededTotpSecrets(
+  db: AppDatabase,
+  seedUsers: readonly SeedUser[],
+  changedUsers: ReadonlyMap<SeedUser, string>,
+  deps: SeedDependencies,
+): Promise<void> {
+  for (const user of seedUsers) {
+    if (user.totp_secret !== undefined && deps.keyEncryptionKey === undefined) {
+      throw new SeedError(`user ${user.username}: totp_secret needs the key-encryption key`);
+    }
+  }
+  if (deps.keyEncryptionKey === undefined) return;
+  for (const user of changedUsers.keys()) {
+    await applySeededTotpSecret(db, deps.keyEncryptionKey, user.sub, user.totp_secret, deps.now);
+  }
 }
 
 async function resolvePasswordHashes(

@@ -29,6 +29,8 @@ export interface UserOverview {
   name: string | null;
   email: string | null;
   mfaRequired: boolean;
+  /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/user-ownership.ts). */
+  managedBy: 'seed' | 'operator';
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;
   authenticatorApps: number;
@@ -72,6 +74,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       name: row.name,
       email: row.email,
       mfaRequired: row.mfaRequired,
+      managedBy: row.managedBy,
       disabled: row.disabledAt !== null,
       authenticatorApps: (await totp.list(row.sub)).length,
       passkeys: (await passkeys.list(row.sub)).length,
@@ -104,6 +107,8 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
         passwordHash: await hashPassword(input.password),
         name: input.name ?? null,
         email: input.email ?? null,
+        // The operator's user: the seed file does not name it and leaves it alone.
+        managedBy: 'operator',
         updatedAt: clock.nowSeconds(),
       });
       return overview(await find(input.username));

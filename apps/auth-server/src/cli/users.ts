@@ -57,6 +57,7 @@ function describe(user: UserOverview): string {
     `passkeys=${user.passkeys}`,
     `recovery_codes=${user.recoveryCodesRemaining}`,
     `mfa_required=${user.mfaRequired}`,
+    `managed_by=${user.managedBy}`,
     `disabled=${user.disabled}`,
     `sessions=${user.activeSessions}`,
     `grants=${user.activeGrants}`,

@@ -111,6 +111,24 @@ export const users = pgTable('users', {
   /** See `clients.disabledAt`. */
   disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
+  /**
+   * Who keeps this user: `seed` (the seed file names it, or named it: a start whose file no longer
+   * names it disables it) or `operator` (`users add`, or `users enable` of a user the file dropped;
+   * the seed leaves it alone). Rows from before this column were all written by the seed or by an
+   * earlier `users add` that the next start disabled anyway, so `seed` is their default.
+   */
+  managedBy: text('managed_by').$type<'seed' | 'operator'>().notNull().default('seed'),
+  /**
+   * Who set `disabled_at`: the seed re-enables only a user it disabled itself, never one an
+   * operator disabled. Null while enabled, and for users disabled before this column existed.
+   */
+  disabledBy: text('disabled_by').$type<'seed' | 'operator'>(),
+  /**
+   * Keyed HMAC of the seed entry last applied to this row (src/storage/seed-users.ts): the seed
+   * writes the entry's attributes again only when the entry changed, so a password reset or a
+   * removed factor outlives restarts. Null: never applied (the next start applies the entry).
+   */
+  seedFingerprint: text('seed_fingerprint'),
 });
 
 // ─── 2. Protocol records ─────────────────────────────────────────────────────────────────────────

@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, isNull, notInArray } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { clients, resources, users } from '../db/schema.js';
+import { disableSeedUsersNotIn, setUserDisabledByOperator } from './user-ownership.js';
 
 /**
  * Enabling and disabling registry entries (clients, resources, users): the one mechanism behind
@@ -26,7 +27,7 @@ export type RegistryIds = Record<RegistryKind, readonly string[]>;
 
 /**
  * Disables every enabled entry whose id is not in `keep` (the seed file names it no longer), at
- * `now`. Returns the ids it disabled, per kind, sorted; entries already disabled are not repeated.
+ * `now`; of the users, only those the seed manages. Returns the ids it disabled, per kind, sorted; entries already disabled are not repeated.
  */
 export async function disableEntriesNotIn(
   db: AppDatabase,
@@ -36,6 +37,11 @@ export async function disableEntriesNotIn(
   const disabled = { clients: [] as string[], resources: [] as string[], users: [] as string[] };
   await db.transaction(async (tx) => {
     for (const kind of Object.keys(TABLES) as RegistryKind[]) {
+      // Users the operator keeps, or that an operator disabled, are not the seed's (user-ownership.ts).
+      if (kind === 'users') {
+        disabled.users = await disableSeedUsersNotIn(tx, keep.users, now);
+        continue;
+      }
       const { table, id } = TABLES[kind];
       const rows = await tx
         .update(table)
@@ -49,8 +55,9 @@ export async function disableEntriesNotIn(
 }
 
 /**
- * Disables (`at` a time) or enables (`at` null) one entry. Returns whether a row changed state
- * (false for an unknown id, or one already in that state).
+ * Disables (`at` a time) or enables (`at` null) one entry, as an operator. Returns whether a row
+ * changed state (false for an unknown id, or one already in that state). For a user it also records
+ * that the operator did it, so the next start keeps it (user-ownership.ts).
  */
 export async function setEntryDisabled(
   db: AppDatabase,
@@ -58,6 +65,7 @@ export async function setEntryDisabled(
   entryId: string,
   at: number | null,
 ): Promise<boolean> {
+  if (kind === 'users') return setUserDisabledByOperator(db, entryId, at);
   const { table, id } = TABLES[kind];
   const rows = await db
     .update(table)

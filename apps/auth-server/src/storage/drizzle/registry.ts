@@ -62,9 +62,10 @@ export async function writeRegistryRecords(
       const row = {
         ...user,
         allowedScopes: user.allowedScopes === null ? null : [...user.allowedScopes],
-        disabledAt: null,
         updatedAt: now,
       };
+      // A new user starts enabled; an existing one keeps its state, which the seed and the operator
+      // decide (storage/user-ownership.ts: the seed re-enables only the users it disabled).
       await tx.insert(users).values(row).onConflictDoUpdate({ target: users.sub, set: row });
     }
   });
