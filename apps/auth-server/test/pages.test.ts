@@ -89,6 +89,7 @@ describe('pages', () => {
       recoveryCodesRemaining: 0,
       sessions: [
         {
+          id: 's1',
           device: '<img src=x onerror=alert(1)>',
           ip: '"><script>alert(2)</script>',
           createdAt: 1_700_000_000,
@@ -97,11 +98,15 @@ describe('pages', () => {
         },
       ],
       apps: [],
+      signOut: { action: '/logout', csrfToken: 'logout-token' },
       basePath: '',
     });
     expect(page).toContain('<strong>&lt;img src=x onerror=alert(1)&gt;</strong> (this session)');
     expect(page).toContain('from &quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
-    expect(page).toContain('Signed in 2023-11-14 22:13 from');
+    // Times carry their zone, and a machine-readable datetime.
+    expect(page).toContain(
+      'Signed in <time datetime="2023-11-14T22:13:20.000Z">2023-11-14 22:13 UTC</time> from',
+    );
     expect(page).not.toContain('<script>alert');
   });
 
