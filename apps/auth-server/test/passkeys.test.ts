@@ -443,18 +443,22 @@ describe('account page passkeys', () => {
     const page = await browser.get('/account');
     expect(page.body).toContain('data-passkey="alice-key-1"');
     const csrf = hiddenFields(page.body).csrf!;
-    const renamed = await browser.post('/account/passkeys/alice-key-1/rename', { csrf, name: 'Work laptop' });
-    expect(renamed.statusCode).toBe(200);
+    const renamed = await browser.follow(
+      await browser.post('/account/passkeys/alice-key-1/rename', { csrf, name: 'Work laptop' }),
+    );
     expect(renamed.body).toContain('value="Work laptop"');
     expect(logs.events(AUDIT_EVENTS.factorRenamed).at(-1)).toMatchObject({
       sub: ALICE.sub,
       method: 'passkey',
       credential_id: 'alice-key-1',
     });
-    expect((await browser.post('/account/passkeys/pat-key-1/remove', { csrf })).statusCode).toBe(404);
-    const removed = await browser.post('/account/passkeys/alice-key-1/remove', { csrf });
-    expect(removed.statusCode).toBe(200);
+    // Someone else's passkey: not found (shown at the result address, after post/redirect/get).
+    const foreign = await browser.post('/account/passkeys/pat-key-1/remove', { csrf });
+    expect(foreign.statusCode).toBe(303);
+    expect((await browser.follow(foreign)).body).toContain('That passkey was not found.');
+    const removed = await browser.follow(await browser.post('/account/passkeys/alice-key-1/remove', { csrf }));
     expect(removed.body).not.toContain('data-passkey="alice-key-1"');
+    expect(removed.body).toContain('Passkey removed.');
     expect(logs.events(AUDIT_EVENTS.factorRemoved).at(-1)).toMatchObject({
       method: 'passkey',
       credential_id: 'alice-key-1',
