@@ -288,14 +288,20 @@ describe('login failures and CSRF', () => {
     expect(response.headers.location).toBeUndefined();
   });
 
-  it('an interaction completes once: a second submission gets an error page, not a second code', async () => {
+  it('an interaction completes once: a second submission goes on to the client, without a second code', async () => {
     const browser = new TestBrowser(started.app);
     const loginPage = await browser.follow(await browser.get(authorizePath(webRequest().params)));
     const first = await submitLogin(browser, loginPage.body);
     expect(locationOf(first).searchParams.get('code')).toBeTruthy();
     const second = await submitLogin(browser, loginPage.body);
-    expect(second.statusCode).toBe(400);
-    expect(second.headers.location).toBeUndefined();
+    // The browser is signed in: it is sent on to the client's registered home, with no code.
+    expect(second.statusCode).toBe(303);
+    expect(second.headers.location).toBe('https://web.example.test/');
+    // A browser without the session gets the expired page instead, still with that way on.
+    const stranger = new TestBrowser(started.app);
+    const expired = await stranger.post(browser.lastUrl, {});
+    expect(expired.statusCode).toBe(400);
+    expect(expired.body).toContain('href="https://web.example.test/"');
   });
 });
 

@@ -41,7 +41,7 @@ import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendFormExpiredPage } from './authorization-reply.js';
 import { INVALID_CODE_MESSAGE } from './interaction/index.js';
-import { clientHomeLink } from './interaction/url.js';
+import { clientHomeLink, interactionPageUrl } from './interaction/url.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;
@@ -111,7 +111,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     const interaction = await flow.startInteraction({ params, resources: [] }, browserKey);
     return reply
       .header('cache-control', 'no-store')
-      .redirect(`${pageContext.basePath}/interaction/${interaction.id}/${page}`, 303);
+      .redirect(interactionPageUrl(pageContext, interaction.id, page, ACCOUNT_CLIENT.clientId), 303);
   }
 
   /** The signed-in person at their level (second factor done when they have one), or `null` after redirecting. */
