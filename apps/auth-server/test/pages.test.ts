@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderAccountPage } from '../src/pages/account.js';
+import { renderHomePage } from '../src/pages/home.js';
 import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
 import { escapeHtml, html } from '../src/pages/html.js';
@@ -108,6 +109,22 @@ describe('pages', () => {
       'Signed in <time datetime="2023-11-14T22:13:20.000Z">2023-11-14 22:13 UTC</time> from',
     );
     expect(page).not.toContain('<script>alert');
+  });
+
+  it('the start page names the one file with the demo passwords, the one the pnpm dev banner names', () => {
+    const development = { clients: [], usernames: ['alice'] };
+    const dev = renderHomePage({
+      issuer: 'http://localhost:4000',
+      basePath: '',
+      development: { ...development, seedFile: '/repo/.data/dev-seed.json' },
+    });
+    expect(dev).toContain('Their passwords are in <code>/repo/.data/dev-secrets.json</code>.');
+    const own = renderHomePage({
+      issuer: 'http://localhost:4000',
+      basePath: '',
+      development: { ...development, seedFile: '/etc/seed.json' },
+    });
+    expect(own).toContain('Their passwords are in <code>/etc/seed.json</code>.');
   });
 
   it('the CSP allows only this origin, no framing, and the given form targets', () => {

@@ -7,6 +7,7 @@ import { sendHtml } from '../../pages/respond.js';
 import { kerberosSignInRoutes } from './kerberos.js';
 import {
   INVALID_CREDENTIALS_MESSAGE,
+  lastAttemptWarning,
   type InteractionRoutesOptions,
   type LoginAttempt,
   tooManyAttemptsMessage,
@@ -59,9 +60,9 @@ export async function registerLoginRoutes(
     loaded: LoadedInteraction,
   ) {
     const username = stringField(request.body, 'username') ?? '';
-    if (!options.loginAttemptGuard) return false;
+    if (!options.loginAttemptGuard) return { allowed: true } as const;
     const decision = await options.loginAttemptGuard.allow({ ip: request.ip, username });
-    if (decision.allowed) return false;
+    if (decision.allowed) return decision;
     audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
       limit: decision.limit === 'username' ? 'login_username' : 'login_ip',
       ip: request.ip,
@@ -70,7 +71,7 @@ export async function registerLoginRoutes(
     });
     reply.header('retry-after', String(decision.retryAfterSeconds));
     sendLoginPage(reply, loaded, 429, username, tooManyAttemptsMessage(decision.retryAfterSeconds));
-    return true;
+    return null;
   }
 
   app.get<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
@@ -82,7 +83,9 @@ export async function registerLoginRoutes(
   app.post<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
     const loaded = await steps.load(request, reply);
     if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'login')) return reply;
-    if (await refusedByRateLimit(request, reply, loaded)) return reply;
+    // `null`: refused and answered; else the decision, which may warn of the last attempt.
+    const limit = await refusedByRateLimit(request, reply, loaded);
+    if (limit === null) return reply;
 
     const username = stringField(request.body, 'username') ?? '';
     const password = stringField(request.body, 'password') ?? '';
@@ -101,7 +104,9 @@ export async function registerLoginRoutes(
         client_id: clientId,
         ip: request.ip,
       });
-      return sendLoginPage(reply, loaded, 401, username, INVALID_CREDENTIALS_MESSAGE);
+      const warning = lastAttemptWarning(limit);
+      const message = warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE;
+      return sendLoginPage(reply, loaded, 401, username, message);
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
     audit(request.log, AUDIT_EVENTS.loginSucceeded, {
