@@ -336,6 +336,8 @@ describe('finding and leaving the account page', () => {
     const signedOut = await browser.post('/logout', hiddenFieldsOfForm(page.body, 'sign-out'));
     expect(signedOut.statusCode).toBe(200);
     expect(signedOut.body).toContain('You have been signed out.');
+    // The signed-out page leads somewhere: the start page (with its "Your account").
+    expect(signedOut.body).toContain('<a class="button" href="/" data-action="start-page">Go to the start page</a>');
     expect((await browser.get('/account')).statusCode).toBe(303);
   });
 });

@@ -294,6 +294,10 @@ describe('step-up and policy', () => {
       const link = /<a href="([^"]+)" data-link="recovery-code"/.exec(otpPage.body)?.[1];
       const page = await browser.get(link!);
       expect(page.body).toMatch(/name="recovery_code"/);
+      // It says the format, and links back to the code page.
+      expect(page.body).toContain('like ABCDE-23456');
+      const back = /<a href="([^"]+)" data-link="otp"/.exec(page.body)?.[1];
+      expect(new URL(back!, 'http://x').pathname).toBe(new URL(browser.lastUrl.replace('/recovery', '/otp'), 'http://x').pathname);
       return { browser, verifier, page };
     };
     const first = await signIn();

@@ -6,6 +6,8 @@ export interface RecoveryCodePageInput {
   csrfToken: string;
   errorMessage?: string;
   basePath: string;
+  /** The code page this one was reached from, to go back to. */
+  otpUrl: string;
 }
 
 /** Sign-in with a recovery code instead of the app: one form with an input named `recovery_code`. */
@@ -16,10 +18,12 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="recovery-error">${
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <div class="field">
 <label for="recovery_code">Recovery code</label>
-<input id="recovery_code" name="recovery_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required autofocus>
+<span class="muted" id="recovery-format">Ten letters and digits from your saved list, like ABCDE-23456 (the dash and case do not matter).</span>
+<input id="recovery_code" name="recovery_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" aria-describedby="recovery-format" required autofocus>
 </div>
 <button type="submit" class="primary">Verify</button>
-</form>`;
+</form>
+<p><a href="${input.otpUrl}" data-link="otp">Use the code from your authenticator app instead</a></p>`;
   return renderPage({ title: 'Use a recovery code', body, basePath: input.basePath });
 }
 

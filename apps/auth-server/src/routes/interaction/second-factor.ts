@@ -65,6 +65,7 @@ export function registerSecondFactorRoutes(
       csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
       errorMessage,
       basePath: pageContext.basePath,
+      otpUrl: steps.pageUrl(loaded.interaction, 'otp'),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   };
