@@ -160,7 +160,9 @@ describe('passkeys', () => {
 
     // Removed on the account page (the session's authentication is recent).
     await page.goto(`${stack.issuer}/account`);
-    await page.getByRole('button', { name: 'Remove Test laptop' }).click();
+    // "Remove…" opens the question; the button inside it removes.
+    await page.locator('[data-passkey] summary').click();
+    await page.getByRole('button', { name: 'Yes, remove Test laptop' }).click();
     await expect.poll(() => page.locator('#account-notice').textContent()).toBe('Passkey removed.');
     expect(await page.locator('[data-passkey]').count()).toBe(0);
     await browser.screenshot(page, 'account-passkey-removed');

@@ -305,7 +305,11 @@ describe('step-up and policy', () => {
       ...hiddenFields(first.page.body),
       recovery_code: aliceRecoveryCodes[0]!,
     });
-    const claims = await idTokenFor(used, first.verifier);
+    // The person is told the code is used up and how many are left, then goes on.
+    expect(used.statusCode).toBe(200);
+    expect(used.body).toContain('data-remaining="9">9 recovery codes left</strong>');
+    const next = /<a class="button" href="([^"]+)" data-action="continue">/.exec(used.body)![1]!;
+    const claims = await idTokenFor(await first.browser.get(next), first.verifier);
     expect(claims).toMatchObject({ acr: ACR_VALUES.mfa });
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderAccountPage } from '../src/pages/account.js';
 import { renderHomePage } from '../src/pages/home.js';
+import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
 import { escapeHtml, html } from '../src/pages/html.js';
@@ -125,6 +126,17 @@ describe('pages', () => {
       development: { ...development, seedFile: '/etc/seed.json' },
     });
     expect(own).toContain('Their passwords are in <code>/etc/seed.json</code>.');
+  });
+
+  it('recovery codes come with Download (no script needed) and a Copy button its script shows', () => {
+    const codes = ['ABCDE-23456', 'FGHJK-789AB'];
+    const page = renderRecoveryCodesShownPage({ codes, continueCsrfToken: 't', basePath: '' });
+    const href = /href="(data:[^"]+)" download="recovery-codes.txt"/.exec(page)![1]!;
+    expect(decodeURIComponent(href.slice('data:text/plain;charset=utf-8,'.length))).toBe(
+      'ABCDE-23456\nFGHJK-789AB\n',
+    );
+    expect(page).toContain('<button type="button" class="secondary" id="copy-recovery-codes" hidden>Copy</button>');
+    expect(page).toContain('<script src="/assets/recovery-codes.js" defer></script>');
   });
 
   it('the CSP allows only this origin, no framing, and the given form targets', () => {
