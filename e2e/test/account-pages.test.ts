@@ -247,10 +247,45 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
     await page.getByLabel('Code from your authenticator app').fill(first.code);
     await page.keyboard.press('Enter');
     await page.locator('h1', { hasText: 'Your recovery codes' }).waitFor();
+    const codes = await page.locator('[data-recovery-code]').evaluateAll((elements) =>
+      elements.map((element) => element.getAttribute('data-recovery-code')!),
+    );
+    expect(codes).toHaveLength(10);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.issuer });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.locator('#recovery-codes-status').textContent()).toContain('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${codes.join('\n')}\n`);
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download' }).click();
+    expect((await download).suggestedFilename()).toBe('recovery-codes.txt');
     await visit(browser, page, 'recovery-codes-shown');
     await page.getByRole('button', { name: 'I have saved them, continue' }).click();
     await page.waitForURL(`${stack.issuer}/account`);
     const item = page.locator('[data-factor]');
+
+    // Another browser signs in to the orders app with a recovery code: the page states the format
+    // and links back to the code page; afterwards it says how many codes are left.
+    const other = await newBrowser();
+    const second = other.page;
+    await second.goto(`${stack.ordersUrl}/login?returnUrl=/app`);
+    await signInWithPassword(second, stack.issuer, stack.user);
+    await second.waitForURL((url) => url.pathname.endsWith('/otp'));
+    await second.getByRole('link', { name: 'Use a recovery code instead' }).click();
+    await second.waitForURL((url) => url.pathname.endsWith('/recovery'));
+    expect(await second.locator('#recovery-format').textContent()).toContain('ABCDE-23456');
+    await visit(other, second, 'recovery-code-page');
+    await second.getByRole('link', { name: 'Use the code from your authenticator app instead' }).click();
+    await second.waitForURL((url) => url.pathname.endsWith('/otp'));
+    await second.goBack();
+    await second.getByRole('textbox', { name: 'Recovery code' }).fill(codes[0]!);
+    await second.getByRole('button', { name: 'Verify' }).click();
+    await second.locator('h1', { hasText: 'Recovery code accepted' }).waitFor();
+    expect(await second.locator('#recovery-left').textContent()).toBe('9 recovery codes left');
+    await visit(other, second, 'recovery-code-used');
+    await second.getByRole('link', { name: 'Continue' }).click();
+    await second.waitForURL(`${stack.ordersUrl}/app`);
+    await page.reload();
+    expect(await page.locator('#recovery-remaining').textContent()).toBe('9');
 
     // A refused rename: the error inside that form, on its field, focused; the typed text kept.
     await item.getByLabel('Name').fill('   ');

@@ -313,7 +313,8 @@ describe('finding and leaving the account page', () => {
     expect(page.body).toContain(
       '<a href="https://consenting.example.test/" data-action="back-to-app">Back to Consenting &lt;App&gt;</a>',
     );
-    // Sign out ends at the client's registered post-logout URI.
+    // Sign out ends at the client's registered post-logout URI, which the CSP lets the form reach.
+    expect(page.headers['content-security-policy']).toContain("form-action 'self' https://consenting.example.test");
     const fields = hiddenFieldsOfForm(page.body, 'sign-out');
     expect(fields.post_logout_redirect_uri).toBe(CONSENTING.postLogoutRedirectUri);
     const signedOut = await browser.post('/logout', fields);

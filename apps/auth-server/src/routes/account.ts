@@ -39,7 +39,7 @@ import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
-import { sendFormExpiredPage } from './authorization-reply.js';
+import { formActionSourcesOf, sendFormExpiredPage } from './authorization-reply.js';
 import { INVALID_CODE_MESSAGE } from './interaction/index.js';
 import { clientHomeLink, interactionPageUrl } from './interaction/url.js';
 
@@ -232,7 +232,10 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       },
       basePath: pageContext.basePath,
     });
-    return sendHtml(reply, status, page);
+    // CSP form-action also governs the redirect after "Sign out" (to the application's post-logout URI).
+    const formActionSources =
+      target.postLogoutRedirectUri === undefined ? [] : formActionSourcesOf(target.postLogoutRedirectUri);
+    return sendHtml(reply, status, page, { formActionSources });
   }
 
   async function sendRecoveryCodes(reply: FastifyReply, current: SignedIn, request: FastifyRequest) {
