@@ -310,7 +310,7 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
     await page.getByLabel('Current password').fill('not-the-password');
     await page.getByLabel('New password').fill('a-much-better-passphrase');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await page.waitForURL(/\/account\?result=error.*#password$/);
+    await page.waitForURL(/\/account\?result=error.*form=password/);
     expect(await page.locator('#password [role="alert"]').count()).toBe(1);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('current_password');
     expect(await page.getByLabel('Current password').inputValue()).toBe('');

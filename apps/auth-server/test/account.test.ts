@@ -116,7 +116,7 @@ describe('account page', () => {
     const account = await main.get('/account');
     const id = /data-factor="([^"]+)"/.exec(account.body)![1]!;
     const refused = await main.post(`/account/totp/${id}/rename`, { csrf: csrfOf(account), name: '   ' });
-    expect(locationOf(refused).hash).toBe(`#totp-${id}`);
+    expect(locationOf(refused).searchParams.get('form')).toBe(`totp-${id}`);
     const page = await resultOf(main, refused);
     const item = new RegExp(`<li data-factor="${id}"[\\s\\S]*?</li>`).exec(page.body)![0];
     expect(item).toContain('<p class="alert" role="alert" id="error-totp-');

@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The outcome of an account form, shown at a GET address (post/redirect/get): every POST to
- * /account/... answers 303 to `/account?…#<form>`, so reloading the result never sends the form
+ * /account/... answers 303 to `/account?…`, so reloading the result never sends the form
  * again. The text, its kind, the form it belongs to and the typed value kept are in the query,
  * with an HMAC keyed by the browser-binding cookie: a link crafted elsewhere cannot make the page
  * show words of its author's choosing.
@@ -32,7 +32,7 @@ const payloadOf = (notice: AccountNotice) =>
 const signatureOf = (notice: AccountNotice, browserKey: string, sessionId: string) =>
   createHmac('sha256', browserKey).update(`account-result:${sessionId}:${payloadOf(notice)}`).digest('base64url');
 
-/** `/account?…#form` for `notice`, signed for this browser and session. */
+/** `/account?…` for `notice`, signed for this browser and session. */
 export function accountResultUrl(
   accountUrl: string,
   notice: AccountNotice,
@@ -43,7 +43,9 @@ export function accountResultUrl(
   if (notice.form) query.set('form', notice.form);
   if (notice.kept) query.set('kept', notice.kept);
   query.set('sig', signatureOf(notice, browserKey, sessionId));
-  return `${accountUrl}?${query}${notice.form ? `#${encodeURIComponent(notice.form)}` : ''}`;
+  // No #fragment: a document opened at a fragment skips `autofocus` (HTML "flush autofocus
+  // candidates"), and the focused field of an error scrolls into view by itself.
+  return `${accountUrl}?${query}`;
 }
 
 /** The notice of a result URL, or undefined when there is none or its signature is not this browser's. */
