@@ -150,7 +150,10 @@ describe('sessions, Back, and the small dead ends', () => {
     expect(before).toBeGreaterThanOrEqual(1);
     await visit(first, page, 'account-sessions');
     // The newest other session is the second browser's.
-    await others.last().getByRole('button', { name: /^Sign out/ }).click();
+    await others
+      .last()
+      .getByRole('button', { name: /^Sign out/ })
+      .click();
     await page.waitForURL(/\/account\?result=ok/);
     expect(await page.locator('#account-notice').textContent()).toBe('Signed out of that session.');
     expect(await others.count()).toBe(before - 1);
@@ -247,9 +250,9 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
     await page.getByLabel('Code from your authenticator app').fill(first.code);
     await page.keyboard.press('Enter');
     await page.locator('h1', { hasText: 'Your recovery codes' }).waitFor();
-    const codes = await page.locator('[data-recovery-code]').evaluateAll((elements) =>
-      elements.map((element) => element.getAttribute('data-recovery-code')!),
-    );
+    const codes = await page
+      .locator('[data-recovery-code]')
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute('data-recovery-code')!));
     expect(codes).toHaveLength(10);
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.issuer });
     await page.getByRole('button', { name: 'Copy' }).click();

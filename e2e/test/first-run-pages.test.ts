@@ -126,7 +126,9 @@ describe('a signed-in walk-through', () => {
     // A browser without the session sees the expired page, with the way on.
     const stranger = await launchBrowser();
     try {
-      const expired = await stranger.page.goto(`${stack.issuer}/interaction/finished-one/login?client_id=orders-web`);
+      const expired = await stranger.page.goto(
+        `${stack.issuer}/interaction/finished-one/login?client_id=orders-web`,
+      );
       expect(expired?.status()).toBe(400);
       await expectProductPage(stranger.page);
       await stranger.screenshot(stranger.page, 'sign-in-expired');

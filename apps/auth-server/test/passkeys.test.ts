@@ -96,6 +96,13 @@ function ceremonyOptionsOf(page: string) {
   return JSON.parse(match![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
 }
 
+/** The login page's passkey button: where its ceremony posts, and the CSRF token it sends. */
+function passkeyFormOf(page: string): { action: string; fields: Record<string, string> } {
+  const button = /<button type="button" class="secondary" data-sign-in="passkey" data-passkey-action="([^"]+)" data-passkey-csrf="([^"]+)"/.exec(page);
+  expect(button, 'the login page has a passkey button').not.toBeNull();
+  return { action: button![1]!.replace(/&amp;/g, '&'), fields: { csrf: button![2]! } };
+}
+
 async function authorize(browser: TestBrowser, params: Record<string, string> = {}, client = 'web') {
   const redirectUri = client === 'web' ? WEB_REDIRECT_URI : STRICT.redirectUri;
   const response = await browser.get(
@@ -242,31 +249,34 @@ describe('ceremony challenges', () => {
 });
 
 describe('login page: sign in with a passkey, no username', () => {
-  it('links to the passkey page, which asks for any discoverable credential of this RP', async () => {
+  it('the login page holds a one-click passkey button (secondary) with options for any discoverable credential', async () => {
     const browser = new TestBrowser(app);
     const login = await authorize(browser);
-    const href = /href="([^"]+)" class="button" data-sign-in="passkey"/.exec(login.body)?.[1];
-    expect(href).toMatch(/^\/interaction\/[^/]+\/passkey\?client_id=web$/);
-    const page = await browser.get(href!);
-    expect(page.statusCode).toBe(200);
-    expect(page.headers['content-security-policy']).toMatch(/script-src 'self';/);
-    expect(page.body).not.toMatch(/<script>/);
-    expect(page.body).toContain('/assets/simplewebauthn-browser.js');
-    const options = ceremonyOptionsOf(page.body);
+    const form = passkeyFormOf(login.body);
+    expect(form.action).toMatch(/^\/interaction\/[^/]+\/passkey\?client_id=web$/);
+    // A button, not a second form: the page's only form and hidden fields are the login form's.
+    expect(login.body).toMatch(/<button type="button" class="secondary" data-sign-in="passkey"[^>]* hidden>Sign in with a passkey<\/button>/);
+    expect([...login.body.matchAll(/<form /g)]).toHaveLength(1);
+    expect(Object.keys(hiddenFields(login.body))).toEqual(['csrf']);
+    expect(login.headers['content-security-policy']).toMatch(/script-src 'self';/);
+    expect(login.body).not.toMatch(/<script>/);
+    expect(login.body).toContain('/assets/simplewebauthn-browser.js');
+    const options = ceremonyOptionsOf(login.body);
     expect(options).toMatchObject({ rpId: 'issuer.example.test', userVerification: 'preferred' });
     expect(options.allowCredentials ?? []).toEqual([]);
+    // The passkey page itself still answers (its link from other pages, and after a failure).
+    expect((await browser.get(form.action)).statusCode).toBe(200);
   });
 
-  it('refuses a credential this server does not know, audited, and offers the page again', async () => {
+  it('refuses a credential this server does not know, audited, and offers the passkey page again', async () => {
     const browser = new TestBrowser(app);
     const login = await authorize(browser);
-    await browser.get(login.body.match(/href="([^"]+\/passkey[^"]*)"/)![1]!);
-    const page = await browser.get(browser.lastUrl);
+    const form = passkeyFormOf(login.body);
     const credential = JSON.stringify({ id: 'unknown', rawId: 'unknown', type: 'public-key', response: {} });
-    const refused = await browser.post(browser.lastUrl, { ...hiddenFields(page.body), credential });
+    const refused = await browser.post(form.action, { ...form.fields, credential });
     expect(refused.statusCode).toBe(401);
     expect(refused.body).toContain('could not be verified');
-    expect(ceremonyOptionsOf(refused.body).challenge).not.toBe(ceremonyOptionsOf(page.body).challenge);
+    expect(ceremonyOptionsOf(refused.body).challenge).not.toBe(ceremonyOptionsOf(login.body).challenge);
     expect(logs.events(AUDIT_EVENTS.loginFailed).at(-1)).toMatchObject({
       method: 'passkey',
       reason: 'unknown_credential',
@@ -279,9 +289,7 @@ describe('login page: sign in with a passkey, no username', () => {
   it('needs the form’s CSRF token', async () => {
     const browser = new TestBrowser(app);
     const login = await authorize(browser);
-    const url = login.body.match(/href="([^"]+\/passkey[^"]*)"/)![1]!;
-    await browser.get(url);
-    const response = await browser.post(url, { credential: '{}' });
+    const response = await browser.post(passkeyFormOf(login.body).action, { credential: '{}' });
     expect(response.statusCode).toBe(403);
   });
 

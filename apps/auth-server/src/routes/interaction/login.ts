@@ -5,6 +5,7 @@ import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';
 import { kerberosSignInRoutes } from './kerberos.js';
+import { issueAuthenticationCeremony } from './passkey.js';
 import {
   INVALID_CREDENTIALS_MESSAGE,
   lastAttemptWarning,
@@ -30,7 +31,7 @@ export async function registerLoginRoutes(
 ): Promise<void> {
   const { pageContext, stores } = options;
 
-  function sendLoginPage(
+  async function sendLoginPage(
     reply: FastifyReply,
     loaded: LoadedInteraction,
     status: number,
@@ -38,6 +39,7 @@ export async function registerLoginRoutes(
     errorMessage?: string,
   ) {
     const id = loaded.interaction.id;
+    const passkey = await issueAuthenticationCeremony(options, loaded, null, []);
     const page = renderLoginPage({
       clientName: loaded.purpose.client.clientName,
       csrfToken: csrfTokenFor(loaded.browserKey, 'login', id),
@@ -46,7 +48,7 @@ export async function registerLoginRoutes(
       errorMessage,
       basePath: pageContext.basePath,
       kerberosHref: options.kerberos ? steps.pageUrl(loaded.interaction, 'kerberos') : undefined,
-      passkeyHref: steps.pageUrl(loaded.interaction, 'passkey'),
+      passkey: { ...passkey, action: steps.pageUrl(loaded.interaction, 'passkey') },
       // The Kerberos challenge's body is this form too: it must post to the login URL.
       formAction: options.kerberos ? steps.pageUrl(loaded.interaction, 'login') : undefined,
     });
