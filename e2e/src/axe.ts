@@ -21,14 +21,13 @@ interface Violation {
 export async function expectNoAxeViolations(page: Page, state: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
   const violations: Violation[] = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<any> } })
-      .axe;
+    const { axe } = window as unknown as { axe: typeof import('axe-core') };
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((violation: any) => ({
+    return result.violations.map((violation) => ({
       id: violation.id,
-      impact: violation.impact,
+      impact: violation.impact ?? null,
       help: violation.help,
-      targets: violation.nodes.map((node: any) => node.target.join(' ')),
+      targets: violation.nodes.map((node) => node.target.join(' ')),
     }));
   });
   expect(violations, `axe-core violations on ${state}`).toEqual([]);

@@ -121,7 +121,9 @@ describe('account page', () => {
     const item = new RegExp(`<li data-factor="${id}"[\\s\\S]*?</li>`).exec(page.body)![0];
     expect(item).toContain('<p class="alert" role="alert" id="error-totp-');
     expect(item).toContain('That app could not be renamed.');
-    expect(item).toMatch(/name="name" type="text" value="   "[^>]*aria-invalid="true" aria-describedby="error-totp-[^"]+" autofocus/);
+    expect(item).toMatch(
+      /name="name" type="text" value=" {3}"[^>]*aria-invalid="true" aria-describedby="error-totp-[^"]+" autofocus/,
+    );
     expect(okNotice(page)).toBeUndefined();
     // Reloading the result is a GET: the same page again, nothing re-sent.
     const reloaded = await main.get(main.lastUrl);
@@ -152,12 +154,17 @@ describe('account page', () => {
     expect(mine).toContain('<strong>Chrome on Linux</strong> (this session)');
     expect(mine).toContain('from 198.51.100.4');
     // This session was used again (this very request) two minutes after it signed in.
-    const [, signedInAt, lastUsedAt] = /Signed in <time datetime="([^"]+)">[^<]+ UTC<\/time> from .*, last used <time datetime="([^"]+)">/.exec(mine)!;
+    const [, signedInAt, lastUsedAt] =
+      /Signed in <time datetime="([^"]+)">[^<]+ UTC<\/time> from .*, last used <time datetime="([^"]+)">/.exec(
+        mine,
+      )!;
     expect(Date.parse(lastUsedAt!) - Date.parse(signedInAt!)).toBeGreaterThanOrEqual(60_000);
     expect(theirs).not.toContain('this session');
     expect(theirs).toContain('<strong>Firefox on Windows</strong>');
     expect(theirs).toContain('from 203.0.113.9');
-    expect(theirs).toMatch(/Signed in <time [^>]+>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time> from 203\.0\.113\.9, last used <time/);
+    expect(theirs).toMatch(
+      /Signed in <time [^>]+>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time> from 203\.0\.113\.9, last used <time/,
+    );
     // The other browser's own page marks its own session.
     expect(
       sessionItems(await other.get('/account')).find((item) => item.includes('(this session)')),
@@ -248,7 +255,10 @@ describe('account page', () => {
     expect(item).toContain('<li>Keep access while you are away</li>');
     // Removing asks first: the button that removes is inside a closed disclosure.
     expect(item).toMatch(/<details class="confirm">\s*<summary>Remove…<\/summary>/);
-    const revoked = await resultOf(main, await main.post('/account/apps/web/revoke', { csrf: csrfOf(account) }));
+    const revoked = await resultOf(
+      main,
+      await main.post('/account/apps/web/revoke', { csrf: csrfOf(account) }),
+    );
     expect(revoked.body).not.toContain('data-app="web"');
     const refresh = await refreshWithWebClient(app, tokens.refresh_token as string);
     expect(refresh.statusCode).toBe(400);
@@ -258,7 +268,10 @@ describe('account page', () => {
   it('removes the app', async () => {
     const account = await main.get('/account');
     const id = /data-factor="([^"]+)"/.exec(account.body)![1]!;
-    const removed = await resultOf(main, await main.post(`/account/totp/${id}/remove`, { csrf: csrfOf(account) }));
+    const removed = await resultOf(
+      main,
+      await main.post(`/account/totp/${id}/remove`, { csrf: csrfOf(account) }),
+    );
     expect(removed.body).not.toContain('data-factor=');
     expect(okNotice(removed)).toBe('Authenticator app removed.');
     // A reload of the result is a GET of /account: no "not found", nothing removed twice.
@@ -279,7 +292,10 @@ describe('ending one session', () => {
     expect(account.body).toContain(`action="/account/sessions/${sid}/end"`);
     const refused = await mine.post(`/account/sessions/${sid}/end`, {});
     expect(refused.statusCode).toBe(403);
-    const ended = await resultOf(mine, await mine.post(`/account/sessions/${sid}/end`, { csrf: csrfOf(account) }));
+    const ended = await resultOf(
+      mine,
+      await mine.post(`/account/sessions/${sid}/end`, { csrf: csrfOf(account) }),
+    );
     expect(okNotice(ended)).toBe('Signed out of that session.');
     expect(ended.body).not.toContain(`sessions-${sid}`);
     expect((await other.get('/account')).statusCode).toBe(303);
@@ -296,7 +312,9 @@ describe('ending one session', () => {
     const account = await alice.get('/account');
     const refused = await alice.post(`/account/sessions/${bobSid}/end`, { csrf: csrfOf(account) });
     const page = await resultOf(alice, refused);
-    expect(page.body).toContain('<p class="alert" role="alert" id="account-notice">That session was not found.</p>');
+    expect(page.body).toContain(
+      '<p class="alert" role="alert" id="account-notice">That session was not found.</p>',
+    );
     expect((await bob.get('/account')).statusCode).toBe(200);
     const aliceSid = currentSid(account);
     await resultOf(alice, await alice.post(`/account/sessions/${aliceSid}/end`, { csrf: csrfOf(account) }));
@@ -314,7 +332,9 @@ describe('finding and leaving the account page', () => {
       '<a href="https://consenting.example.test/" data-action="back-to-app">Back to Consenting &lt;App&gt;</a>',
     );
     // Sign out ends at the client's registered post-logout URI, which the CSP lets the form reach.
-    expect(page.headers['content-security-policy']).toContain("form-action 'self' https://consenting.example.test");
+    expect(page.headers['content-security-policy']).toContain(
+      "form-action 'self' https://consenting.example.test",
+    );
     const fields = hiddenFieldsOfForm(page.body, 'sign-out');
     expect(fields.post_logout_redirect_uri).toBe(CONSENTING.postLogoutRedirectUri);
     const signedOut = await browser.post('/logout', fields);
@@ -338,7 +358,9 @@ describe('finding and leaving the account page', () => {
     expect(signedOut.statusCode).toBe(200);
     expect(signedOut.body).toContain('You have been signed out.');
     // The signed-out page leads somewhere: the start page (with its "Your account").
-    expect(signedOut.body).toContain('<a class="button" href="/" data-action="start-page">Go to the start page</a>');
+    expect(signedOut.body).toContain(
+      '<a class="button" href="/" data-action="start-page">Go to the start page</a>',
+    );
     expect((await browser.get('/account')).statusCode).toBe(303);
   });
 });
@@ -349,7 +371,9 @@ const currentSid = (page: LightMyRequestResponse) =>
 
 /** The hidden fields of the form holding the button marked `data-action="<action>"`. */
 function hiddenFieldsOfForm(body: string, action: string): Record<string, string> {
-  const form = new RegExp(`<form[^>]*>((?:(?!</form>)[\\s\\S])*data-action="${action}"[\\s\\S]*?)</form>`).exec(body);
+  const form = new RegExp(
+    `<form[^>]*>((?:(?!</form>)[\\s\\S])*data-action="${action}"[\\s\\S]*?)</form>`,
+  ).exec(body);
   expect(form).not.toBeNull();
   return hiddenFields(form![1]!);
 }

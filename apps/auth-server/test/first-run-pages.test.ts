@@ -24,7 +24,9 @@ describe('pages for people, JSON for programs (issue 15 item 1)', () => {
     for (const path of ['/.well-known/openid-configuration', '/jwks', '/health/ready']) {
       expect(response.body).toContain(`href="${path}"`);
     }
-    expect(response.body).toContain('<a class="button" href="/account" data-action="account">Your account</a>');
+    expect(response.body).toContain(
+      '<a class="button" href="/account" data-action="account">Your account</a>',
+    );
   });
 
   it('in development the landing page lists the seeded clients and users, never a secret', async () => {

@@ -297,7 +297,9 @@ describe('step-up and policy', () => {
       // It says the format, and links back to the code page.
       expect(page.body).toContain('like ABCDE-23456');
       const back = /<a href="([^"]+)" data-link="otp"/.exec(page.body)?.[1];
-      expect(new URL(back!, 'http://x').pathname).toBe(new URL(browser.lastUrl.replace('/recovery', '/otp'), 'http://x').pathname);
+      expect(new URL(back!, 'http://x').pathname).toBe(
+        new URL(browser.lastUrl.replace('/recovery', '/otp'), 'http://x').pathname,
+      );
       return { browser, verifier, page };
     };
     const first = await signIn();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { renderAccountPage } from '../src/pages/account.js';
-import { renderHomePage } from '../src/pages/home.js';
-import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
+import { renderHomePage } from '../src/pages/home.js';
 import { escapeHtml, html } from '../src/pages/html.js';
 import { renderLoginPage } from '../src/pages/login.js';
+import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { contentSecurityPolicy } from '../src/pages/respond.js';
 import { describeScope } from '../src/pages/scope-descriptions.js';
 
@@ -135,7 +135,9 @@ describe('pages', () => {
     expect(decodeURIComponent(href.slice('data:text/plain;charset=utf-8,'.length))).toBe(
       'ABCDE-23456\nFGHJK-789AB\n',
     );
-    expect(page).toContain('<button type="button" class="secondary" id="copy-recovery-codes" hidden>Copy</button>');
+    expect(page).toContain(
+      '<button type="button" class="secondary" id="copy-recovery-codes" hidden>Copy</button>',
+    );
     expect(page).toContain('<script src="/assets/recovery-codes.js" defer></script>');
   });
 

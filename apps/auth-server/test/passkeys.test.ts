@@ -98,7 +98,10 @@ function ceremonyOptionsOf(page: string) {
 
 /** The login page's passkey button: where its ceremony posts, and the CSRF token it sends. */
 function passkeyFormOf(page: string): { action: string; fields: Record<string, string> } {
-  const button = /<button type="button" class="secondary" data-sign-in="passkey" data-passkey-action="([^"]+)" data-passkey-csrf="([^"]+)"/.exec(page);
+  const button =
+    /<button type="button" class="secondary" data-sign-in="passkey" data-passkey-action="([^"]+)" data-passkey-csrf="([^"]+)"/.exec(
+      page,
+    );
   expect(button, 'the login page has a passkey button').not.toBeNull();
   return { action: button![1]!.replace(/&amp;/g, '&'), fields: { csrf: button![2]! } };
 }
@@ -255,7 +258,9 @@ describe('login page: sign in with a passkey, no username', () => {
     const form = passkeyFormOf(login.body);
     expect(form.action).toMatch(/^\/interaction\/[^/]+\/passkey\?client_id=web$/);
     // A button, not a second form: the page's only form and hidden fields are the login form's.
-    expect(login.body).toMatch(/<button type="button" class="secondary" data-sign-in="passkey"[^>]* hidden>Sign in with a passkey<\/button>/);
+    expect(login.body).toMatch(
+      /<button type="button" class="secondary" data-sign-in="passkey"[^>]* hidden>Sign in with a passkey<\/button>/,
+    );
     expect([...login.body.matchAll(/<form /g)]).toHaveLength(1);
     expect(Object.keys(hiddenFields(login.body))).toEqual(['csrf']);
     expect(login.headers['content-security-policy']).toMatch(/script-src 'self';/);
@@ -464,7 +469,9 @@ describe('account page passkeys', () => {
     const foreign = await browser.post('/account/passkeys/pat-key-1/remove', { csrf });
     expect(foreign.statusCode).toBe(303);
     expect((await browser.follow(foreign)).body).toContain('That passkey was not found.');
-    const removed = await browser.follow(await browser.post('/account/passkeys/alice-key-1/remove', { csrf }));
+    const removed = await browser.follow(
+      await browser.post('/account/passkeys/alice-key-1/remove', { csrf }),
+    );
     expect(removed.body).not.toContain('data-passkey="alice-key-1"');
     expect(removed.body).toContain('Passkey removed.');
     expect(logs.events(AUDIT_EVENTS.factorRemoved).at(-1)).toMatchObject({

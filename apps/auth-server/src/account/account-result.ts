@@ -30,7 +30,9 @@ const payloadOf = (notice: AccountNotice) =>
   JSON.stringify([notice.kind, notice.text, notice.form ?? '', notice.kept ?? '']);
 
 const signatureOf = (notice: AccountNotice, browserKey: string, sessionId: string) =>
-  createHmac('sha256', browserKey).update(`account-result:${sessionId}:${payloadOf(notice)}`).digest('base64url');
+  createHmac('sha256', browserKey)
+    .update(`account-result:${sessionId}:${payloadOf(notice)}`)
+    .digest('base64url');
 
 /** `/account?…` for `notice`, signed for this browser and session. */
 export function accountResultUrl(

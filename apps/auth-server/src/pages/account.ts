@@ -221,7 +221,9 @@ ${notice.message}
 function renderAppsSection(input: AccountPageInput, csrf: SafeHtml) {
   const base = `${input.basePath}/account`;
   const items = input.apps.map(
-    (app) => html`<li data-app="${app.clientId}" id="apps-${app.clientId}"><strong>${app.clientName}</strong> can:
+    (
+      app,
+    ) => html`<li data-app="${app.clientId}" id="apps-${app.clientId}"><strong>${app.clientName}</strong> can:
 <ul class="scopes">${app.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}${app.offline && !app.scopes.includes('offline_access') ? html`<li>Keep access while you are away</li>` : null}</ul>
 ${confirmRemoval(`${base}/apps/${encodeURIComponent(app.clientId)}/revoke`, csrf, `Remove the access of ${app.clientName}? It will have to ask again.`, `Yes, remove access of ${app.clientName}`, noticeFor(input, `apps-${app.clientId}`))}
 </li>`,

@@ -5,8 +5,8 @@
   const button = document.getElementById('copy-recovery-codes');
   const status = document.getElementById('recovery-codes-status');
   if (!button || !status || !navigator.clipboard) return;
-  const codes = Array.from(document.querySelectorAll('[data-recovery-code]')).map(
-    (element) => element.getAttribute('data-recovery-code'),
+  const codes = Array.from(document.querySelectorAll('[data-recovery-code]')).map((element) =>
+    element.getAttribute('data-recovery-code'),
   );
   button.hidden = false;
   button.addEventListener('click', () => {

@@ -160,7 +160,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
    */
   async function returnTarget(request: FastifyRequest): Promise<ReturnTarget> {
     const asked = (request.query as Record<string, unknown> | undefined)?.from;
-    const clientId = typeof asked === 'string' && asked.length <= 256 ? asked : request.cookies[RETURN_COOKIE];
+    const clientId =
+      typeof asked === 'string' && asked.length <= 256 ? asked : request.cookies[RETURN_COOKIE];
     const back = await clientHomeLink(options.stores, clientId);
     if (back === undefined || clientId === undefined) {
       return { back: undefined, clientId: undefined, postLogoutRedirectUri: undefined };

@@ -5,14 +5,14 @@ import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';
 import { kerberosSignInRoutes } from './kerberos.js';
-import { issueAuthenticationCeremony } from './passkey.js';
 import {
   INVALID_CREDENTIALS_MESSAGE,
-  lastAttemptWarning,
   type InteractionRoutesOptions,
   type LoginAttempt,
+  lastAttemptWarning,
   tooManyAttemptsMessage,
 } from './options.js';
+import { issueAuthenticationCeremony } from './passkey.js';
 import {
   type InteractionRequest,
   type InteractionSteps,
