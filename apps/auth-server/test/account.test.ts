@@ -252,7 +252,7 @@ describe('account page', () => {
     // Scopes in words, as on the consent page.
     const item = /<li data-app="web"[\s\S]*?<\/details>/.exec(account.body)![0];
     expect(item).toContain('<li>View your orders</li>');
-    expect(item).toContain('<li>Keep access while you are away</li>');
+    expect(item).toContain('<li>Keep access when you are not using the application</li>');
     // Removing asks first: the button that removes is inside a closed disclosure.
     expect(item).toMatch(/<details class="confirm">\s*<summary>Remove…<\/summary>/);
     const revoked = await resultOf(

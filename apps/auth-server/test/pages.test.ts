@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formKeyOf } from '../src/account/account-result.js';
 import { renderAccountPage } from '../src/pages/account.js';
 import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
@@ -139,6 +140,13 @@ describe('pages', () => {
       '<button type="button" class="secondary" id="copy-recovery-codes" hidden>Copy</button>',
     );
     expect(page).toContain('<script src="/assets/recovery-codes.js" defer></script>');
+  });
+
+  it('an account POST path names the form its result belongs to, behind a path prefix too', () => {
+    expect(formKeyOf('/account/password')).toBe('password');
+    expect(formKeyOf('/account/totp/abc/rename')).toBe('totp-abc');
+    expect(formKeyOf('/id/account/sessions/s-1/end?x=1')).toBe('sessions-s-1');
+    expect(formKeyOf('/account/apps/orders%20web/revoke')).toBe('apps-orders web');
   });
 
   it('the CSP allows only this origin, no framing, and the given form targets', () => {

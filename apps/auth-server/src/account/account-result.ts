@@ -20,8 +20,10 @@ export interface AccountNotice {
  * The form a POST path names: `/account/password` → `password`, `/account/totp/<id>/rename` →
  * `totp-<id>`, `/account/sessions/<id>/end` → `sessions-<id>`; the page marks each form with it.
  */
-export function formKeyOf(path: string, accountUrl: string): string {
-  const rest = path.split('?')[0]!.slice(accountUrl.length + 1);
+export function formKeyOf(path: string): string {
+  // From the last `/account/` on, whatever prefix a gateway leaves in front of it.
+  const pathname = path.split('?')[0]!;
+  const rest = pathname.slice(pathname.lastIndexOf('/account/') + '/account/'.length);
   const segments = rest.split('/').filter((segment) => segment !== '');
   return segments.slice(0, 2).map(decodeURIComponent).join('-');
 }

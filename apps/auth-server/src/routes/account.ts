@@ -194,7 +194,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       const result: AccountNotice = {
         kind: notice?.kind ?? 'ok',
         text: notice?.text ?? '',
-        form: formKeyOf(request.url, accountUrl),
+        form: formKeyOf(request.url),
         ...(kept ? { kept } : {}),
       };
       const location =
