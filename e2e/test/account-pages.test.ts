@@ -47,6 +47,13 @@ async function visit(browser: TestBrowser, page: Page, name: string): Promise<vo
   }
 }
 
+/** The login page, checked with axe-core like every other state, then the password sign-in. */
+async function signIn(page: Page): Promise<void> {
+  await expectLoginPage(page, stack.issuer);
+  await expectNoAxeViolations(page, 'login page');
+  await signInWithPassword(page, stack.issuer, stack.user);
+}
+
 /** Counts the POST requests a page sends (a reload of a result page must send none). */
 function countPosts(page: Page): { count: number } {
   const posts = { count: 0 };
@@ -70,7 +77,7 @@ describe('finding and leaving the account page', () => {
     const browser = await newBrowser();
     const { page } = browser;
     await page.goto(`${stack.ordersUrl}/login?returnUrl=/app`);
-    await signInWithPassword(page, stack.issuer, stack.user);
+    await signIn(page);
     await page.waitForURL(`${stack.ordersUrl}/app`);
     const link = page.getByRole('link', { name: 'Your account' });
     await link.waitFor();
@@ -96,6 +103,7 @@ describe('finding and leaving the account page', () => {
     await page.waitForURL(/\/account\?from=orders-web$/);
     await page.locator('[data-action="sign-out"]').click();
     await page.waitForURL(`${stack.ordersUrl}/signed-out`);
+    await visit(browser, page, 'orders-signed-out-from-account');
     // The provider's session ended: the account page asks to sign in again.
     await page.goto(`${stack.issuer}/account`);
     await expectLoginPage(page, stack.issuer);
@@ -108,13 +116,15 @@ describe('finding and leaving the account page', () => {
     await page.goto(`${stack.issuer}/`);
     await visit(browser, page, 'issuer-home-your-account');
     await page.getByRole('link', { name: 'Your account' }).click();
-    await signInWithPassword(page, stack.issuer, stack.user);
+    await signIn(page);
     await page.waitForURL(`${stack.issuer}/account`);
     // Without an application to return to, no "Back to" link, and still a "Sign out".
     expect(await page.locator('[data-action="back-to-app"]').count()).toBe(0);
     expect(await page.locator('[data-action="sign-out"]').count()).toBe(1);
 
     await page.goto(`${stack.spaUrl}/`);
+    await page.locator('#signed-out').waitFor();
+    await expectNoAxeViolations(page, 'SPA signed out');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${stack.spaUrl}/`);
     await page.locator('#signed-in').waitFor();
@@ -140,7 +150,7 @@ describe('sessions, Back, and the small dead ends', () => {
     const second = await newBrowser();
     for (const { page } of [first, second]) {
       await page.goto(`${stack.issuer}/account`);
-      await signInWithPassword(page, stack.issuer, stack.user);
+      await signIn(page);
       await page.waitForURL(`${stack.issuer}/account`);
     }
     const page = first.page;
@@ -168,7 +178,7 @@ describe('sessions, Back, and the small dead ends', () => {
     await page.goto(`${stack.ordersUrl}/login?returnUrl=/app`);
     await expectLoginPage(page, stack.issuer);
     const loginUrl = page.url();
-    await signInWithPassword(page, stack.issuer, stack.user);
+    await signIn(page);
     await page.waitForURL(`${stack.ordersUrl}/app`);
     await page.goBack();
     await page.goBack();
@@ -222,7 +232,7 @@ describe('sessions, Back, and the small dead ends', () => {
 
     // The signed-out page (sign-out without an application) links to the start page.
     await page.goto(`${stack.issuer}/account`);
-    await signInWithPassword(page, stack.issuer, stack.user);
+    await signIn(page);
     await page.waitForURL(`${stack.issuer}/account`);
     await page.locator('[data-action="sign-out"]').click();
     await page.locator('h1', { hasText: 'You are signed out' }).waitFor();
@@ -238,11 +248,13 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
     const { page } = browser;
     const posts = countPosts(page);
     await page.goto(`${stack.issuer}/account`);
-    await signInWithPassword(page, stack.issuer, stack.user);
+    await signIn(page);
     await page.waitForURL(`${stack.issuer}/account`);
 
     // Enrol an app (its code proves it), then the recovery codes with copy and download.
     await page.getByRole('button', { name: 'Add an authenticator app' }).click();
+    await page.locator('h1', { hasText: 'Set up an authenticator app' }).waitFor();
+    await expectNoAxeViolations(page, 'authenticator app enrolment');
     const secret = (await page.locator('[data-totp-secret]').getAttribute('data-totp-secret'))!;
     let used = Math.floor(Date.now() / 30_000) - 1;
     const first = await freshCode(secret, used);
@@ -271,8 +283,9 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
     const other = await newBrowser();
     const second = other.page;
     await second.goto(`${stack.ordersUrl}/login?returnUrl=/app`);
-    await signInWithPassword(second, stack.issuer, stack.user);
+    await signIn(second);
     await second.waitForURL((url) => url.pathname.endsWith('/otp'));
+    await expectNoAxeViolations(second, 'code page');
     await second.getByRole('link', { name: 'Use a recovery code instead' }).click();
     await second.waitForURL((url) => url.pathname.endsWith('/recovery'));
     expect(await second.locator('#recovery-format').textContent()).toContain('ABCDE-23456');
