@@ -17,5 +17,5 @@ export async function signInWithPassword(page: Page, issuer: string, user: Stack
   await expectLoginPage(page, issuer);
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }

@@ -95,7 +95,7 @@ describe('sign-in pages', () => {
     await expectLoginPage(page, stack.issuer);
     await page.getByLabel('Username').fill(stack.user.username);
     await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
     const alert = page.getByRole('alert');
     await expect.poll(() => alert.textContent()).toBe('Invalid username or password.');

@@ -119,13 +119,23 @@ describe('a signed-in walk-through', () => {
     await page.goto(`${stack.ordersUrl}/`);
     await page.waitForURL(`${stack.ordersUrl}/app`);
 
-    // Item 4: Back after a password sign-in loads the login page of a finished interaction.
-    const expired = await page.goto(`${stack.issuer}/interaction/finished-one/login?client_id=orders-web`);
-    expect(expired?.status()).toBe(400);
-    await expectProductPage(page);
-    await photograph(page, 'sign-in-expired');
-    await page.locator('a.button').click();
+    // Item 4: Back after a password sign-in loads the login page of a finished interaction; the
+    // signed-in browser goes on to the application.
+    await page.goto(`${stack.issuer}/interaction/finished-one/login?client_id=orders-web`);
     await page.waitForURL(`${stack.ordersUrl}/app`);
+    // A browser without the session sees the expired page, with the way on.
+    const stranger = await launchBrowser();
+    try {
+      const expired = await stranger.page.goto(
+        `${stack.issuer}/interaction/finished-one/login?client_id=orders-web`,
+      );
+      expect(expired?.status()).toBe(400);
+      await expectProductPage(stranger.page);
+      await stranger.screenshot(stranger.page, 'sign-in-expired');
+      expect(await stranger.page.locator('a.button').getAttribute('href')).toBe(`${stack.ordersUrl}/`);
+    } finally {
+      await stranger.close();
+    }
 
     // Item 5: place orders; the button is level with the input; oldest first; a validation error
     // replaces the success message.

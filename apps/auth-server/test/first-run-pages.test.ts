@@ -1,6 +1,6 @@
 import { DESIGN_TOKENS_CSS } from '@oidc-orders/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hiddenFields } from './browser.js';
+import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { TEST_SECRETS } from './helpers/seed.js';
@@ -24,6 +24,9 @@ describe('pages for people, JSON for programs (issue 15 item 1)', () => {
     for (const path of ['/.well-known/openid-configuration', '/jwks', '/health/ready']) {
       expect(response.body).toContain(`href="${path}"`);
     }
+    expect(response.body).toContain(
+      '<a class="button" href="/account" data-action="account">Your account</a>',
+    );
   });
 
   it('in development the landing page lists the seeded clients and users, never a secret', async () => {
@@ -102,7 +105,7 @@ describe('going back after signing in (issue 15 item 4)', () => {
   });
   afterAll(() => close());
 
-  it('the expired login page links back to the client that started the sign-in', async () => {
+  it('Back to the login page of a finished sign-in sends the signed-in browser on to the client', async () => {
     const { browser, page } = await openLoginPage(app);
     const loginUrl = browser.lastUrl;
     expect(loginUrl).toContain('client_id=web');
@@ -110,10 +113,25 @@ describe('going back after signing in (issue 15 item 4)', () => {
     expect(done.statusCode).toBeLessThan(400);
     // Back: the browser loads the login page of the finished interaction again.
     const back = await browser.get(loginUrl);
+    expect(back.statusCode).toBe(303);
+    expect(back.headers.location).toBe('https://web.example.test/');
+  });
+
+  it('an expired sign-in page of a browser that is not signed in links on to the client', async () => {
+    const { browser } = await openLoginPage(app);
+    const back = await browser.get('/interaction/finished-one/otp?client_id=web');
     expect(back.statusCode).toBe(400);
     expect(back.body).toContain('interaction_expired');
-    expect(back.body).toContain('href="https://web.example.test/"');
+    expect(back.body).toContain('<a class="button" href="https://web.example.test/">');
     expect(hiddenFields(back.body)).toEqual({});
+  });
+
+  it("the account page's own sign-in leads back to the account page", async () => {
+    const browser = new TestBrowser(app);
+    const start = await browser.get('/account');
+    expect(locationOf(start).searchParams.get('client_id')).toBe('account');
+    const expired = await browser.get('/interaction/gone/login?client_id=account');
+    expect(expired.body).toContain('<a class="button" href="/account">Go to your account</a>');
   });
 
   it('an unknown client in the URL gives no link at all (never a URL taken from the request)', async () => {
@@ -121,6 +139,7 @@ describe('going back after signing in (issue 15 item 4)', () => {
     const expired = await browser.get('/interaction/unknown-id/login?client_id=https%3A%2F%2Fevil.example');
     expect(expired.statusCode).toBe(400);
     expect(expired.body).not.toContain('evil.example');
-    expect(expired.body).not.toContain('class="button"');
+    // The only way on is this server's own start page.
+    expect(expired.body).toContain('<a class="button" href="/">Go to the start page</a>');
   });
 });

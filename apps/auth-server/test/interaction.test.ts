@@ -242,10 +242,13 @@ describe('login failures and CSRF', () => {
       const retry = await submitLogin(browser, response.body);
       expect(locationOf(retry).searchParams.get('code')).toBeTruthy();
       bodies.push(
-        response.body.replace(/value="[^"]*"/g, '').replace(/\/interaction\/[^/]+\//g, '/interaction/ID/'),
+        response.body
+          .replace(/(value|data-passkey-csrf|data-passkey-options)="[^"]*"/g, '')
+          .replace(/\/interaction\/[^/]+\//g, '/interaction/ID/'),
       );
     }
-    // Apart from the echoed username, the CSRF token and the interaction's links, the two answers are identical.
+    // Apart from the echoed username, the CSRF tokens, the passkey challenge and the interaction's
+    // links, the two answers are identical.
     expect(bodies[0]).toBe(bodies[1]);
   });
 
@@ -288,14 +291,20 @@ describe('login failures and CSRF', () => {
     expect(response.headers.location).toBeUndefined();
   });
 
-  it('an interaction completes once: a second submission gets an error page, not a second code', async () => {
+  it('an interaction completes once: a second submission goes on to the client, without a second code', async () => {
     const browser = new TestBrowser(started.app);
     const loginPage = await browser.follow(await browser.get(authorizePath(webRequest().params)));
     const first = await submitLogin(browser, loginPage.body);
     expect(locationOf(first).searchParams.get('code')).toBeTruthy();
     const second = await submitLogin(browser, loginPage.body);
-    expect(second.statusCode).toBe(400);
-    expect(second.headers.location).toBeUndefined();
+    // The browser is signed in: it is sent on to the client's registered home, with no code.
+    expect(second.statusCode).toBe(303);
+    expect(second.headers.location).toBe('https://web.example.test/');
+    // A browser without the session gets the expired page instead, still with that way on.
+    const stranger = new TestBrowser(started.app);
+    const expired = await stranger.post(browser.lastUrl, {});
+    expect(expired.statusCode).toBe(400);
+    expect(expired.body).toContain('href="https://web.example.test/"');
   });
 });
 

@@ -161,7 +161,7 @@ describe('authenticator app as the second factor', () => {
     const { browser, verifier, response } = await authorize();
     const afterPassword = await submitPassword(await landOnLogin(browser, response), CAROL);
     const otpPage = await pageAfter(browser, afterPassword);
-    expect(browser.lastUrl).toMatch(/\/otp$/);
+    expect(new URL(browser.lastUrl, 'http://x').pathname).toMatch(/\/otp$/);
     expect(otpPage.body).toMatch(/<form method="post"/);
     expect(otpPage.body).toMatch(/name="otp"/);
     expect(otpPage.body).not.toMatch(/name="password"/);
@@ -257,7 +257,7 @@ describe('step-up and policy', () => {
     const { browser, verifier, response } = await authorize({}, new TestBrowser(app), client);
     const afterPassword = await submitPassword(await landOnLogin(browser, response), ALICE);
     const enrolPage = await pageAfter(browser, afterPassword);
-    expect(browser.lastUrl).toMatch(/\/enrol$/);
+    expect(new URL(browser.lastUrl, 'http://x').pathname).toMatch(/\/enrol$/);
     const secret = /data-totp-secret="([A-Z2-7]+)"/.exec(enrolPage.body)?.[1];
     expect(secret).toEqual(expect.any(String));
     expect(enrolPage.body).toMatch(/src="data:image\/svg\+xml;base64,/);
@@ -294,6 +294,12 @@ describe('step-up and policy', () => {
       const link = /<a href="([^"]+)" data-link="recovery-code"/.exec(otpPage.body)?.[1];
       const page = await browser.get(link!);
       expect(page.body).toMatch(/name="recovery_code"/);
+      // It says the format, and links back to the code page.
+      expect(page.body).toContain('like ABCDE-23456');
+      const back = /<a href="([^"]+)" data-link="otp"/.exec(page.body)?.[1];
+      expect(new URL(back!, 'http://x').pathname).toBe(
+        new URL(browser.lastUrl.replace('/recovery', '/otp'), 'http://x').pathname,
+      );
       return { browser, verifier, page };
     };
     const first = await signIn();
@@ -301,7 +307,11 @@ describe('step-up and policy', () => {
       ...hiddenFields(first.page.body),
       recovery_code: aliceRecoveryCodes[0]!,
     });
-    const claims = await idTokenFor(used, first.verifier);
+    // The person is told the code is used up and how many are left, then goes on.
+    expect(used.statusCode).toBe(200);
+    expect(used.body).toContain('data-remaining="9">9 recovery codes left</strong>');
+    const next = /<a class="button" href="([^"]+)" data-action="continue">/.exec(used.body)![1]!;
+    const claims = await idTokenFor(await first.browser.get(next), first.verifier);
     expect(claims).toMatchObject({ acr: ACR_VALUES.mfa });
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
 

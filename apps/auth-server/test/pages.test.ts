@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { formKeyOf } from '../src/account/account-result.js';
 import { renderAccountPage } from '../src/pages/account.js';
 import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
+import { renderHomePage } from '../src/pages/home.js';
 import { escapeHtml, html } from '../src/pages/html.js';
 import { renderLoginPage } from '../src/pages/login.js';
+import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { contentSecurityPolicy } from '../src/pages/respond.js';
 import { describeScope } from '../src/pages/scope-descriptions.js';
 
@@ -89,6 +92,7 @@ describe('pages', () => {
       recoveryCodesRemaining: 0,
       sessions: [
         {
+          id: 's1',
           device: '<img src=x onerror=alert(1)>',
           ip: '"><script>alert(2)</script>',
           createdAt: 1_700_000_000,
@@ -97,12 +101,52 @@ describe('pages', () => {
         },
       ],
       apps: [],
+      signOut: { action: '/logout', csrfToken: 'logout-token' },
       basePath: '',
     });
     expect(page).toContain('<strong>&lt;img src=x onerror=alert(1)&gt;</strong> (this session)');
     expect(page).toContain('from &quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
-    expect(page).toContain('Signed in 2023-11-14 22:13 from');
+    // Times carry their zone, and a machine-readable datetime.
+    expect(page).toContain(
+      'Signed in <time datetime="2023-11-14T22:13:20.000Z">2023-11-14 22:13 UTC</time> from',
+    );
     expect(page).not.toContain('<script>alert');
+  });
+
+  it('the start page names the one file with the demo passwords, the one the pnpm dev banner names', () => {
+    const development = { clients: [], usernames: ['alice'] };
+    const dev = renderHomePage({
+      issuer: 'http://localhost:4000',
+      basePath: '',
+      development: { ...development, seedFile: '/repo/.data/dev-seed.json' },
+    });
+    expect(dev).toContain('Their passwords are in <code>/repo/.data/dev-secrets.json</code>.');
+    const own = renderHomePage({
+      issuer: 'http://localhost:4000',
+      basePath: '',
+      development: { ...development, seedFile: '/etc/seed.json' },
+    });
+    expect(own).toContain('Their passwords are in <code>/etc/seed.json</code>.');
+  });
+
+  it('recovery codes come with Download (no script needed) and a Copy button its script shows', () => {
+    const codes = ['ABCDE-23456', 'FGHJK-789AB'];
+    const page = renderRecoveryCodesShownPage({ codes, continueCsrfToken: 't', basePath: '' });
+    const href = /href="(data:[^"]+)" download="recovery-codes.txt"/.exec(page)![1]!;
+    expect(decodeURIComponent(href.slice('data:text/plain;charset=utf-8,'.length))).toBe(
+      'ABCDE-23456\nFGHJK-789AB\n',
+    );
+    expect(page).toContain(
+      '<button type="button" class="secondary" id="copy-recovery-codes" hidden>Copy</button>',
+    );
+    expect(page).toContain('<script src="/assets/recovery-codes.js" defer></script>');
+  });
+
+  it('an account POST path names the form its result belongs to, behind a path prefix too', () => {
+    expect(formKeyOf('/account/password')).toBe('password');
+    expect(formKeyOf('/account/totp/abc/rename')).toBe('totp-abc');
+    expect(formKeyOf('/id/account/sessions/s-1/end?x=1')).toBe('sessions-s-1');
+    expect(formKeyOf('/account/apps/orders%20web/revoke')).toBe('apps-orders web');
   });
 
   it('the CSP allows only this origin, no framing, and the given form targets', () => {

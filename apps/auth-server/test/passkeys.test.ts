@@ -96,6 +96,16 @@ function ceremonyOptionsOf(page: string) {
   return JSON.parse(match![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
 }
 
+/** The login page's passkey button: where its ceremony posts, and the CSRF token it sends. */
+function passkeyFormOf(page: string): { action: string; fields: Record<string, string> } {
+  const button =
+    /<button type="button" class="secondary" data-sign-in="passkey" data-passkey-action="([^"]+)" data-passkey-csrf="([^"]+)"/.exec(
+      page,
+    );
+  expect(button, 'the login page has a passkey button').not.toBeNull();
+  return { action: button![1]!.replace(/&amp;/g, '&'), fields: { csrf: button![2]! } };
+}
+
 async function authorize(browser: TestBrowser, params: Record<string, string> = {}, client = 'web') {
   const redirectUri = client === 'web' ? WEB_REDIRECT_URI : STRICT.redirectUri;
   const response = await browser.get(
@@ -242,31 +252,36 @@ describe('ceremony challenges', () => {
 });
 
 describe('login page: sign in with a passkey, no username', () => {
-  it('links to the passkey page, which asks for any discoverable credential of this RP', async () => {
+  it('the login page holds a one-click passkey button (secondary) with options for any discoverable credential', async () => {
     const browser = new TestBrowser(app);
     const login = await authorize(browser);
-    const href = /href="([^"]+)" class="button" data-sign-in="passkey"/.exec(login.body)?.[1];
-    expect(href).toMatch(/^\/interaction\/[^/]+\/passkey$/);
-    const page = await browser.get(href!);
-    expect(page.statusCode).toBe(200);
-    expect(page.headers['content-security-policy']).toMatch(/script-src 'self';/);
-    expect(page.body).not.toMatch(/<script>/);
-    expect(page.body).toContain('/assets/simplewebauthn-browser.js');
-    const options = ceremonyOptionsOf(page.body);
+    const form = passkeyFormOf(login.body);
+    expect(form.action).toMatch(/^\/interaction\/[^/]+\/passkey\?client_id=web$/);
+    // A button, not a second form: the page's only form and hidden fields are the login form's.
+    expect(login.body).toMatch(
+      /<button type="button" class="secondary" data-sign-in="passkey"[^>]* hidden>Sign in with a passkey<\/button>/,
+    );
+    expect([...login.body.matchAll(/<form /g)]).toHaveLength(1);
+    expect(Object.keys(hiddenFields(login.body))).toEqual(['csrf']);
+    expect(login.headers['content-security-policy']).toMatch(/script-src 'self';/);
+    expect(login.body).not.toMatch(/<script>/);
+    expect(login.body).toContain('/assets/simplewebauthn-browser.js');
+    const options = ceremonyOptionsOf(login.body);
     expect(options).toMatchObject({ rpId: 'issuer.example.test', userVerification: 'preferred' });
     expect(options.allowCredentials ?? []).toEqual([]);
+    // The passkey page itself still answers (its link from other pages, and after a failure).
+    expect((await browser.get(form.action)).statusCode).toBe(200);
   });
 
-  it('refuses a credential this server does not know, audited, and offers the page again', async () => {
+  it('refuses a credential this server does not know, audited, and offers the passkey page again', async () => {
     const browser = new TestBrowser(app);
     const login = await authorize(browser);
-    await browser.get(login.body.match(/href="([^"]+\/passkey)"/)![1]!);
-    const page = await browser.get(browser.lastUrl);
+    const form = passkeyFormOf(login.body);
     const credential = JSON.stringify({ id: 'unknown', rawId: 'unknown', type: 'public-key', response: {} });
-    const refused = await browser.post(browser.lastUrl, { ...hiddenFields(page.body), credential });
+    const refused = await browser.post(form.action, { ...form.fields, credential });
     expect(refused.statusCode).toBe(401);
     expect(refused.body).toContain('could not be verified');
-    expect(ceremonyOptionsOf(refused.body).challenge).not.toBe(ceremonyOptionsOf(page.body).challenge);
+    expect(ceremonyOptionsOf(refused.body).challenge).not.toBe(ceremonyOptionsOf(login.body).challenge);
     expect(logs.events(AUDIT_EVENTS.loginFailed).at(-1)).toMatchObject({
       method: 'passkey',
       reason: 'unknown_credential',
@@ -279,9 +294,7 @@ describe('login page: sign in with a passkey, no username', () => {
   it('needs the form’s CSRF token', async () => {
     const browser = new TestBrowser(app);
     const login = await authorize(browser);
-    const url = login.body.match(/href="([^"]+\/passkey)"/)![1]!;
-    await browser.get(url);
-    const response = await browser.post(url, { credential: '{}' });
+    const response = await browser.post(passkeyFormOf(login.body).action, { credential: '{}' });
     expect(response.statusCode).toBe(403);
   });
 
@@ -319,7 +332,7 @@ describe('passkey as the second factor', () => {
     const browser = new TestBrowser(app);
     const afterPassword = await submitPassword(browser, await authorize(browser), PAT);
     const page = await browser.follow(afterPassword);
-    expect(browser.lastUrl).toMatch(/\/passkey$/);
+    expect(new URL(browser.lastUrl, 'http://x').pathname).toMatch(/\/passkey$/);
     const credential = JSON.stringify({
       id: 'carol-key-1',
       rawId: 'carol-key-1',
@@ -347,7 +360,7 @@ describe('passkey as the second factor', () => {
     const login = await authorize(strict, { acr_values: ACR_VALUES.phishingResistant });
     const stepped = await submitPassword(strict, login, CAROL);
     const otpUrl = stepped.headers.location as string;
-    expect((await strict.get(otpUrl)).headers.location).toMatch(/\/passkey$/);
+    expect(locationOf(await strict.get(otpUrl)).pathname).toMatch(/\/passkey$/);
     // A code is not accepted either: it cannot reach the level.
     const code = TOTP.generate({
       secret: Secret.fromBase32(CAROL_TOTP),
@@ -443,18 +456,24 @@ describe('account page passkeys', () => {
     const page = await browser.get('/account');
     expect(page.body).toContain('data-passkey="alice-key-1"');
     const csrf = hiddenFields(page.body).csrf!;
-    const renamed = await browser.post('/account/passkeys/alice-key-1/rename', { csrf, name: 'Work laptop' });
-    expect(renamed.statusCode).toBe(200);
+    const renamed = await browser.follow(
+      await browser.post('/account/passkeys/alice-key-1/rename', { csrf, name: 'Work laptop' }),
+    );
     expect(renamed.body).toContain('value="Work laptop"');
     expect(logs.events(AUDIT_EVENTS.factorRenamed).at(-1)).toMatchObject({
       sub: ALICE.sub,
       method: 'passkey',
       credential_id: 'alice-key-1',
     });
-    expect((await browser.post('/account/passkeys/pat-key-1/remove', { csrf })).statusCode).toBe(404);
-    const removed = await browser.post('/account/passkeys/alice-key-1/remove', { csrf });
-    expect(removed.statusCode).toBe(200);
+    // Someone else's passkey: not found (shown at the result address, after post/redirect/get).
+    const foreign = await browser.post('/account/passkeys/pat-key-1/remove', { csrf });
+    expect(foreign.statusCode).toBe(303);
+    expect((await browser.follow(foreign)).body).toContain('That passkey was not found.');
+    const removed = await browser.follow(
+      await browser.post('/account/passkeys/alice-key-1/remove', { csrf }),
+    );
     expect(removed.body).not.toContain('data-passkey="alice-key-1"');
+    expect(removed.body).toContain('Passkey removed.');
     expect(logs.events(AUDIT_EVENTS.factorRemoved).at(-1)).toMatchObject({
       method: 'passkey',
       credential_id: 'alice-key-1',

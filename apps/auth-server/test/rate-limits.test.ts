@@ -54,11 +54,19 @@ describe('failed sign-ins per username', () => {
   });
 
   it('locks the username after 3 failures on either instance: 429, Retry-After, a page saying when, even with the right password', async () => {
+    const messages: string[] = [];
     for (const app of [first.app, second.app, first.app]) {
       const { browser, page } = await openLoginPage(app);
       const failed = await submitLogin(browser, page, ALICE.username, 'wrong-password');
       expect(failed.statusCode).toBe(401);
+      messages.push(/id="login-error">([^<]*)</.exec(failed.body)![1]!);
     }
+    // The failure before the last attempt warns of the lock; the others do not.
+    expect(messages).toEqual([
+      'Invalid username or password.',
+      'Invalid username or password. 1 attempt left before a 15-minute lock.',
+      'Invalid username or password.',
+    ]);
     const { browser, page } = await openLoginPage(second.app);
     const locked = await submitLogin(browser, page, ALICE.username, ALICE.password);
     expect(locked.statusCode).toBe(429);
@@ -301,7 +309,9 @@ describe('login counters and the other rate-limit counters share one table', () 
       { nowMs: () => now },
     );
     const attempt = { ip: '192.0.2.1', username: 'alice' };
-    for (let index = 0; index < 2; index++) expect(await limiter.allow(attempt)).toEqual({ allowed: true });
+    for (const remaining of [1, 0]) {
+      expect(await limiter.allow(attempt)).toEqual({ allowed: true, remaining, lockSeconds: 900 });
+    }
     expect(await limiter.allow(attempt)).toMatchObject({ allowed: false, limit: 'username' });
 
     // Eleven minutes later a busy verification page sweeps its idle counters.

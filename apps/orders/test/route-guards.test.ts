@@ -21,6 +21,8 @@ const PUBLIC_ROUTES = new Set([
   'GET /logout',
   'POST /logout',
   'GET /signed-out',
+  // A redirect to the provider's account page (no data of this app).
+  'GET /account',
   // Authenticated by the provider's signed logout token in the body (OIDC Back-Channel Logout 1.0 §2.6).
   'POST /backchannel-logout',
   // CORS preflights of the bearer API (src/plugins/api-cors.ts): headers only, no data.

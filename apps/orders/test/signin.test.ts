@@ -228,6 +228,15 @@ describe('POST /signin-oidc rejects before any token request', () => {
 });
 
 describe('GET / and GET /logout with a session', () => {
+  it('GET /account ("Your account") redirects to the provider\'s account page, naming this client', async () => {
+    const response = await app.inject({ method: 'GET', url: '/account' });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(
+      `${issuer.issuer.replace(/\/$/, '')}/account?from=${FAKE_CLIENT_ID}`,
+    );
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
   it('GET / → {name, sub, hasAccessToken}', async () => {
     const { cookie } = await insertTestSession(database, testConfig(environment), {
       tokens: { idToken: 'id-token', accessToken: 'at' },

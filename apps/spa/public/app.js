@@ -130,6 +130,9 @@ async function main() {
     return;
   }
   const manager = createUserManager(config);
+  // "Your account": the provider's account page, told which client to link back to.
+  $('#account-link').href =
+    `${config.authority.replace(/\/$/, '')}/account?${new URLSearchParams({ from: config.client_id })}`;
 
   if (location.pathname === '/callback') {
     try {

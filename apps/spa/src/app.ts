@@ -86,6 +86,7 @@ export function createSpaHandler(config: SpaConfig, fetchMetadata: FetchMetadata
     '/favicon.ico': publicFile('favicon.svg', 'image/svg+xml'),
     '/vendor/oidc-client-ts.min.js': oidcClientBundle(),
   };
+  const notFound = publicFile('not-found.html', 'text/html; charset=utf-8');
   const csp = contentSecurityPolicy(config);
   // Read once it succeeds; until then every /config.json tries again (the provider may start later).
   let metadata: Record<string, unknown> | undefined;
@@ -147,7 +148,8 @@ export function createSpaHandler(config: SpaConfig, fetchMetadata: FetchMetadata
     }
     const file = Object.hasOwn(files, path) ? files[path] : undefined;
     if (file === undefined) {
-      send(response, 404, 'text/plain; charset=utf-8', 'Not found');
+      // A page in the same look as the app, with a way back to it.
+      send(response, 404, notFound.type, notFound.body);
       return;
     }
     send(response, 200, file.type, file.body);

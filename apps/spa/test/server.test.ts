@@ -130,7 +130,14 @@ describe('the SPA server', () => {
   });
 
   it('answers 404 for anything else and 405 for other methods', async () => {
-    expect((await fetch(`${base}/src/server.ts`)).status).toBe(404);
+    const missing = await fetch(`${base}/src/server.ts`);
+    expect(missing.status).toBe(404);
+    // A page like the others: the app's stylesheet, one heading, a link back to the app.
+    expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const page = await missing.text();
+    expect(page).toContain('<link rel="stylesheet" href="/app.css">');
+    expect(page).toContain('<h1 id="page-title">Page not found</h1>');
+    expect(page).toContain('<a class="button primary" href="/">');
     expect((await fetch(`${base}/../package.json`)).status).toBe(404);
     expect((await fetch(`${base}/`, { method: 'POST' })).status).toBe(405);
   });

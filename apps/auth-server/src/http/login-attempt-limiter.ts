@@ -91,8 +91,10 @@ export function createLoginAttemptLimiter(
     async allow(attempt): Promise<LoginAttemptDecision> {
       const now = nowMs();
       let refusal: LoginAttemptDecision = { allowed: true };
+      let remaining = Number.POSITIVE_INFINITY;
       for (const check of checks(attempt)) {
         const { hits, windowEndsAt } = await hit(check.key, now);
+        remaining = Math.min(remaining, check.max - hits);
         // `>`: the attempt that reaches the limit is still checked; the one after it is refused.
         if (hits > check.max) {
           const retryAfterSeconds = Math.max(1, Math.ceil((windowEndsAt - now) / 1000));
@@ -101,7 +103,8 @@ export function createLoginAttemptLimiter(
           }
         }
       }
-      return refusal;
+      if (!refusal.allowed || remaining === Number.POSITIVE_INFINITY) return refusal;
+      return { allowed: true, remaining, lockSeconds: limits.windowSeconds };
     },
     // The attempt was already counted by `allow`.
     async recordFailure() {},

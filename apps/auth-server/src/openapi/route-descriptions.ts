@@ -151,6 +151,7 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     tag: 'account',
   },
   'POST /account/sessions/sign-out-others': { summary: 'Sign out every other session', tag: 'account' },
+  'POST /account/sessions/{id}/end': { summary: 'Sign out one other session of this user', tag: 'account' },
   'GET /assets/{name}': { summary: 'Stylesheet, scripts and images of the pages', tag: 'pages' },
   'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
   ...OPERATIONS_ROUTE_DESCRIPTIONS,

@@ -1,5 +1,6 @@
-import { html } from './html.js';
+import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
+import { describeScope } from './scope-descriptions.js';
 
 export interface AccountPageInput {
   name: string | null;
@@ -21,6 +22,8 @@ export interface AccountPageInput {
   }>;
   recoveryCodesRemaining: number;
   sessions: ReadonlyArray<{
+    /** The session id (`sid`, not a secret: the cookie holds another key); names the one to end. */
+    id: string;
     /** Readable device and browser ("Chrome on Linux"), from the User-Agent at sign-in. */
     device: string;
     /** Client address of the sign-in, or null when unknown. */
@@ -31,62 +34,159 @@ export interface AccountPageInput {
     current: boolean;
   }>;
   apps: ReadonlyArray<{ clientId: string; clientName: string; scopes: readonly string[]; offline: boolean }>;
-  /** A short confirmation or error after a change. */
-  notice?: { kind: 'ok' | 'error'; text: string };
+  /**
+   * A short confirmation or error after a change. An error naming a `form` of this page is shown
+   * inside that form (with `kept`, the name typed, back in its field); anything else at the top.
+   */
+  notice?: { kind: 'ok' | 'error'; text: string; form?: string; kept?: string };
+  /** The application the person came from (a registered client's home). */
+  back?: { href: string; label: string } | undefined;
+  /** The end-session form: signs out here and, with a client, continues to its post-logout URI. */
+  signOut: {
+    action: string;
+    csrfToken: string;
+    clientId?: string | undefined;
+    postLogoutRedirectUri?: string | undefined;
+  };
   basePath: string;
 }
 
-const when = (seconds: number) => new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 16);
+/** A time with its zone, machine-readable too ("2026-11-26 15:04 UTC"). */
+const when = (seconds: number) => {
+  const iso = new Date(seconds * 1000).toISOString();
+  return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
+};
+
+/** The notice when it belongs to `form`, else nothing. */
+interface FormNotice {
+  /** The error's paragraph, placed first in the form; empty when the form has none. */
+  message: SafeHtml | null;
+  /** Attributes of the form's first field: invalid, described by the message, focused. */
+  fieldAttributes: SafeHtml | null;
+  /** The typed name to put back (a rename that failed). */
+  kept: string | undefined;
+}
+
+const NO_NOTICE: FormNotice = { message: null, fieldAttributes: null, kept: undefined };
+
+function noticeFor(input: AccountPageInput, form: string): FormNotice {
+  const notice = input.notice;
+  if (notice?.kind !== 'error' || notice.form !== form) return NO_NOTICE;
+  const id = `error-${form}`;
+  return {
+    message: html`<p class="alert" role="alert" id="${id}">${notice.text}</p>`,
+    fieldAttributes: html` aria-invalid="true" aria-describedby="${id}" autofocus`,
+    kept: notice.kept,
+  };
+}
+
+/** Every form key this page renders, so an error for a form that is gone shows at the top. */
+function formKeysOf(input: AccountPageInput): Set<string> {
+  return new Set([
+    'password',
+    ...input.authenticatorApps.map((app) => `totp-${app.id}`),
+    ...input.passkeys.map((passkey) => `passkeys-${passkey.id}`),
+    ...input.apps.map((app) => `apps-${app.clientId}`),
+    ...input.sessions.filter((session) => !session.current).map((session) => `sessions-${session.id}`),
+  ]);
+}
+
+/**
+ * "Remove" asks first without any script: a disclosure whose summary reads "Remove…" and whose
+ * content is the form that really removes (WAI-ARIA APG disclosure pattern, native `<details>`).
+ */
+function confirmRemoval(
+  action: string,
+  csrf: SafeHtml,
+  question: string,
+  confirmLabel: string,
+  notice: FormNotice,
+) {
+  return html`<details class="confirm"${notice.message ? html` open` : null}>
+<summary>Remove…</summary>
+<form method="post" action="${action}" class="confirm-form">${csrf}
+${notice.message}
+<p>${question}</p>
+<button type="submit" class="danger"${notice.message ? html` autofocus` : null}>${confirmLabel}</button>
+</form>
+</details>`;
+}
 
 /**
  * The account page (/account): every change is a `<form method="post">` with the CSRF token, each
- * control labelled, headings in order, so it works by keyboard and screen reader.
+ * control labelled, headings in order, so it works by keyboard and screen reader. Every form answers
+ * with a redirect back here (post/redirect/get); an error shows inside the form it belongs to.
  */
 export function renderAccountPage(input: AccountPageInput): string {
   const csrf = html`<input type="hidden" name="csrf" value="${input.csrfToken}">`;
+  const keys = formKeysOf(input);
+  const notice = input.notice;
+  const atTop = notice !== undefined && (notice.kind === 'ok' || !keys.has(notice.form ?? ''));
+  const body = html`<p class="lead">${input.name ?? input.username}${input.email ? html` · ${input.email}` : null}</p>
+${renderNavigation(input)}
+${atTop ? html`<p class="${notice.kind === 'ok' ? 'notice' : 'alert'}" role="${notice.kind === 'ok' ? 'status' : 'alert'}" id="account-notice">${notice.text}</p>` : null}
+${renderFactorSections(input, csrf)}
+<section aria-labelledby="recovery-title">
+<h2 id="recovery-title">Recovery codes</h2>
+<p><span id="recovery-remaining" data-remaining="${input.recoveryCodesRemaining}">${input.recoveryCodesRemaining}</span> unused recovery codes.</p>
+<form method="post" action="${input.basePath}/account/recovery-codes" class="stack">${csrf}
+<button type="submit" class="secondary">Get new recovery codes</button>
+</form>
+</section>
+${renderPasswordSection(input, csrf)}
+${renderAppsSection(input, csrf)}
+${renderSessionsSection(input, csrf)}`;
+  return renderPage({ title: 'Your account', body, basePath: input.basePath });
+}
+
+/** "Back to <app>" (when the person came from one) and "Sign out" (the end-session endpoint). */
+function renderNavigation(input: AccountPageInput) {
+  const { signOut } = input;
+  const returnFields =
+    signOut.clientId && signOut.postLogoutRedirectUri
+      ? html`<input type="hidden" name="client_id" value="${signOut.clientId}">
+<input type="hidden" name="post_logout_redirect_uri" value="${signOut.postLogoutRedirectUri}">`
+      : null;
+  return html`<nav class="account-nav" aria-label="Account">
+${input.back ? html`<a href="${input.back.href}" data-action="back-to-app">${input.back.label}</a>` : null}
+<form method="post" action="${signOut.action}" class="inline">
+<input type="hidden" name="csrf" value="${signOut.csrfToken}">
+<input type="hidden" name="confirm" value="yes">
+${returnFields}
+<button type="submit" class="secondary" data-action="sign-out">Sign out</button>
+</form>
+</nav>`;
+}
+
+function renderFactorSections(input: AccountPageInput, csrf: SafeHtml) {
   const base = `${input.basePath}/account`;
-  const apps = input.authenticatorApps.map(
-    (app) => html`<li data-factor="${app.id}">
+  const apps = input.authenticatorApps.map((app) => {
+    const notice = noticeFor(input, `totp-${app.id}`);
+    return html`<li data-factor="${app.id}" id="totp-${app.id}">
 <form method="post" action="${base}/totp/${app.id}/rename" class="inline">${csrf}
+${notice.message}
 <label for="name-${app.id}">Name</label>
-<input id="name-${app.id}" name="name" type="text" value="${app.name}" maxlength="60" required>
+<input id="name-${app.id}" name="name" type="text" value="${notice.kept ?? app.name}" maxlength="60" required${notice.fieldAttributes}>
 <button type="submit" class="secondary">Rename</button>
 </form>
 <span>added ${when(app.createdAt)}${app.lastUsedAt === null ? null : html`, last used ${when(app.lastUsedAt)}`}</span>
-<form method="post" action="${base}/totp/${app.id}/remove" class="inline">${csrf}
-<button type="submit" class="secondary" aria-label="Remove ${app.name}">Remove</button>
-</form>
-</li>`,
-  );
-  const passkeyItems = input.passkeys.map(
-    (passkey) => html`<li data-passkey="${passkey.id}">
+${confirmRemoval(`${base}/totp/${app.id}/remove`, csrf, `Remove “${app.name}”? Its codes will no longer sign you in.`, `Yes, remove ${app.name}`, NO_NOTICE)}
+</li>`;
+  });
+  const passkeyItems = input.passkeys.map((passkey) => {
+    const notice = noticeFor(input, `passkeys-${passkey.id}`);
+    return html`<li data-passkey="${passkey.id}" id="passkeys-${passkey.id}">
 <form method="post" action="${base}/passkeys/${passkey.id}/rename" class="inline">${csrf}
+${notice.message}
 <label for="passkey-name-${passkey.id}">Name</label>
-<input id="passkey-name-${passkey.id}" name="name" type="text" value="${passkey.name}" maxlength="60" required>
+<input id="passkey-name-${passkey.id}" name="name" type="text" value="${notice.kept ?? passkey.name}" maxlength="60" required${notice.fieldAttributes}>
 <button type="submit" class="secondary">Rename</button>
 </form>
 <span>${passkey.synced ? 'synced' : 'this device only'}, added ${when(passkey.createdAt)}${passkey.lastUsedAt === null ? null : html`, last used ${when(passkey.lastUsedAt)}`}</span>
-<form method="post" action="${base}/passkeys/${passkey.id}/remove" class="inline">${csrf}
-<button type="submit" class="secondary" aria-label="Remove ${passkey.name}">Remove</button>
-</form>
-</li>`,
-  );
-  const sessions = input.sessions.map(
-    (session) =>
-      html`<li data-session${session.current ? html`="current"` : null}><strong>${session.device}</strong>${session.current ? html` (this session)` : null}
-<br><span class="muted">Signed in ${when(session.createdAt)}${session.ip === null ? null : html` from ${session.ip}`}, last used ${when(session.lastUsedAt ?? session.createdAt)}</span></li>`,
-  );
-  const accessItems = input.apps.map(
-    (
-      app,
-    ) => html`<li data-app="${app.clientId}"><strong>${app.clientName}</strong>: ${app.scopes.join(', ')}${app.offline ? ' (also while you are away)' : null}
-<form method="post" action="${base}/apps/${encodeURIComponent(app.clientId)}/revoke" class="inline">${csrf}
-<button type="submit" class="secondary" aria-label="Remove access of ${app.clientName}">Remove access</button>
-</form></li>`,
-  );
-  const body = html`<p class="lead">${input.name ?? input.username}${input.email ? html` · ${input.email}` : null}</p>
-${input.notice ? html`<p class="${input.notice.kind === 'ok' ? 'notice' : 'alert'}" role="status" id="account-notice">${input.notice.text}</p>` : null}
-<section aria-labelledby="factors-title">
+${confirmRemoval(`${base}/passkeys/${passkey.id}/remove`, csrf, `Remove “${passkey.name}”? It will no longer sign you in.`, `Yes, remove ${passkey.name}`, NO_NOTICE)}
+</li>`;
+  });
+  return html`<section aria-labelledby="factors-title">
 <h2 id="factors-title">Authenticator apps</h2>
 ${input.authenticatorApps.length === 0 ? html`<p>None yet.</p>` : html`<ul class="factors">${apps}</ul>`}
 <form method="post" action="${base}/totp" class="stack">${csrf}
@@ -99,36 +199,62 @@ ${input.passkeys.length === 0 ? html`<p>None yet. A passkey signs you in without
 <form method="post" action="${base}/passkeys" class="stack">${csrf}
 <button type="submit" class="primary">Add a passkey</button>
 </form>
-</section>
-<section aria-labelledby="recovery-title">
-<h2 id="recovery-title">Recovery codes</h2>
-<p><span id="recovery-remaining" data-remaining="${input.recoveryCodesRemaining}">${input.recoveryCodesRemaining}</span> unused recovery codes.</p>
-<form method="post" action="${base}/recovery-codes" class="stack">${csrf}
-<button type="submit" class="secondary">Get new recovery codes</button>
-</form>
-</section>
-<section aria-labelledby="password-title">
+</section>`;
+}
+
+function renderPasswordSection(input: AccountPageInput, csrf: SafeHtml) {
+  // Passwords are never put back after an error; the person types both again from the first.
+  const notice = noticeFor(input, 'password');
+  return html`<section aria-labelledby="password-title" id="password">
 <h2 id="password-title">Password</h2>
-<form method="post" action="${base}/password" class="stack">${csrf}
+<form method="post" action="${input.basePath}/account/password" class="stack">${csrf}
+${notice.message}
 <div class="field"><label for="current_password">Current password</label>
-<input id="current_password" name="current_password" type="password" autocomplete="current-password" required></div>
+<input id="current_password" name="current_password" type="password" autocomplete="current-password" required${notice.fieldAttributes}></div>
 <div class="field"><label for="new_password">New password</label>
 <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required></div>
 <div class="field"><label for="confirm_password">New password again</label>
 <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required></div>
 <button type="submit" class="secondary">Change password</button>
 </form>
-</section>
-<section aria-labelledby="apps-title">
+</section>`;
+}
+
+function renderAppsSection(input: AccountPageInput, csrf: SafeHtml) {
+  const base = `${input.basePath}/account`;
+  const items = input.apps.map(
+    (
+      app,
+    ) => html`<li data-app="${app.clientId}" id="apps-${app.clientId}"><strong>${app.clientName}</strong> can:
+<ul class="scopes">${app.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}${app.offline && !app.scopes.includes('offline_access') ? html`<li>Keep access while you are away</li>` : null}</ul>
+${confirmRemoval(`${base}/apps/${encodeURIComponent(app.clientId)}/revoke`, csrf, `Remove the access of ${app.clientName}? It will have to ask again.`, `Yes, remove access of ${app.clientName}`, noticeFor(input, `apps-${app.clientId}`))}
+</li>`,
+  );
+  return html`<section aria-labelledby="apps-title">
 <h2 id="apps-title">Apps with access</h2>
-${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${accessItems}</ul>`}
-</section>
-<section aria-labelledby="sessions-title">
+${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${items}</ul>`}
+</section>`;
+}
+
+function renderSessionsSection(input: AccountPageInput, csrf: SafeHtml) {
+  const base = `${input.basePath}/account`;
+  const items = input.sessions.map((session) => {
+    const notice = noticeFor(input, `sessions-${session.id}`);
+    const end = session.current
+      ? null
+      : html`<form method="post" action="${base}/sessions/${encodeURIComponent(session.id)}/end" class="inline">${csrf}
+${notice.message}
+<button type="submit" class="secondary" aria-label="Sign out ${session.device}, signed in ${new Date(session.createdAt * 1000).toISOString().replace('T', ' ').slice(0, 16)} UTC"${notice.fieldAttributes === null ? null : html` autofocus`}>Sign out</button>
+</form>`;
+    return html`<li data-session${session.current ? html`="current"` : null} id="sessions-${session.id}"><strong>${session.device}</strong>${session.current ? html` (this session)` : null}
+<br><span class="muted">Signed in ${when(session.createdAt)}${session.ip === null ? null : html` from ${session.ip}`}, last used ${when(session.lastUsedAt ?? session.createdAt)}</span>
+${end}</li>`;
+  });
+  return html`<section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Active sessions</h2>
-<ul class="sessions">${sessions}</ul>
+<ul class="sessions">${items}</ul>
 <form method="post" action="${base}/sessions/sign-out-others" class="stack">${csrf}
-<button type="submit" class="secondary">Sign out other sessions</button>
+<button type="submit" class="secondary">Sign out all other sessions</button>
 </form>
 </section>`;
-  return renderPage({ title: 'Your account', body, basePath: input.basePath });
 }

@@ -11,6 +11,8 @@ export interface ErrorPageInput {
   basePath: string;
   /** A way on: where to go from here (the client's home, the start page). */
   next?: { href: string; label: string };
+  /** The one thing to do, when it is not following a link (replaces the default advice). */
+  advice?: string;
 }
 
 /**
@@ -27,7 +29,7 @@ ${traceId ? html`<p class="muted">Trace: <code data-trace-id>${traceId}</code></
 ${
   input.next
     ? html`<p><a class="button" href="${input.next.href}">${input.next.label}</a></p>`
-    : html`<p class="muted">Return to the application you came from and try again.</p>`
+    : html`<p class="muted">${input.advice ?? 'Return to the application you came from and try again.'}</p>`
 }`;
   return renderPage({ title: input.title, body, basePath: input.basePath });
 }

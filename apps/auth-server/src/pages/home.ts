@@ -1,3 +1,4 @@
+import { basename, dirname, join } from 'node:path';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -22,6 +23,7 @@ export function renderHomePage(input: HomePageInput): string {
   const body = html`<p class="lead">This is an OAuth 2.0 and OpenID Connect authorization server. Applications
 send you here to sign in; there is nothing to do on this page itself.</p>
 <p class="muted">Issuer: <code>${input.issuer}</code></p>
+<p><a class="button" href="${input.basePath}/account" data-action="account">Your account</a></p>
 <h2>For developers</h2>
 <ul class="links">
 ${link('/.well-known/openid-configuration', 'Discovery document')}
@@ -46,6 +48,15 @@ function renderDevelopmentSeed(seed: DevelopmentSeedSummary, _basePath: string) 
 <ul>${clients.length > 0 ? clients : html`<li>none: the seed file registers no client</li>`}</ul>
 <p class="muted">Users you can sign in as:</p>
 <ul>${users.length > 0 ? users : html`<li>none</li>`}</ul>
-${seed.seedFile ? html`<p class="muted">Their passwords are in the seed file <code>${seed.seedFile}</code>.</p>` : null}
+${seed.seedFile ? html`<p class="muted">Their passwords are in <code>${passwordFileOf(seed.seedFile)}</code>.</p>` : null}
 </section>`;
+}
+
+/**
+ * Where a demo password is read: `pnpm dev` (scripts/dev.mjs) writes the generated passwords to
+ * dev-secrets.json beside its dev-seed.json and its banner names that file, so this page names the
+ * same one; any other seed file holds its passwords itself.
+ */
+function passwordFileOf(seedFile: string): string {
+  return basename(seedFile) === 'dev-seed.json' ? join(dirname(seedFile), 'dev-secrets.json') : seedFile;
 }

@@ -1,5 +1,6 @@
 import { html } from './html.js';
 import { renderPage } from './layout.js';
+import { PASSKEY_SCRIPTS, type PasskeyCeremonyForm } from './passkey.js';
 
 export interface LoginPageInput {
   clientName: string;
@@ -13,8 +14,11 @@ export interface LoginPageInput {
   kerberosHref?: string;
   /** Where the form posts when the page is not served from the login URL (the Kerberos challenge). */
   formAction?: string;
-  /** The passkey page: signing in with a discoverable credential, no username typed. */
-  passkeyHref?: string;
+  /**
+   * Signing in with a discoverable passkey, no username typed: one click on this page runs the
+   * ceremony and posts to the passkey page's URL (which shows it again only when it failed).
+   */
+  passkey?: Pick<PasskeyCeremonyForm, 'options' | 'csrfToken' | 'action'>;
 }
 
 /**
@@ -36,7 +40,25 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 </div>
 <button type="submit" class="primary">Sign in</button>
 </form>
-${input.passkeyHref ? html`<p><a href="${input.passkeyHref}" class="button" data-sign-in="passkey">Sign in with a passkey</a></p>` : null}
+${input.passkey ? renderPasskeyButton(input.passkey) : null}
 ${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
-  return renderPage({ title: 'Sign in', body, basePath: input.basePath });
+  return renderPage({
+    title: 'Sign in',
+    body,
+    basePath: input.basePath,
+    scripts: input.passkey ? PASSKEY_SCRIPTS : [],
+  });
+}
+
+/**
+ * The passkey action beside the login form: a secondary button, not a form of its own, so the page's
+ * hidden fields stay those of the login form. The ceremony script shows it when the browser can
+ * use passkeys, runs the ceremony on click and posts the result (with its own CSRF token) to
+ * `action`; without script it stays hidden, as a passkey cannot work without one.
+ */
+function renderPasskeyButton(passkey: NonNullable<LoginPageInput['passkey']>) {
+  return html`<div class="stack passkey-action">
+<p class="alert" role="alert" data-passkey-error hidden></p>
+<button type="button" class="secondary" data-sign-in="passkey" data-passkey-action="${passkey.action ?? ''}" data-passkey-csrf="${passkey.csrfToken}" data-passkey-options="${JSON.stringify(passkey.options)}" hidden>Sign in with a passkey</button>
+</div>`;
 }

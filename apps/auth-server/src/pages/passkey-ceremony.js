@@ -34,6 +34,37 @@
     form.submit();
   }
 
+  /** The login page's one-click button: the ceremony, then a form built here posts the result. */
+  async function runButton(button) {
+    const optionsJSON = JSON.parse(button.dataset.passkeyOptions);
+    const credential = await webauthn.startAuthentication({ optionsJSON });
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = button.dataset.passkeyAction;
+    form.hidden = true;
+    for (const [name, value] of [
+      ['csrf', button.dataset.passkeyCsrf],
+      ['credential', JSON.stringify(credential)],
+    ]) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
+  }
+
+  for (const button of document.querySelectorAll('button[data-passkey-action]')) {
+    if (!webauthn?.browserSupportsWebAuthn()) continue;
+    const container = button.parentElement;
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      runButton(button).catch((error) => showError(container, messageOf(error)));
+    });
+  }
+
   for (const form of document.querySelectorAll('form[data-passkey-ceremony]')) {
     if (!webauthn?.browserSupportsWebAuthn()) {
       showError(form, 'This browser cannot use passkeys.');

@@ -19,8 +19,12 @@ export interface SignedOutPageInput {
 export function renderSignedOutPage(input: SignedOutPageInput): string {
   const frames = input.frames ?? [];
   const continueUrl = input.continueUrl ?? null;
-  const body = html`<p>You have been signed out. ${continueUrl === null ? 'You can close this window.' : ''}</p>
-${continueUrl === null ? '' : html`<p><a id="continue" class="button" href="${continueUrl}">Continue</a></p>`}
+  const body = html`<p>You have been signed out.${continueUrl === null ? ' You can close this window, or go on from the start page.' : ''}</p>
+${
+  continueUrl === null
+    ? html`<p><a class="button" href="${input.basePath}/" data-action="start-page">Go to the start page</a></p>`
+    : html`<p><a id="continue" class="button" href="${continueUrl}">Continue</a></p>`
+}
 ${frames.map(
   (uri) =>
     html`<iframe class="frontchannel-logout" src="${uri}" title="Signing out of an application" hidden></iframe>`,

@@ -74,6 +74,11 @@ export interface SsoSessionManager {
   listActive(sub: string): Promise<SsoSession[]>;
   /** Ends every session of `keep.sub` but `keep` (with logout notifications); returns how many. */
   endOthers(request: FastifyRequest, keep: SsoSession): Promise<number>;
+  /**
+   * Ends one other session of `keep.sub` (with logout notifications). `id` is looked up among that
+   * user's own sessions only, so an id of someone else's session ends nothing. False when not found.
+   */
+  endOne(request: FastifyRequest, keep: SsoSession, id: string): Promise<boolean>;
   /** The browser-binding key, creating and setting the cookie when the browser has none yet. */
   ensureBrowserKey(request: FastifyRequest, reply: FastifyReply): string;
   /** The browser-binding key sent by the browser, or `null`. */
@@ -214,6 +219,14 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
         await notifyEnded(deleted, request);
       }
       return ended;
+    },
+    async endOne(request, keep, id) {
+      const sessions = await repository.listActive(keep.sub, clock.nowSeconds());
+      const target = sessions.find((other) => other.id === id && other.id !== keep.id);
+      const deleted = target === undefined ? null : await repository.delete(target.id);
+      if (deleted === null) return false;
+      await notifyEnded(deleted, request);
+      return true;
     },
     ensureBrowserKey(request, reply) {
       const existing = request.cookies[cookieNames.browser] || mintedBrowserKeys.get(request);

@@ -5,6 +5,12 @@ import {
   ACCOUNT_INTERACTION_PARAMS,
   RECENT_AUTHENTICATION_SECONDS,
 } from '../account/account-interaction.js';
+import {
+  type AccountNotice,
+  accountResultUrl,
+  formKeyOf,
+  readAccountResult,
+} from '../account/account-result.js';
 import type { AppAccessRepository } from '../account/app-access.js';
 import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../account/password-change.js';
 import { describeUserAgent } from '../account/user-agent.js';
@@ -25,8 +31,9 @@ import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
 import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
-import { sendFormExpiredPage } from './authorization-reply.js';
+import { formActionSourcesOf, sendFormExpiredPage } from './authorization-reply.js';
 import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from './interaction/index.js';
+import { clientHomeLink, interactionPageUrl } from './interaction/url.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;
@@ -51,7 +58,17 @@ interface SignedIn {
   browserKey: string;
 }
 
-type Notice = { kind: 'ok' | 'error'; text: string };
+type Notice = Pick<AccountNotice, 'kind' | 'text'>;
+
+/** Remembers which application sent the person to the account page, for its "Back to" link. */
+const RETURN_COOKIE = 'op_account_from';
+
+/** Where the account page leads back to, and how its "Sign out" ends at that application. */
+interface ReturnTarget {
+  back: { href: string; label: string } | undefined;
+  clientId: string | undefined;
+  postLogoutRedirectUri: string | undefined;
+}
 
 const field = (body: unknown, name: string): string => {
   const value = (body as Record<string, unknown> | null | undefined)?.[name];
@@ -88,7 +105,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     const interaction = await flow.startInteraction({ params, resources: [] }, browserKey);
     return reply
       .header('cache-control', 'no-store')
-      .redirect(`${pageContext.basePath}/interaction/${interaction.id}/${page}`, 303);
+      .redirect(interactionPageUrl(pageContext, interaction.id, page, ACCOUNT_CLIENT.clientId), 303);
   }
 
   /** The signed-in person at their level (second factor done when they have one), or `null` after redirecting. */
@@ -129,9 +146,62 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return current;
   }
 
+  /**
+   * Which application the person came from: `?from=<client_id>` (the link of the orders app, the
+   * SPA, the start page) names it, and a cookie remembers it across sign-in and every form. Only a
+   * registered client's registered home and post-logout URI are ever linked, never a URL from the
+   * request, so this is no open redirect.
+   */
+  async function returnTarget(request: FastifyRequest): Promise<ReturnTarget> {
+    const asked = (request.query as Record<string, unknown> | undefined)?.from;
+    const clientId =
+      typeof asked === 'string' && asked.length <= 256 ? asked : request.cookies[RETURN_COOKIE];
+    const back = await clientHomeLink(options.stores, clientId);
+    if (back === undefined || clientId === undefined) {
+      return { back: undefined, clientId: undefined, postLogoutRedirectUri: undefined };
+    }
+    const client = await options.stores.clients.findClient(clientId);
+    return { back, clientId, postLogoutRedirectUri: client?.postLogoutRedirectUris[0] };
+  }
+
+  /** Remembers a valid `?from` before anything else (the sign-in it may need comes back without it). */
+  async function rememberReturn(request: FastifyRequest, reply: FastifyReply) {
+    const target = await returnTarget(request);
+    if (target.clientId === undefined || target.clientId === request.cookies[RETURN_COOKIE]) return;
+    reply.setCookie(RETURN_COOKIE, target.clientId, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: accountUrl,
+      secure: new URL(pageContext.issuer).protocol === 'https:',
+    });
+  }
+
+  /**
+   * The page for a GET; for a POST (every change), post/redirect/get: a 303 to the result's GET
+   * address, the notice tied to the form that was sent and the typed name kept after an error.
+   * `status` is the GET page's status (the redirect is always 303).
+   */
   async function sendAccountPage(reply: FastifyReply, current: SignedIn, status = 200, notice?: Notice) {
+    const { request } = reply;
+    // Post/redirect/get: the result is shown at a GET address, so a reload sends nothing again.
+    // A lockout (RFC 6585 §4) answers 429 with Retry-After itself, as the login form does.
+    if (request.method === 'POST' && status !== 429) {
+      const kept = notice?.kind === 'error' ? field(request.body, 'name').slice(0, 60) : '';
+      const result: AccountNotice = {
+        kind: notice?.kind ?? 'ok',
+        text: notice?.text ?? '',
+        form: formKeyOf(request.url),
+        ...(kept ? { kept } : {}),
+      };
+      const location =
+        notice === undefined
+          ? accountUrl
+          : accountResultUrl(accountUrl, result, current.browserKey, current.session.id);
+      return reply.header('cache-control', 'no-store').redirect(location, 303);
+    }
     const { user, session } = current;
     const sessions = await app.ssoSessions.listActive(user.sub);
+    const target = await returnTarget(request);
     const page = renderAccountPage({
       name: user.name,
       email: user.email,
@@ -141,6 +211,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       passkeys: await options.passkeys.list(user.sub),
       recoveryCodesRemaining: await recoveryCodes.remaining(user.sub),
       sessions: sessions.map((other) => ({
+        id: other.id,
         device: describeUserAgent(other.userAgent),
         ip: other.ip,
         createdAt: other.createdAt,
@@ -148,10 +219,20 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         current: other.id === session.id,
       })),
       apps: await options.appAccess.list(user.sub),
-      notice,
+      notice: notice ?? readAccountResult(request.query, current.browserKey, session.id),
+      back: target.back,
+      signOut: {
+        action: `${pageContext.basePath}/logout`,
+        csrfToken: csrfTokenFor(current.browserKey, 'logout', session.id),
+        clientId: target.clientId,
+        postLogoutRedirectUri: target.postLogoutRedirectUri,
+      },
       basePath: pageContext.basePath,
     });
-    return sendHtml(reply, status, page);
+    // CSP form-action also governs the redirect after "Sign out" (to the application's post-logout URI).
+    const formActionSources =
+      target.postLogoutRedirectUri === undefined ? [] : formActionSourcesOf(target.postLogoutRedirectUri);
+    return sendHtml(reply, status, page, { formActionSources });
   }
 
   async function sendRecoveryCodes(reply: FastifyReply, current: SignedIn, request: FastifyRequest) {
@@ -167,6 +248,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   }
 
   app.get('/account', async (request, reply) => {
+    await rememberReturn(request, reply);
     const current = await signedIn(request, reply);
     if (current === null) return reply;
     return sendAccountPage(reply, current);
@@ -335,5 +417,20 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       kind: 'ok',
       text: `Signed out ${ended} other session(s).`,
     });
+  });
+
+  // One session of the list: only an id among the person's own other sessions ends anything.
+  app.post<{ Params: { id: string } }>('/account/sessions/:id/end', async (request, reply) => {
+    const current = await authorizedChange(request, reply, false);
+    if (current === null) return reply;
+    if (!(await app.ssoSessions.endOne(request, current.session, request.params.id))) {
+      return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That session was not found.' });
+    }
+    audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
+      sub: current.user.sub,
+      sid: current.session.id,
+      count: 1,
+    });
+    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Signed out of that session.' });
   });
 };

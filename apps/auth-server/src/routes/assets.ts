@@ -38,6 +38,11 @@ const assets: Record<string, { type: string; body: Buffer }> = {
     type: 'text/javascript; charset=utf-8',
     body: readFileSync(new URL('../pages/signed-out-continue.js', import.meta.url)),
   },
+  // The recovery codes page's "Copy" button (src/pages/recovery.ts).
+  'recovery-codes.js': {
+    type: 'text/javascript; charset=utf-8',
+    body: readFileSync(new URL('../pages/recovery-codes-copy.js', import.meta.url)),
+  },
   // The passkey pages (src/pages/passkey.ts): the WebAuthn library, then the ceremony runner.
   'simplewebauthn-browser.js': {
     type: 'text/javascript; charset=utf-8',

@@ -99,7 +99,9 @@ export function sendFormExpiredPage(reply: FastifyReply, context: PageContext) {
     403,
     {
       title: 'This form has expired',
-      message: 'The form could not be verified. Please go back, reload the page and try again.',
+      message: 'The form could not be verified: it was open too long, or came from another browser.',
+      // One instruction only (not also "return to the application").
+      advice: 'Go back, reload the page, and send the form again.',
       code: 'csrf_token_invalid',
     },
     context,

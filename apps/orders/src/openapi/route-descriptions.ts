@@ -32,6 +32,7 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /bff/orders': { summary: 'Place an order through the session (X-CSRF: 1)', tag: 'bff' },
   'GET /': { summary: 'The session as JSON for API clients, a page for browsers', tag: 'sign-in' },
   'GET /login': { summary: 'Start the OpenID Connect sign-in (authorization code + PKCE)', tag: 'sign-in' },
+  'GET /account': { summary: 'Go to the provider\'s account page ("Your account")', tag: 'sign-in' },
   'POST /signin-oidc': {
     summary: "The provider's form_post response (OAuth 2.0 Form Post Response Mode)",
     tag: 'sign-in',

@@ -11,6 +11,10 @@ export const homeSchema = {
   response: { 200: HomeView, 503: ErrorResponse },
 };
 
+export const accountLinkSchema = {
+  response: { 503: ErrorResponse },
+};
+
 export const loginSchema = {
   querystring: Type.Object({ returnUrl: Type.Optional(Type.String()) }),
   response: { 400: ErrorResponse, 503: ErrorResponse },

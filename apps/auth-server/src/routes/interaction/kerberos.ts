@@ -30,7 +30,7 @@ export interface KerberosInteractionSteps<Loaded> {
   load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
   clientIdOf(loaded: Loaded): string;
   /** The login form (posting to the login URL) with `message` above it. */
-  showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): FastifyReply;
+  showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): Promise<FastifyReply>;
   /** The sign-in step succeeded: session, then consent / second factor / code as usual. */
   signedIn(request: FastifyRequest, reply: FastifyReply, loaded: Loaded, user: User): Promise<FastifyReply>;
 }

@@ -9,8 +9,10 @@ import {
   INVALID_CREDENTIALS_MESSAGE,
   type InteractionRoutesOptions,
   type LoginAttempt,
+  lastAttemptWarning,
   tooManyAttemptsMessage,
 } from './options.js';
+import { issueAuthenticationCeremony } from './passkey.js';
 import {
   type InteractionRequest,
   type InteractionSteps,
@@ -29,7 +31,7 @@ export async function registerLoginRoutes(
 ): Promise<void> {
   const { pageContext, stores } = options;
 
-  function sendLoginPage(
+  async function sendLoginPage(
     reply: FastifyReply,
     loaded: LoadedInteraction,
     status: number,
@@ -37,6 +39,7 @@ export async function registerLoginRoutes(
     errorMessage?: string,
   ) {
     const id = loaded.interaction.id;
+    const passkey = await issueAuthenticationCeremony(options, loaded, null, []);
     const page = renderLoginPage({
       clientName: loaded.purpose.client.clientName,
       csrfToken: csrfTokenFor(loaded.browserKey, 'login', id),
@@ -45,7 +48,7 @@ export async function registerLoginRoutes(
       errorMessage,
       basePath: pageContext.basePath,
       kerberosHref: options.kerberos ? steps.pageUrl(loaded.interaction, 'kerberos') : undefined,
-      passkeyHref: steps.pageUrl(loaded.interaction, 'passkey'),
+      passkey: { ...passkey, action: steps.pageUrl(loaded.interaction, 'passkey') },
       // The Kerberos challenge's body is this form too: it must post to the login URL.
       formAction: options.kerberos ? steps.pageUrl(loaded.interaction, 'login') : undefined,
     });
@@ -59,9 +62,9 @@ export async function registerLoginRoutes(
     loaded: LoadedInteraction,
   ) {
     const username = stringField(request.body, 'username') ?? '';
-    if (!options.loginAttemptGuard) return false;
+    if (!options.loginAttemptGuard) return { allowed: true } as const;
     const decision = await options.loginAttemptGuard.allow({ ip: request.ip, username });
-    if (decision.allowed) return false;
+    if (decision.allowed) return decision;
     audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
       limit: decision.limit === 'username' ? 'login_username' : 'login_ip',
       ip: request.ip,
@@ -70,7 +73,7 @@ export async function registerLoginRoutes(
     });
     reply.header('retry-after', String(decision.retryAfterSeconds));
     sendLoginPage(reply, loaded, 429, username, tooManyAttemptsMessage(decision.retryAfterSeconds));
-    return true;
+    return null;
   }
 
   app.get<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
@@ -82,7 +85,9 @@ export async function registerLoginRoutes(
   app.post<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
     const loaded = await steps.load(request, reply);
     if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'login')) return reply;
-    if (await refusedByRateLimit(request, reply, loaded)) return reply;
+    // `null`: refused and answered; else the decision, which may warn of the last attempt.
+    const limit = await refusedByRateLimit(request, reply, loaded);
+    if (limit === null) return reply;
 
     const username = stringField(request.body, 'username') ?? '';
     const password = stringField(request.body, 'password') ?? '';
@@ -101,7 +106,9 @@ export async function registerLoginRoutes(
         client_id: clientId,
         ip: request.ip,
       });
-      return sendLoginPage(reply, loaded, 401, username, INVALID_CREDENTIALS_MESSAGE);
+      const warning = lastAttemptWarning(limit);
+      const message = warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE;
+      return sendLoginPage(reply, loaded, 401, username, message);
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
     audit(request.log, AUDIT_EVENTS.loginSucceeded, {

@@ -23,7 +23,13 @@ export interface LoginAttempt {
 
 /** What a guard decides before the password is checked; a refusal says how long to wait. */
 export type LoginAttemptDecision =
-  | { allowed: true }
+  | {
+      allowed: true;
+      /** Attempts left before the lock (fewest over the limits that apply), when a limit applies. */
+      remaining?: number;
+      /** How long the lock then lasts, seconds. */
+      lockSeconds?: number;
+    }
   | { allowed: false; limit: 'username' | 'ip'; retryAfterSeconds: number };
 
 /**
@@ -119,6 +125,15 @@ export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
   const wait =
     retryAfterSeconds < 60 ? `${retryAfterSeconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
   return `Too many failed sign-in attempts. Please try again in ${wait}.`;
+}
+
+/**
+ * Said with a failure that leaves one attempt: a person who mistyped learns before the lock, not
+ * after. Counted per username whether or not it exists, so it tells nothing about accounts.
+ */
+export function lastAttemptWarning(decision: LoginAttemptDecision): string | undefined {
+  if (!decision.allowed || decision.remaining !== 1 || decision.lockSeconds === undefined) return undefined;
+  return `1 attempt left before a ${Math.ceil(decision.lockSeconds / 60)}-minute lock.`;
 }
 
 /** Same text for an unknown user and a wrong password, so the page does not reveal which usernames exist. */

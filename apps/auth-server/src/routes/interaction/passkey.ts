@@ -37,6 +37,27 @@ type PasskeyStep =
 const PASSKEY_FAILED = 'That passkey could not be verified. Please try again, or choose another way.';
 
 /**
+ * §5.5 options for a sign-in of this interaction (any discoverable credential when `sub` is null),
+ * their challenge held server-side for this browser, and the CSRF token of the form that posts the
+ * assertion to the passkey page: the passkey page itself and the login page's passkey button.
+ */
+export async function issueAuthenticationCeremony(
+  options: Pick<InteractionRoutesOptions, 'webauthnChallenges' | 'relyingParty'>,
+  loaded: LoadedInteraction,
+  sub: string | null,
+  allowed: Parameters<typeof authenticationOptions>[1],
+) {
+  const ceremony = await authenticationOptions(options.relyingParty, allowed);
+  const binding: CeremonyBinding = {
+    browserKey: loaded.browserKey,
+    purpose: 'authenticate',
+    boundTo: loaded.interaction.id,
+  };
+  await options.webauthnChallenges.issue(binding, { challenge: ceremony.challenge, sub, userHandle: null });
+  return { options: ceremony, csrfToken: csrfTokenFor(loaded.browserKey, 'passkey', loaded.interaction.id) };
+}
+
+/**
  * Passkeys inside an interaction (README "Passkeys"): `/interaction/:id/passkey` signs in with a
  * passkey (WebAuthn L3 §7.2), `/interaction/:id/enrol-passkey` creates one when the sign-in
  * requires a factor the user does not have yet (§7.1). The challenge of each ceremony is held in
@@ -94,14 +115,8 @@ export function registerPasskeyRoutes(
   ) {
     const user = step.kind === 'second-factor' ? step.user : null;
     const allowed = user === null ? [] : await passkeys.credentialsOf(user.sub);
-    const ceremony = await authenticationOptions(rp, allowed);
-    const pending = { challenge: ceremony.challenge, sub: user?.sub ?? null, userHandle: null };
-    await challenges.issue(bindingOf(loaded, 'authenticate'), pending);
     const page = renderPasskeySignInPage({
-      form: {
-        options: ceremony,
-        csrfToken: csrfTokenFor(loaded.browserKey, 'passkey', loaded.interaction.id),
-      },
+      form: await issueAuthenticationCeremony(options, loaded, user?.sub ?? null, allowed),
       clientName: loaded.purpose.client.clientName,
       secondFactor: user !== null,
       errorMessage,

@@ -3,7 +3,7 @@ import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { renderOtpPage } from '../../pages/otp.js';
-import { renderRecoveryCodePage } from '../../pages/recovery.js';
+import { renderRecoveryCodePage, renderRecoveryCodeUsedPage } from '../../pages/recovery.js';
 import { sendHtml } from '../../pages/respond.js';
 import {
   INVALID_CODE_MESSAGE,
@@ -33,6 +33,8 @@ interface SecondFactorCheck {
     sub: string,
     value: string,
   ): Promise<{ accepted: false; reason: string } | { accepted: true; detail: object }>;
+  /** Instead of going on at once: a page to show first (the recovery codes left). */
+  accepted?(reply: FastifyReply, loaded: LoadedInteraction, sub: string): Promise<FastifyReply>;
 }
 
 /**
@@ -65,6 +67,7 @@ export function registerSecondFactorRoutes(
       csrfToken: csrfTokenFor(loaded.browserKey, 'otp', loaded.interaction.id),
       errorMessage,
       basePath: pageContext.basePath,
+      otpUrl: steps.pageUrl(loaded.interaction, 'otp'),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   };
@@ -90,6 +93,17 @@ export function registerSecondFactorRoutes(
     async verify(sub, value) {
       if (!(await options.recoveryCodes.use(sub, value))) return { accepted: false, reason: 'invalid' };
       return { accepted: true, detail: { remaining: await options.recoveryCodes.remaining(sub) } };
+    },
+    // A used code is gone: say so and how many are left, then go on (the otp page's GET finds the
+    // step done and finishes the interaction).
+    async accepted(reply, loaded, sub) {
+      const page = renderRecoveryCodeUsedPage({
+        remaining: await options.recoveryCodes.remaining(sub),
+        continueUrl: steps.pageUrl(loaded.interaction, 'otp'),
+        accountUrl: `${pageContext.basePath}/account`,
+        basePath: pageContext.basePath,
+      });
+      return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
     },
   };
 
@@ -120,6 +134,7 @@ export function registerSecondFactorRoutes(
     await options.loginAttemptGuard?.recordSuccess(attempt);
     audit(request.log, AUDIT_EVENTS.factorSucceeded, { ...context, ...result.detail });
     const stepped = await app.ssoSessions.addMethod(reply, session, { method: check.method });
+    if (check.accepted) return check.accepted(reply, loaded, session.sub);
     return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
   }
 

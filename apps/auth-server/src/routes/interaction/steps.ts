@@ -1,6 +1,6 @@
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isAccountInteraction } from '../../account/account-interaction.js';
+import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
@@ -85,13 +85,15 @@ export function createInteractionSteps(
 ): InteractionSteps {
   const { flow, interactions, pageContext } = options;
 
-  // Login and consent carry client_id, so an expired interaction's page can lead back to the client.
+  // Every page carries client_id (the account page's own for its sign-in), so once the interaction
+  // is gone (Back after signing in) the page can still lead on to that client.
   const pageUrl = (interaction: Interaction, page: InteractionPage) =>
     interactionPageUrl(
       pageContext,
       interaction.id,
       page,
-      page === 'login' || page === 'consent' ? interaction.request.params.client_id : undefined,
+      interaction.request.params.client_id ??
+        (isAccountInteraction(interaction.request.params) ? ACCOUNT_CLIENT.clientId : undefined),
     );
 
   const progressOf = (interaction: Interaction): InteractionProgress => ({
@@ -102,6 +104,9 @@ export function createInteractionSteps(
   const redirectToPage = (reply: FastifyReply, loaded: LoadedInteraction, page: InteractionPage) =>
     reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, page), 303);
 
+  /** Where to go when an interaction is gone: the start page (its "Your account" link) by default. */
+  const startPage = { href: `${pageContext.basePath}/`, label: 'Go to the start page' };
+
   const sendAlreadyCompleted = (reply: FastifyReply) =>
     sendErrorPage(
       reply,
@@ -110,24 +115,36 @@ export function createInteractionSteps(
         title: 'This sign-in request was already completed',
         message: 'Return to the application; it may already have signed you in.',
         code: 'interaction_consumed',
+        next: startPage,
       },
       pageContext,
     );
 
+  /** The way on from a page of `clientId`: its registered home, or the account page for its sign-in. */
+  async function wayOnTo(clientId: string | undefined) {
+    if (clientId === ACCOUNT_CLIENT.clientId) {
+      return { href: `${pageContext.basePath}/account`, label: 'Go to your account' };
+    }
+    return clientHomeLink(options.stores, clientId);
+  }
+
   async function sendExpired(request: InteractionRequest, reply: FastifyReply) {
-    // Typically Back after signing in: the interaction is consumed. Offer the way on, the
-    // client's own start page, which begins a fresh sign-in (or finds the user signed in).
-    const next = await clientHomeLink(options.stores, clientIdFromQuery(request.query));
-    sendErrorPage(
+    const next = await wayOnTo(clientIdFromQuery(request.query));
+    // Typically Back after signing in: the interaction was consumed and this browser is signed in.
+    // It finished, so the browser goes on to where it went (the client's home finds the session).
+    if (next !== undefined && (await app.ssoSessions.current(request)) !== null) {
+      return reply.header('cache-control', 'no-store').redirect(next.href, 303);
+    }
+    return sendErrorPage(
       reply,
       400,
       {
         title: 'This sign-in request has expired',
         message: next
           ? 'The sign-in took too long or was already completed. Start again from the application.'
-          : 'The sign-in took too long or was already completed.',
+          : 'The sign-in took too long or was already completed. Start again from the application you came from.',
         code: 'interaction_expired',
-        ...(next ? { next } : {}),
+        next: next ?? startPage,
       },
       pageContext,
     );
@@ -174,6 +191,7 @@ export function createInteractionSteps(
           title: 'Sign-in started in another browser',
           message: 'Please start signing in again from the application, in this browser.',
           code: 'interaction_browser_mismatch',
+          next: (await wayOnTo(clientIdFromQuery(request.query))) ?? startPage,
         },
         pageContext,
       );

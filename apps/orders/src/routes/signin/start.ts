@@ -7,7 +7,7 @@ import { isLocalReturnUrl } from '../../oidc/return-url.js';
 import { protectState, SIGN_IN_STATE_TTL_SECONDS } from '../../oidc/state.js';
 import { prefersHtml } from '../../pages/page.js';
 import { publicBaseUrl } from '../../public-url.js';
-import { homeSchema, loginSchema } from '../../schemas/signin.js';
+import { accountLinkSchema, homeSchema, loginSchema } from '../../schemas/signin.js';
 import { CORRELATION_COOKIE_PREFIX, type SignInApp, type SignInKeys } from './context.js';
 
 /**
@@ -35,6 +35,14 @@ export function registerSignInStartRoutes(app: SignInApp, keys: SignInKeys): voi
     const returnUrl = request.query.returnUrl ?? '/';
     if (!isLocalReturnUrl(returnUrl)) throw new InvalidReturnUrlError();
     return startSignIn(app, keys, request, reply, returnUrl);
+  });
+
+  // "Your account": the provider's account page, told which client sent the person there so that
+  // it links back here (it links only a registered client's registered home).
+  app.get('/account', { schema: accountLinkSchema }, async (_request, reply) => {
+    const issuer = app.oidc.require().issuer.replace(/\/$/, '');
+    const from = new URLSearchParams({ from: oidc.clientId! });
+    return reply.header('cache-control', 'no-store').redirect(`${issuer}/account?${from}`, 302);
   });
 }
 
