@@ -18,3 +18,10 @@ export const tokensIssued = new Counter({
   labelNames: ['grant_type'],
   registers: [],
 });
+
+export const mailsSent = new Counter({
+  name: 'auth_server_mails_total',
+  help: 'Mails handed to the SMTP server or the dev mailbox (outcome sent), or given up on (failed), by purpose',
+  labelNames: ['purpose', 'outcome'],
+  registers: [],
+});

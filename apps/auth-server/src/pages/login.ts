@@ -15,6 +15,8 @@ export interface LoginPageInput {
   formAction?: string;
   /** The passkey page: signing in with a discoverable credential, no username typed. */
   passkeyHref?: string;
+  /** Mail is on (README "Email"): the forgot-password page. */
+  forgotPasswordHref?: string;
 }
 
 /**
@@ -36,6 +38,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 </div>
 <button type="submit" class="primary">Sign in</button>
 </form>
+${input.forgotPasswordHref ? html`<p><a href="${input.forgotPasswordHref}" data-action="forgot-password">Forgot your password?</a></p>` : null}
 ${input.passkeyHref ? html`<p><a href="${input.passkeyHref}" class="button" data-sign-in="passkey">Sign in with a passkey</a></p>` : null}
 ${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
   return renderPage({ title: 'Sign in', body, basePath: input.basePath });

@@ -1,7 +1,7 @@
 import { registerMetrics } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
-import { auditEventsCounted, tokensIssued } from '../metrics.js';
+import { auditEventsCounted, mailsSent, tokensIssued } from '../metrics.js';
 
 /**
  * GET /metrics in the Prometheus text format (README "Metrics"): loopback without a token,
@@ -14,7 +14,7 @@ export const metricsPlugin: FastifyPluginAsync = fp(
       prefix: 'auth_server_',
       token: app.config.metricsToken,
       poolStats: () => app.database.poolStats?.(),
-      metrics: [auditEventsCounted, tokensIssued],
+      metrics: [auditEventsCounted, tokensIssued, mailsSent],
     });
   },
   { name: 'metrics', dependencies: ['config', 'db'] },

@@ -1,0 +1,58 @@
+import fp from 'fastify-plugin';
+import { createMailer, type Mailer, type SmtpTimings } from '../mail/mailer.js';
+import {
+  createPasswordRecovery,
+  DEFAULT_MAIL_RATE_LIMITS,
+  type MailRateLimits,
+  type PasswordRecovery,
+} from '../mail/password-reset.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** `null` when mail is off (production without SMTP_URL): no forgot-password link then. */
+    mailer: Mailer | null;
+    passwordRecovery: PasswordRecovery | null;
+  }
+}
+
+export interface MailPluginOptions {
+  /** Tests shorten the SMTP timeouts and deadline. */
+  smtpTimings?: SmtpTimings;
+  rateLimits?: Partial<MailRateLimits>;
+}
+
+/**
+ * Mail (README "Email"): the SMTP mailer or the dev mailbox, and the password reset built on it.
+ * Closing the app waits for mails still being handed over, then closes the SMTP pool.
+ */
+export const mailPlugin = fp<MailPluginOptions>(
+  async (app, options) => {
+    const log = app.log.child({ component: 'mail' });
+    const mailer = await createMailer(app.config.mail, log, options.smtpTimings);
+    const { clock, random, config } = app.protocol;
+    const recovery = mailer
+      ? createPasswordRecovery({
+          db: app.database.db,
+          clock,
+          random,
+          issuer: config.issuer,
+          mailer,
+          signOut: app.userSignOut,
+          log,
+          limits: { ...DEFAULT_MAIL_RATE_LIMITS, ...options.rateLimits },
+        })
+      : null;
+    app.decorate('mailer', mailer);
+    app.decorate('passwordRecovery', recovery);
+    if (mailer?.transport === 'dev-mailbox' && app.config.mail?.transport === 'dev-mailbox') {
+      log.info(
+        `mail: no SMTP_URL, mails are kept in the dev mailbox ${app.config.mail.directory} (read them at ${config.issuer}/dev/mailbox)`,
+      );
+    }
+    app.addHook('onClose', async () => {
+      await recovery?.settled();
+      await mailer?.close();
+    });
+  },
+  { name: 'mail', dependencies: ['config', 'db', 'protocol', 'logout'] },
+);
