@@ -18,6 +18,10 @@ export default defineConfig({
         'test/first-run-config.test.ts',
         'test/startup.test.ts',
         'test/users-cli.test.ts',
+        // A real SMTP server on a loopback port; statistical timing over many requests.
+        'test/mail-transport.test.ts',
+        'test/password-reset.test.ts',
+        'test/password-reset-instances.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

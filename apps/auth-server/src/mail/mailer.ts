@@ -80,6 +80,24 @@ function record(log: FastifyBaseLogger, mail: OutgoingMail, outcome: MailOutcome
 }
 
 /**
+ * Host, port, TLS mode and credentials of SMTP_URL. Parsed here rather than by nodemailer's `url`
+ * option, whose URL settings would replace the `tls` options (the private CA) given beside it.
+ */
+function smtpEndpoint(value: string) {
+  const url = new URL(value);
+  const secure = url.protocol === 'smtps:';
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    // Without a port: 465 for smtps:// (RFC 8314 §3.3), 587 for submission with STARTTLS (RFC 6409).
+    port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+    secure,
+    ...(url.username === ''
+      ? {}
+      : { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }),
+  };
+}
+
+/**
  * SMTP through nodemailer, loaded only when SMTP_URL is set. STARTTLS whenever the server offers
  * it and `smtps://` for implicit TLS (RFC 8314 §3.3), the certificate always checked (a private CA
  * through SMTP_CA_FILE, never by turning the check off); a small pool of reused connections.
@@ -92,7 +110,7 @@ export async function createSmtpMailer(
   const { createTransport } = await import('nodemailer');
   const ca = config.caFile === undefined ? undefined : await readFile(config.caFile, 'utf8');
   const transport = createTransport({
-    url: config.url,
+    ...smtpEndpoint(config.url),
     pool: true,
     maxConnections: 2,
     connectionTimeout: timings.connectionTimeoutMs,
