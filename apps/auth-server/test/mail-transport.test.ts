@@ -52,8 +52,9 @@ async function mailerFor(env: Record<string, string>) {
 }
 
 const failedCount = async () =>
-  ((await mailsSent.get()).values.find((v) => v.labels.outcome === 'failed' && v.labels.purpose === 'password_reset')
-    ?.value ?? 0);
+  (await mailsSent.get()).values.find(
+    (v) => v.labels.outcome === 'failed' && v.labels.purpose === 'password_reset',
+  )?.value ?? 0;
 
 let ca: ThrowAwayCa;
 let plain: SmtpFixture;

@@ -24,8 +24,8 @@ export interface SmtpFixture {
   port: number;
   url: string;
   received: ReceivedMail[];
-  /** The next mail to `to` not yet returned by this function (waits for it). */
-  nextMailTo(to: string, timeoutMs?: number): Promise<ReceivedMail>;
+  /** The next mail to `to` (with this subject, when given) not yet returned by this function (waits for it). */
+  nextMailTo(to: string, options?: { subject?: string; timeoutMs?: number }): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -41,13 +41,55 @@ export function makeThrowAwayCa(): ThrowAwayCa {
   const dir = mkdtempSync(join(tmpdir(), 'smtp-ca-'));
   const at = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-    '-subj', '/CN=throw-away test CA', '-keyout', at('ca.key'), '-out', at('ca.pem'));
-  openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=localhost',
-    '-keyout', at('server.key'), '-out', at('server.csr'));
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=throw-away test CA',
+    '-keyout',
+    at('ca.key'),
+    '-out',
+    at('ca.pem'),
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-subj',
+    '/CN=localhost',
+    '-keyout',
+    at('server.key'),
+    '-out',
+    at('server.csr'),
+  );
   writeFileSync(at('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'),
-    '-CAcreateserial', '-days', '1', '-extfile', at('ext.cnf'), '-out', at('server.pem'));
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    at('server.csr'),
+    '-CA',
+    at('ca.pem'),
+    '-CAkey',
+    at('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    at('ext.cnf'),
+    '-out',
+    at('server.pem'),
+  );
   return {
     caFile: at('ca.pem'),
     key: readFileSync(at('server.key')),
@@ -56,7 +98,9 @@ export function makeThrowAwayCa(): ThrowAwayCa {
   };
 }
 
-export async function startSmtpServer(options: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<SmtpFixture> {
+export async function startSmtpServer(
+  options: { tls?: { key: Buffer; cert: Buffer } } = {},
+): Promise<SmtpFixture> {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
@@ -67,7 +111,11 @@ export async function startSmtpServer(options: { tls?: { key: Buffer; cert: Buff
     onData(stream, session, callback) {
       simpleParser(stream).then(
         (parsed) => {
-          received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), parsed, secure: session.secure });
+          received.push({
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            parsed,
+            secure: session.secure,
+          });
           for (const wake of waiters.splice(0)) wake();
           callback();
         },
@@ -78,10 +126,15 @@ export async function startSmtpServer(options: { tls?: { key: Buffer; cert: Buff
   const port = await listen(server.server as unknown as Server);
   const taken = new Set<ReceivedMail>();
 
-  async function nextMailTo(to: string, timeoutMs = 10_000): Promise<ReceivedMail> {
+  async function nextMailTo(to: string, options: { subject?: string; timeoutMs?: number } = {}) {
+    const timeoutMs = options.timeoutMs ?? 10_000;
     const deadline = Date.now() + timeoutMs;
+    const wanted = (candidate: ReceivedMail) =>
+      !taken.has(candidate) &&
+      candidate.to.includes(to) &&
+      (options.subject === undefined || candidate.parsed.subject === options.subject);
     for (;;) {
-      const mail = received.find((candidate) => !taken.has(candidate) && candidate.to.includes(to));
+      const mail = received.find(wanted);
       if (mail) {
         taken.add(mail);
         return mail;
