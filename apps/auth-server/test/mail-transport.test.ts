@@ -137,7 +137,7 @@ describe('mail configuration', () => {
   });
 
   it('refuses an SMTP_URL that is not smtp:// or smtps:// without echoing it', () => {
-    expect(() => testConfig({ SMTP_URL: 'http://user:secret@relay' })).toThrow(/^SMTP_URL is invalid[^]*$/);
+    expect(() => testConfig({ SMTP_URL: 'http://user:secret@relay' })).toThrow(/^SMTP_URL is invalid/);
     expect(() => testConfig({ SMTP_URL: 'http://user:secret@relay' })).not.toThrow(/secret/);
   });
 });

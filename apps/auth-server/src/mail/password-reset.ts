@@ -74,8 +74,16 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : null;
   }
 
+  /**
+   * Runs `work` after the current response has been written (the next turn of the event loop), so
+   * neither its database queries nor the SMTP exchange delay the answer: a known address must not
+   * answer later than an unknown one.
+   */
   function inBackground(work: () => Promise<void>): void {
-    const running = work().catch((error) => deps.log.error({ err: error }, 'password reset mail failed'));
+    const afterResponse = new Promise<void>((resolve) => setImmediate(resolve));
+    const running = afterResponse
+      .then(work)
+      .catch((error) => deps.log.error({ err: error }, 'password reset mail failed'));
     pending.add(running);
     void running.finally(() => pending.delete(running));
   }
