@@ -307,6 +307,8 @@ start(
     SEED_FILE: seedFile,
     KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
     SHUTDOWN_PAUSE_MS: '500',
+    // No SMTP server in development: mails are files in the dev mailbox (README "Email").
+    MAIL_DEV_DIR: join(dataDir, 'mail'),
   },
   [
     [/"msg":"database ready: migrations applied"/, 'database migrated'],
@@ -364,6 +366,7 @@ if (!shuttingDown) {
 [dev]   public-client SPA     ${SPA_URL}/
 [dev]   demo user             alice (DEV-ONLY password generated at first start; show it with
 [dev]                         node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').alicePassword")
+[dev]   dev mailbox           ${ISSUER}/dev/mailbox   (mails as files in ${dataLabel}/mail/)
 [dev]   orders API key        node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').ordersApiKey"
 [dev] Listening on ${HOST} only${HOST === '127.0.0.1' ? ' (set HOST=0.0.0.0 to accept other machines)' : ''}. Logs follow; Ctrl+C stops.
 `);
