@@ -22,6 +22,7 @@ export default defineConfig({
         'test/mail-transport.test.ts',
         'test/password-reset.test.ts',
         'test/password-reset-instances.test.ts',
+        'test/users-send-reset.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -35,7 +35,9 @@ describe('the dev mailbox (no SMTP_URL, outside production)', () => {
     expect(list.statusCode).toBe(200);
     const mailHref = /<a href="(\/dev\/mailbox\/[^"]+)">Reset your password/.exec(list.body)?.[1];
     const mail = await browser.get(mailHref!);
-    const link = /<a href="(https:\/\/issuer\.example\.test\/reset-password\?token=[^"]+)"/.exec(mail.body)?.[1];
+    const link = /<a href="(https:\/\/issuer\.example\.test\/reset-password\?token=[^"]+)"/.exec(
+      mail.body,
+    )?.[1];
     expect((await browser.get(link!.replace(/&amp;/g, '&'))).body).toContain('name="new_password"');
   });
 

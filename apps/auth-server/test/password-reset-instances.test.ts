@@ -33,7 +33,9 @@ describe.runIf(runs)('mail rate limits shared by two instances (PostgreSQL)', ()
     smtp = await startSmtpServer();
     for (let n = 0; n < 2; n++) {
       const own = n === 0 ? database : { ...database, handle: await database.openAnother() };
-      instances.push(await startTestApp({ database: own, env: { SMTP_URL: smtp.url }, mail: { rateLimits: limits } }));
+      instances.push(
+        await startTestApp({ database: own, env: { SMTP_URL: smtp.url }, mail: { rateLimits: limits } }),
+      );
     }
   });
   afterAll(async () => {

@@ -28,6 +28,8 @@ export interface UserOverview {
   username: string;
   name: string | null;
   email: string | null;
+  /** The user proved the address (a mailed link, or the seed's `email_verified`). */
+  emailVerified: boolean;
   mfaRequired: boolean;
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;
@@ -71,6 +73,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       username: row.username,
       name: row.name,
       email: row.email,
+      emailVerified: row.emailVerified,
       mfaRequired: row.mfaRequired,
       disabled: row.disabledAt !== null,
       authenticatorApps: (await totp.list(row.sub)).length,

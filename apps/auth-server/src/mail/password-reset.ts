@@ -8,7 +8,7 @@ import { users } from '../db/schema.js';
 import { databaseRateLimitCounter } from '../http/database-rate-limit-store.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer, MailOutcome } from './mailer.js';
 import { type ChangeContext, passwordChangedMail, passwordResetMail } from './messages.js';
 
 /** At most 30 minutes (OWASP Forgot Password Cheat Sheet: short-lived, single-use). */
@@ -101,12 +101,10 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
   /** At most one mail per request: to the first active user with that address, if any. */
   async function mailResetLink(email: string): Promise<void> {
     const user = await findUserByEmail(email);
-    if (!user?.email) return;
-    await sendResetLink(user);
+    if (user?.email) await sendResetLink({ ...user, email: user.email });
   }
 
-  async function sendResetLink(user: typeof users.$inferSelect): Promise<{ sent: boolean }> {
-    if (!user.email) return { sent: false };
+  async function sendResetLink(user: typeof users.$inferSelect & { email: string }): Promise<MailOutcome> {
     const token = await tokens.issue({
       sub: user.sub,
       purpose: 'password_reset',
@@ -190,8 +188,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
       return outcome;
     },
 
-    /** An operator's `users send-reset`: mails a link to the user's address now. */
-    sendResetLink,
+    /**
+     * An operator's `users send-reset`: mails a link to the user's address now and says whether it
+     * went (the operator, unlike the forgot-password form, may know that the account exists).
+     */
+    async sendResetLinkTo(sub: string): Promise<MailOutcome | { sent: false; reason: 'no_email' }> {
+      const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+      if (!user?.email) return { sent: false, reason: 'no_email' };
+      return sendResetLink({ ...user, email: user.email });
+    },
 
     /** Resolves when the mails started so far have been handed over (or given up). */
     async settled(): Promise<void> {
