@@ -36,11 +36,13 @@ const ERIN = {
 let smtp: SmtpFixture;
 let app: FastifyInstance;
 let close: () => Promise<void>;
+let started: Awaited<ReturnType<typeof startTestApp>>;
+let seed: ReturnType<typeof testSeed>;
 const logs = captureLogs('debug');
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  const seed = testSeed();
+  seed = testSeed();
   seed.users = [
     ...(seed.users ?? []),
     { sub: DANA.sub, username: DANA.username, password: DANA.password, email: DANA.email },
@@ -52,7 +54,7 @@ beforeAll(async () => {
       totp_secret: ERIN_TOTP,
     },
   ];
-  const started = await startTestApp({
+  started = await startTestApp({
     seed,
     clock,
     env: { SMTP_URL: smtp.url, LOG_LEVEL: 'debug' },
@@ -179,9 +181,13 @@ describe('the mailed link', () => {
     DANA.password = 'dana-new-password-1';
   });
 
-  it('marks the address verified: the link proved it', async () => {
-    const [row] = await app.database.db.select().from(users).where(eq(users.sub, DANA.sub));
-    expect(row?.emailVerified).toBe(true);
+  it('marks the address verified (the link proved it), also after the seed is applied again', async () => {
+    const verified = async () =>
+      (await app.database.db.select().from(users).where(eq(users.sub, DANA.sub)))[0]?.emailVerified;
+    expect(await verified()).toBe(true);
+    const restarted = await startTestApp({ seed, database: started.database });
+    await restarted.close();
+    expect(await verified()).toBe(true);
   });
 
   it('refuses a tampered token', async () => {
