@@ -82,6 +82,52 @@ export interface ChangeContext {
   ip: string;
 }
 
+/** What a security notice reports (README "Email"). */
+export type SecurityNoticeKind =
+  | 'password_changed'
+  | 'factor_added'
+  | 'factor_removed'
+  | 'recovery_code_used';
+
+const NOTICES: Record<
+  Exclude<SecurityNoticeKind, 'password_changed'>,
+  { subject: string; heading: string; what: string }
+> = {
+  factor_added: {
+    subject: 'A sign-in method was added to your account',
+    heading: 'A sign-in method was added',
+    what: 'A passkey or authenticator app was added to your account',
+  },
+  factor_removed: {
+    subject: 'A sign-in method was removed from your account',
+    heading: 'A sign-in method was removed',
+    what: 'A passkey or authenticator app was removed from your account',
+  },
+  recovery_code_used: {
+    subject: 'A recovery code of your account was used',
+    heading: 'A recovery code was used',
+    what: 'One of your recovery codes was used to sign in to your account',
+  },
+};
+
+/** A notice of a change to the account's sign-in methods: what, when, from where, what to do. */
+export function securityNoticeMail(input: {
+  issuer: string;
+  to: string;
+  kind: SecurityNoticeKind;
+  context: ChangeContext;
+}): OutgoingMail {
+  if (input.kind === 'password_changed') return passwordChangedMail(input);
+  const name = issuerName(input.issuer);
+  const notice = NOTICES[input.kind];
+  const { at, device, ip } = input.context;
+  return mailOf('security_notice', input.to, `${notice.subject} at ${name}`, {
+    heading: notice.heading,
+    paragraphs: [`${notice.what} at ${name} on ${at.toUTCString()}, from ${device} (address ${ip}).`],
+    footer: `If this was not you, change your password at once on the account page of ${name} (or with "Forgot your password?" on its sign-in page), check your sign-in methods, and tell your administrator.`,
+  });
+}
+
 export function passwordChangedMail(input: {
   issuer: string;
   to: string;

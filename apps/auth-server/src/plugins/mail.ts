@@ -6,12 +6,15 @@ import {
   type MailRateLimits,
   type PasswordRecovery,
 } from '../mail/password-reset.js';
+import { createSecurityNotices, type SecurityNotices } from '../mail/security-notices.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** `null` when mail is off (production without SMTP_URL): no forgot-password link then. */
     mailer: Mailer | null;
     passwordRecovery: PasswordRecovery | null;
+    /** Mails the user about changes to how they sign in; `null` when mail is off. */
+    securityNotices: SecurityNotices | null;
   }
 }
 
@@ -44,6 +47,10 @@ export const mailPlugin = fp<MailPluginOptions>(
       : null;
     app.decorate('mailer', mailer);
     app.decorate('passwordRecovery', recovery);
+    const emailOf = async (sub: string) =>
+      (await app.protocol.stores.users.findUserBySub(sub))?.email ?? null;
+    const notices = mailer ? createSecurityNotices({ issuer: config.issuer, mailer, log, emailOf }) : null;
+    app.decorate('securityNotices', notices);
     if (mailer?.transport === 'dev-mailbox' && app.config.mail?.transport === 'dev-mailbox') {
       log.info(
         `mail: no SMTP_URL, mails are kept in the dev mailbox ${app.config.mail.directory} (read them at ${config.issuer}/dev/mailbox)`,
@@ -51,6 +58,7 @@ export const mailPlugin = fp<MailPluginOptions>(
     }
     app.addHook('onClose', async () => {
       await recovery?.settled();
+      await notices?.settled();
       await mailer?.close();
     });
   },

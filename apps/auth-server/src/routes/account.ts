@@ -221,6 +221,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       method: 'otp',
       credential_id: enrolment.id,
     });
+    app.securityNotices?.notify(request, user.sub, 'factor_added');
     // The confirming code proved possession: the session now holds the level the new factor demands
     // (a user with a factor is always asked for it), and keeps working.
     current.session = await app.ssoSessions.addMethod(reply, current.session, { method: 'otp' });
@@ -255,6 +256,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       method: 'otp',
       credential_id: request.params.id,
     });
+    app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
     return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
   });
 
@@ -269,6 +271,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     authorizedChange,
     sendAccountPage,
     async factorEnrolled(request, reply, current, method, notice) {
+      app.securityNotices?.notify(request, current.user.sub, 'factor_added');
       // As for a confirmed authenticator app: the session holds the level the new factor demands.
       current.session = await app.ssoSessions.addMethod(reply, current.session, method);
       if (!(await recoveryCodes.hasSet(current.user.sub))) return sendRecoveryCodes(reply, current, request);
@@ -304,6 +307,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         log: request.log,
       },
     );
+    if (outcome.kind === 'changed')
+      app.securityNotices?.notify(request, current.user.sub, 'password_changed');
     const answer = passwordChangeAnswer(outcome);
     if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
     const user = (await options.stores.users.findUserBySub(current.user.sub)) ?? current.user;

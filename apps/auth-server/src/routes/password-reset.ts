@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { describeUserAgent } from '../account/user-agent.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { type PasswordRecovery, RESET_LINK_TTL_SECONDS } from '../mail/password-reset.js';
+import { changeContextOf } from '../mail/security-notices.js';
 import { renderErrorPage } from '../pages/error.js';
 import {
   renderForgotPasswordPage,
@@ -79,12 +79,7 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
       const errorMessage = 'The new password and its confirmation differ.';
       return sendHtml(reply, 400, renderResetPasswordPage({ token, basePath, errorMessage }));
     }
-    const context = {
-      at: new Date(),
-      device: describeUserAgent(request.headers['user-agent']),
-      ip: request.ip,
-    };
-    const outcome = await recovery.reset(token, newPassword, context);
+    const outcome = await recovery.reset(token, newPassword, changeContextOf(request));
     switch (outcome.kind) {
       case 'invalid_link':
         return sendHtml(reply, 400, renderResetLinkInvalidPage({ basePath }));
