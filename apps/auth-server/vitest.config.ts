@@ -24,6 +24,7 @@ export default defineConfig({
         'test/password-reset-instances.test.ts',
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
+        'test/email-verification.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -503,14 +503,15 @@ export const webauthnChallenges = pgTable(
 /**
  * The token of a mailed link (README "Email"): 256 random bits, stored only as `hashToken(value)`.
  * One row per user and purpose, so a new request replaces (voids) the previous link. `binding` is
- * a hash of the user's password hash when the link was made: any password change voids the link.
+ * a hash of the user's password hash (reset) or of the address (verification) when the link was
+ * made: a password change, or a change of address, voids the link.
  * Consumed by one conditional `DELETE … RETURNING`, so it works once across every instance.
  */
 export const mailTokens = pgTable(
   'mail_tokens',
   {
     sub: text('sub').notNull(),
-    /** `password_reset`. */
+    /** `password_reset` or `email_verification`. */
     purpose: text('purpose').notNull(),
     tokenHash: text('token_hash').notNull().unique(),
     binding: text('binding').notNull(),

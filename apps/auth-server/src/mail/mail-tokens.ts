@@ -3,7 +3,7 @@ import { and, eq, gt, lt } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { mailTokens } from '../db/schema.js';
 
-export type MailTokenPurpose = 'password_reset';
+export type MailTokenPurpose = 'password_reset' | 'email_verification';
 
 /** A live token's row, without its hash. */
 export interface MailTokenRecord {
@@ -20,6 +20,11 @@ export interface MailTokenRecord {
  */
 export function passwordBinding(passwordHash: string): string {
   return hashToken(`mail-token-binding:${passwordHash}`);
+}
+
+/** What a verification link is bound to: the address it was mailed to (a change of address voids it). */
+export function addressBinding(email: string): string {
+  return hashToken(`mail-token-address:${email.toLowerCase()}`);
 }
 
 /**

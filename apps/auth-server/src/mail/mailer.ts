@@ -6,7 +6,7 @@ import type { MailConfig } from '../config.js';
 import { mailsSent } from '../metrics.js';
 
 /** What a mail is for; a label of the mail counter, so the list is fixed. */
-export type MailPurpose = 'password_reset' | 'password_changed' | 'security_notice';
+export type MailPurpose = 'password_reset' | 'password_changed' | 'security_notice' | 'email_verification';
 
 export interface OutgoingMail {
   purpose: MailPurpose;

@@ -144,3 +144,21 @@ export function passwordChangedMail(input: {
     footer: `If this was not you, reset your password at once with "Forgot your password?" on the sign-in page of ${name}, and tell your administrator.`,
   });
 }
+
+export function emailVerificationMail(input: {
+  issuer: string;
+  to: string;
+  link: string;
+  hours: number;
+}): OutgoingMail {
+  const name = issuerName(input.issuer);
+  return mailOf('email_verification', input.to, `Confirm your address for ${name}`, {
+    heading: 'Confirm your address',
+    paragraphs: [
+      `Someone asked ${name} to confirm that this address belongs to their account.`,
+      `The link below works once, for ${input.hours} hours. Opening it changes nothing until you press the button on the page.`,
+    ],
+    action: { label: 'Confirm this address', url: input.link },
+    footer: 'If you did not ask for this, ignore this mail.',
+  });
+}

@@ -1,9 +1,12 @@
-import { html } from './html.js';
+import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 
 export interface AccountPageInput {
   name: string | null;
   email: string | null;
+  /** Shown beside the address; with mail on, an unverified address gets a "send a link" button. */
+  emailVerified?: boolean;
+  canVerifyEmail?: boolean;
   username: string;
   csrfToken: string;
   authenticatorApps: ReadonlyArray<{
@@ -86,6 +89,7 @@ export function renderAccountPage(input: AccountPageInput): string {
   );
   const body = html`<p class="lead">${input.name ?? input.username}${input.email ? html` · ${input.email}` : null}</p>
 ${input.notice ? html`<p class="${input.notice.kind === 'ok' ? 'notice' : 'alert'}" role="status" id="account-notice">${input.notice.text}</p>` : null}
+${input.email ? renderEmailStatus(input, base, csrf) : null}
 <section aria-labelledby="factors-title">
 <h2 id="factors-title">Authenticator apps</h2>
 ${input.authenticatorApps.length === 0 ? html`<p>None yet.</p>` : html`<ul class="factors">${apps}</ul>`}
@@ -131,4 +135,11 @@ ${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${accessI
 </form>
 </section>`;
   return renderPage({ title: 'Your account', body, basePath: input.basePath });
+}
+
+/** Whether the address is verified and, when mail is on and it is not, the button that mails a link. */
+function renderEmailStatus(input: AccountPageInput, base: string, csrf: SafeHtml) {
+  const verified = input.emailVerified === true;
+  return html`<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
+${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}`;
 }

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { createEmailVerification, type EmailVerification } from '../mail/email-verification.js';
 import { createMailer, type Mailer, type SmtpTimings } from '../mail/mailer.js';
 import {
   createPasswordRecovery,
@@ -15,6 +16,8 @@ declare module 'fastify' {
     passwordRecovery: PasswordRecovery | null;
     /** Mails the user about changes to how they sign in; `null` when mail is off. */
     securityNotices: SecurityNotices | null;
+    /** Verification links for the account page; `null` when mail is off. */
+    emailVerification: EmailVerification | null;
   }
 }
 
@@ -51,6 +54,12 @@ export const mailPlugin = fp<MailPluginOptions>(
       (await app.protocol.stores.users.findUserBySub(sub))?.email ?? null;
     const notices = mailer ? createSecurityNotices({ issuer: config.issuer, mailer, log, emailOf }) : null;
     app.decorate('securityNotices', notices);
+    const db = app.database.db;
+    const issuer = config.issuer;
+    app.decorate(
+      'emailVerification',
+      mailer ? createEmailVerification({ db, clock, random, issuer, mailer }) : null,
+    );
     if (mailer?.transport === 'dev-mailbox' && app.config.mail?.transport === 'dev-mailbox') {
       log.info(
         `mail: no SMTP_URL, mails are kept in the dev mailbox ${app.config.mail.directory} (read them at ${config.issuer}/dev/mailbox)`,

@@ -26,6 +26,7 @@ import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendFormExpiredPage } from './authorization-reply.js';
+import { registerAccountEmailRoutes } from './email-verification.js';
 import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from './interaction/index.js';
 
 export interface AccountRoutesOptions {
@@ -135,6 +136,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     const page = renderAccountPage({
       name: user.name,
       email: user.email,
+      emailVerified: user.emailVerified,
+      canVerifyEmail: app.emailVerification !== null,
       username: user.username,
       csrfToken: csrfTokenFor(current.browserKey, 'account', session.id),
       authenticatorApps: await totp.list(user.sub),
@@ -278,6 +281,14 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       return sendAccountPage(reply, current, 200, notice);
     },
   });
+
+  if (app.emailVerification) {
+    registerAccountEmailRoutes(app, {
+      verification: app.emailVerification,
+      authorizedChange,
+      sendAccountPage,
+    });
+  }
 
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
 

@@ -35,6 +35,7 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { emailVerificationRoutes } from './email-verification.js';
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
@@ -238,6 +239,12 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
 async function registerMailRoutes(app: Parameters<FastifyPluginAsync>[0], pageContext: PageContext) {
   if (app.passwordRecovery) {
     await app.register(passwordResetRoutes, { recovery: app.passwordRecovery, pageContext });
+  }
+  if (app.emailVerification) {
+    await app.register(emailVerificationRoutes, {
+      verification: app.emailVerification,
+      basePath: pageContext.basePath,
+    });
   }
   const mail = app.config.mail;
   if (mail?.transport === 'dev-mailbox' && app.config.nodeEnv !== 'production') {
