@@ -70,6 +70,43 @@ describe('verifying the address', () => {
     expect((await browser.get('/account')).body).toContain('data-email-verified="true"');
     expect((await visitor.post(urls[0]!, hiddenFields(page.body))).statusCode).toBe(400);
   });
+
+  it('changes the address only once the new one confirms it; the old one can undo it and sign out everywhere', async () => {
+    const browser = await signedInToAccount(app);
+    const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+    const asked = await browser.post('/account/email', { csrf, email: 'gus-new@example.test' });
+    expect(asked.statusCode).toBe(200);
+    const confirmation = await smtp.nextMailTo('gus-new@example.test', {
+      subject: 'Confirm your new address for issuer.example.test',
+    });
+    const notice = await smtp.nextMailTo(GUS.email, {
+      subject: 'The address of your account at issuer.example.test is being changed',
+    });
+    expect(notice.parsed.text).toContain('gus-new@example.test');
+    // The old address stays until the new one is confirmed.
+    expect((await browser.get('/account')).body).toContain(GUS.email);
+
+    const [confirmLink] = urlsIn(confirmation.parsed.text);
+    const visitor = new TestBrowser(app);
+    const confirmPage = await visitor.get(confirmLink!);
+    expect((await visitor.post(confirmLink!, hiddenFields(confirmPage.body))).statusCode).toBe(200);
+    const account = (await browser.get('/account')).body;
+    expect(account).toContain('gus-new@example.test');
+    expect(account).toContain('data-email-verified="true"');
+
+    const [undoLink] = urlsIn(notice.parsed.text);
+    const undoPage = await visitor.get(undoLink!);
+    expect((await visitor.post(undoLink!, hiddenFields(undoPage.body))).statusCode).toBe(200);
+    expect((await browser.get('/account')).statusCode).not.toBe(200);
+    const again = await signedInToAccount(app);
+    expect((await again.get('/account')).body).toContain(GUS.email);
+  });
+
+  it('refuses something that is not an address', async () => {
+    const browser = await signedInToAccount(app);
+    const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+    expect((await browser.post('/account/email', { csrf, email: 'not an address' })).statusCode).toBe(400);
+  });
 });
 
 describe('an SMTP server that stalls', () => {

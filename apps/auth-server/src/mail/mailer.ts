@@ -6,7 +6,12 @@ import type { MailConfig } from '../config.js';
 import { mailsSent } from '../metrics.js';
 
 /** What a mail is for; a label of the mail counter, so the list is fixed. */
-export type MailPurpose = 'password_reset' | 'password_changed' | 'security_notice' | 'email_verification';
+export type MailPurpose =
+  | 'password_reset'
+  | 'password_changed'
+  | 'security_notice'
+  | 'email_verification'
+  | 'email_change';
 
 export interface OutgoingMail {
   purpose: MailPurpose;

@@ -162,3 +162,39 @@ export function emailVerificationMail(input: {
     footer: 'If you did not ask for this, ignore this mail.',
   });
 }
+
+export function emailChangeConfirmationMail(input: {
+  issuer: string;
+  to: string;
+  link: string;
+}): OutgoingMail {
+  const name = issuerName(input.issuer);
+  return mailOf('email_change', input.to, `Confirm your new address for ${name}`, {
+    heading: 'Confirm your new address',
+    paragraphs: [
+      `Someone asked ${name} to use this address for their account. Until it is confirmed, the account keeps its old address.`,
+      'The link below works once, for 24 hours. Opening it changes nothing until you press the button on the page.',
+    ],
+    action: { label: 'Use this address', url: input.link },
+    footer: 'If you did not ask for this, ignore this mail.',
+  });
+}
+
+export function emailChangeNoticeMail(input: {
+  issuer: string;
+  to: string;
+  newAddress: string;
+  link: string;
+  context: ChangeContext;
+}): OutgoingMail {
+  const name = issuerName(input.issuer);
+  const { at, device, ip } = input.context;
+  return mailOf('security_notice', input.to, `The address of your account at ${name} is being changed`, {
+    heading: 'Your address is being changed',
+    paragraphs: [
+      `On ${at.toUTCString()}, from ${device} (address ${ip}), your account at ${name} asked to use ${input.newAddress} instead of this address. The change happens once the new address is confirmed.`,
+    ],
+    action: { label: 'This was not me: undo it and sign out everywhere', url: input.link },
+    footer: 'The link works once, for 7 days. If this was you, there is nothing to do.',
+  });
+}

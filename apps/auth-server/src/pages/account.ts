@@ -141,5 +141,13 @@ ${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${accessI
 function renderEmailStatus(input: AccountPageInput, base: string, csrf: SafeHtml) {
   const verified = input.emailVerified === true;
   return html`<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
-${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}`;
+${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}
+${
+  input.canVerifyEmail
+    ? html`<form method="post" action="${base}/email" class="stack">${csrf}
+<div class="field"><label for="new_email">New e-mail address</label>
+<input id="new_email" name="email" type="email" autocomplete="email" required></div>
+<button type="submit" class="secondary">Change the address</button></form>`
+    : null
+}`;
 }

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { createEmailChange, type EmailChange } from '../mail/email-change.js';
 import { createEmailVerification, type EmailVerification } from '../mail/email-verification.js';
 import { createMailer, type Mailer, type SmtpTimings } from '../mail/mailer.js';
 import {
@@ -18,6 +19,8 @@ declare module 'fastify' {
     securityNotices: SecurityNotices | null;
     /** Verification links for the account page; `null` when mail is off. */
     emailVerification: EmailVerification | null;
+    /** Changing the address from the account page; `null` when mail is off. */
+    emailChange: EmailChange | null;
   }
 }
 
@@ -59,6 +62,11 @@ export const mailPlugin = fp<MailPluginOptions>(
     app.decorate(
       'emailVerification',
       mailer ? createEmailVerification({ db, clock, random, issuer, mailer }) : null,
+    );
+    const signOut = app.userSignOut;
+    app.decorate(
+      'emailChange',
+      mailer ? createEmailChange({ db, clock, random, issuer, mailer, signOut }) : null,
     );
     if (mailer?.transport === 'dev-mailbox' && app.config.mail?.transport === 'dev-mailbox') {
       log.info(

@@ -282,12 +282,9 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     },
   });
 
-  if (app.emailVerification) {
-    registerAccountEmailRoutes(app, {
-      verification: app.emailVerification,
-      authorizedChange,
-      sendAccountPage,
-    });
+  if (app.emailVerification && app.emailChange) {
+    const { emailVerification: verification, emailChange: change } = app;
+    registerAccountEmailRoutes(app, { verification, change, authorizedChange, sendAccountPage });
   }
 
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────

@@ -35,7 +35,7 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
-import { emailVerificationRoutes } from './email-verification.js';
+import { emailLinkRoutes } from './email-verification.js';
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
@@ -240,11 +240,9 @@ async function registerMailRoutes(app: Parameters<FastifyPluginAsync>[0], pageCo
   if (app.passwordRecovery) {
     await app.register(passwordResetRoutes, { recovery: app.passwordRecovery, pageContext });
   }
-  if (app.emailVerification) {
-    await app.register(emailVerificationRoutes, {
-      verification: app.emailVerification,
-      basePath: pageContext.basePath,
-    });
+  if (app.emailVerification && app.emailChange) {
+    const { emailVerification: verification, emailChange: change } = app;
+    await app.register(emailLinkRoutes, { verification, change, basePath: pageContext.basePath });
   }
   const mail = app.config.mail;
   if (mail?.transport === 'dev-mailbox' && app.config.nodeEnv !== 'production') {
