@@ -346,6 +346,8 @@ const authServerEnvironment = {
   SEED_FILE: seedFile,
   KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
   SHUTDOWN_PAUSE_MS: '500',
+  // No SMTP server in development: mails are files in the dev mailbox (README "Email").
+  MAIL_DEV_DIR: join(dataDir, 'mail'),
 };
 writeFileSync(join(dataDir, 'auth-server.env.json'), `${JSON.stringify(authServerEnvironment, null, 2)}\n`, {
   mode: 0o600,
@@ -407,6 +409,7 @@ if (!shuttingDown) {
 [dev]   public-client SPA     ${SPA_URL}/
 [dev]   demo user             alice (DEV-ONLY password generated at first start; show it with
 [dev]                         node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').alicePassword")
+[dev]   dev mailbox           ${ISSUER}/dev/mailbox   (mails as files in ${dataLabel}/mail/)
 [dev]   orders API key        node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').ordersApiKey"
 [dev] Listening on ${HOST} only${HOST === '127.0.0.1' ? ' (set HOST=0.0.0.0 to accept other machines)' : ''}. Logs follow; Ctrl+C stops.
 `);

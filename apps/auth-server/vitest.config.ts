@@ -24,6 +24,13 @@ export default defineConfig({
         // Slow by design: 120 random requests per route; means of sign-ins at the production scrypt cost.
         'test/property.test.ts',
         'test/login-timing.test.ts',
+        // A real SMTP server on a loopback port; statistical timing over many requests.
+        'test/mail-transport.test.ts',
+        'test/password-reset.test.ts',
+        'test/password-reset-instances.test.ts',
+        'test/users-send-reset.test.ts',
+        'test/security-notices.test.ts',
+        'test/email-verification.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

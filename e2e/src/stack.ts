@@ -34,6 +34,8 @@ export interface StackUser {
 export interface StackOptions {
   /** Lifetime of the orders API's access tokens, seconds (short, so a refresh can be forced). */
   accessTokenTtl?: number;
+  /** More environment for the authorization server (the mail suite's SMTP_URL). */
+  authEnv?: Record<string, string>;
 }
 
 export interface Stack {
@@ -172,6 +174,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       KEY_ENCRYPTION_KEY: random(32),
       // The CLI polls every second instead of five: the device test waits less, the protocol is the same.
       DEVICE_CODE_POLL_INTERVAL: '1',
+      ...options.authEnv,
     });
     processes.push(auth);
     const spa = (name: string, port: number, clientId: string) =>

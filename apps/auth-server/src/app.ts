@@ -32,6 +32,7 @@ import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handle
 import { healthPlugin } from './plugins/health.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
+import { type MailPluginOptions, mailPlugin } from './plugins/mail.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
@@ -70,6 +71,8 @@ export interface AppDependencies {
   backchannelLogout?: LogoutPluginOptions['backchannel'];
   /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
   clientKeys?: ClientKeyOptions;
+  /** Mail timings and rate limits (tests shorten the SMTP timeouts and lower the limits). */
+  mail?: MailPluginOptions;
   /** Test seam: sees every route as it is registered (test/openapi.test.ts walks them). */
   onRoute?: (route: RouteOptions) => void;
   /** OpenTelemetry's Fastify plugin when tracing is on (server.ts): spans named by route. */
@@ -132,6 +135,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(dpopPlugin, { clock });
   await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
+  await app.register(mailPlugin, deps.mail ?? {});
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated

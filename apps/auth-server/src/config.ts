@@ -73,6 +73,14 @@ export const EnvironmentSchema = Type.Object({
   KERBEROS_SERVICE_PRINCIPAL: Type.Optional(Type.String({ pattern: '^[^/@\\s]+/[^/@\\s]+(@[^@\\s]+)?$' })),
   /** Realm rule, off by default: `name@<this realm>` signs in the user whose username is `name`. */
   KERBEROS_USERNAME_REALM: Type.Optional(Type.String({ pattern: '^[^@\\s]+$' })),
+  /** Mail (README "Email"): `smtp://[user:password@]host:port` (STARTTLS when offered) or `smtps://`. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  /** A PEM file of the CA that signed the SMTP server's certificate (a private CA). */
+  SMTP_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** The `From` of every mail; default `no-reply@<the issuer's host>`. */
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
+  /** Outside production without SMTP_URL: the folder of the dev mailbox (default `.data/mail`). */
+  MAIL_DEV_DIR: Type.Optional(Type.String({ minLength: 1 })),
 });
 export type Environment = Static<typeof EnvironmentSchema>;
 
@@ -116,6 +124,15 @@ export interface KerberosConfig {
   usernameRealm: string | null;
 }
 
+/**
+ * Where mails go (README "Email"): an SMTP server, or, outside production without SMTP_URL, the
+ * dev mailbox (one file per mail that a person reads at /dev/mailbox). `null` in AppConfig when
+ * neither: no mail is sent and the login page shows no forgot-password link.
+ */
+export type MailConfig =
+  | { transport: 'smtp'; url: string; caFile: string | undefined; from: string }
+  | { transport: 'dev-mailbox'; directory: string; from: string };
+
 export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
@@ -139,6 +156,7 @@ export interface AppConfig {
   device: DeviceFlowConfig;
   rateLimits: RateLimitConfig;
   kerberos: KerberosConfig | null;
+  mail: MailConfig | null;
   /** One-line notes about surprising but valid settings, logged as warnings at start. */
   warnings: readonly string[];
 }
@@ -167,7 +185,12 @@ const DEVELOPMENT_SHUTDOWN_PAUSE_MS = 500;
  * The settings that may come from a file instead (`KEY_ENCRYPTION_KEY_FILE=/run/secrets/…`), so
  * that docker-compose secrets keep them out of `docker inspect` (README "Deployment").
  */
-export const SECRET_FILE_SETTINGS = ['KEY_ENCRYPTION_KEY', 'DATABASE_URL', 'METRICS_TOKEN'] as const;
+export const SECRET_FILE_SETTINGS = [
+  'KEY_ENCRYPTION_KEY',
+  'DATABASE_URL',
+  'METRICS_TOKEN',
+  'SMTP_URL',
+] as const;
 
 function withSecretFiles(env: Readonly<Record<string, string | undefined>>) {
   try {
@@ -247,7 +270,28 @@ export function loadConfig(environmentWithFiles: Readonly<Record<string, string 
       store: environment.RATE_LIMIT_STORE,
     },
     kerberos: kerberosConfigOf(environment),
+    mail: mailConfigOf(environment, issuer, baseDirectory),
   };
+}
+
+/**
+ * SMTP when SMTP_URL is set; otherwise the dev mailbox outside production (under `.data/mail` of
+ * the start directory unless MAIL_DEV_DIR names another; tests set MAIL_DEV_DIR to opt in), and
+ * no mail at all in production.
+ */
+function mailConfigOf(environment: Environment, issuer: string, baseDirectory: string): MailConfig | null {
+  const from = environment.MAIL_FROM ?? `no-reply@${new URL(issuer).hostname}`;
+  if (environment.SMTP_URL !== undefined) {
+    if (!URL.canParse(environment.SMTP_URL)) throw new ConfigError('SMTP_URL is invalid: not a URL');
+    const caFile = environment.SMTP_CA_FILE && resolve(baseDirectory, environment.SMTP_CA_FILE);
+    return { transport: 'smtp', url: environment.SMTP_URL, caFile, from };
+  }
+  if (environment.SMTP_CA_FILE !== undefined)
+    throw new ConfigError('SMTP_URL is required when SMTP_CA_FILE is set');
+  if (environment.NODE_ENV === 'production') return null;
+  if (environment.MAIL_DEV_DIR === undefined && environment.NODE_ENV !== 'development') return null;
+  const directory = resolve(baseDirectory, environment.MAIL_DEV_DIR ?? '.data/mail');
+  return { transport: 'dev-mailbox', directory, from };
 }
 
 function kerberosConfigOf(environment: Environment): KerberosConfig | null {

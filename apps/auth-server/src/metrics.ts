@@ -60,3 +60,9 @@ export function signingKeyAge(keyRing: () => KeyRing | undefined): Gauge {
     },
   });
 }
+export const mailsSent = new Counter({
+  name: 'auth_server_mails_total',
+  help: 'Mails handed to the SMTP server or the dev mailbox (outcome sent), or given up on (failed), by purpose',
+  labelNames: ['purpose', 'outcome'],
+  registers: [],
+});

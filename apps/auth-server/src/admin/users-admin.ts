@@ -28,6 +28,8 @@ export interface UserOverview {
   username: string;
   name: string | null;
   email: string | null;
+  /** The user proved the address (a mailed link, or the seed's `email_verified`). */
+  emailVerified: boolean;
   mfaRequired: boolean;
   /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/user-ownership.ts). */
   managedBy: 'seed' | 'operator';
@@ -73,6 +75,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
       username: row.username,
       name: row.name,
       email: row.email,
+      emailVerified: row.emailVerified,
       mfaRequired: row.mfaRequired,
       managedBy: row.managedBy,
       disabled: row.disabledAt !== null,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
+import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
 import { createUsersAdmin, UserNotFoundError, type UserOverview } from '../admin/users-admin.js';
 import { AUDIT_EVENTS, auditLine } from '../audit.js';
@@ -13,7 +14,9 @@ import {
   createBackchannelLogoutSender,
   DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
 } from '../logout/backchannel-sender.js';
-import { createUserSignOut } from '../logout/user-sign-out.js';
+import { createUserSignOut, type UserSignOut } from '../logout/user-sign-out.js';
+import { createMailer } from '../mail/mailer.js';
+import { createPasswordRecovery, DEFAULT_MAIL_RATE_LIMITS } from '../mail/password-reset.js';
 import { createDrizzleStores, createKeyStore } from '../storage/drizzle-stores.js';
 import { commandEnvironment } from './command-environment.js';
 
@@ -31,6 +34,7 @@ const USAGE = `usage: users <command>
   disable <username>                    the user cannot sign in; sessions, refresh and access tokens stop now
   enable <username>                     the user can sign in again
   reset-password <username>  < password a new password; the user's sessions and tokens end
+  send-reset <username>                 mails the user a password reset link (SMTP_URL)
   reset-mfa <username>                  removes the user's authenticator apps, passkeys and recovery codes;
                                         the user's sessions and tokens end
 Ending sessions sends back-channel logout to their relying parties (and waits for the deliveries).`;
@@ -53,6 +57,7 @@ function describe(user: UserOverview): string {
     `${user.username}\tsub=${user.sub}`,
     `name=${user.name ?? '-'}`,
     `email=${user.email ?? '-'}`,
+    `email_verified=${user.emailVerified}`,
     `apps=${user.authenticatorApps}`,
     `passkeys=${user.passkeys}`,
     `recovery_codes=${user.recoveryCodesRemaining}`,
@@ -90,15 +95,16 @@ async function main(args: string[]): Promise<void> {
   });
   try {
     await database.migrate();
+    const signOut = await userSignOut(config, database.db, backchannel);
     const admin = createUsersAdmin({
       db: database.db,
       keyEncryptionKey: config.keyEncryptionKey,
       clock: systemClock,
       random: systemRandom,
       issuer: config.issuer,
-      signOut: await userSignOut(config, database.db, backchannel),
+      signOut,
     });
-    await run(admin, command, username, rest);
+    await run(admin, command, username, rest, (sub) => mailResetLink(config, database.db, signOut, sub));
   } finally {
     // This process ended the sessions, so it tells their relying parties, retries included,
     // before it exits (OIDC Back-Channel Logout 1.0 §2.5).
@@ -135,11 +141,40 @@ function deliveryLine(context: unknown, message?: unknown): void {
   process.stderr.write(`users: ${String(message)}: ${details.join(' ')}\n`);
 }
 
+/** A mail outcome as one line on stderr: what and why, never the link. */
+function mailLine(context: unknown, message?: unknown): void {
+  const { reason } = (context ?? {}) as Record<string, unknown>;
+  process.stderr.write(`users: ${String(message)}${reason === undefined ? '' : ` (${String(reason)})`}\n`);
+}
+
+/** `send-reset`: a reset link mailed from this process, as the server would (SMTP_URL, MAIL_FROM). */
+async function mailResetLink(config: AppConfig, db: AppDatabase, signOut: UserSignOut, sub: string) {
+  const log = { info: mailLine, warn: mailLine, error: mailLine } as unknown as FastifyBaseLogger;
+  const mailer = await createMailer(config.mail, log);
+  if (!mailer) throw new ConfigError('mail is off: set SMTP_URL (README "Email")');
+  try {
+    const recovery = createPasswordRecovery({
+      ...{ db, clock: systemClock, random: systemRandom, issuer: config.issuer },
+      ...{ mailer, signOut, log, limits: DEFAULT_MAIL_RATE_LIMITS },
+    });
+    const outcome = await recovery.sendResetLinkTo(sub);
+    if (outcome.sent) return;
+    throw new ConfigError(
+      outcome.reason === 'no_email'
+        ? 'the user has no e-mail address'
+        : `could not send the mail (${outcome.reason}); try again in a few minutes`,
+    );
+  } finally {
+    await mailer.close();
+  }
+}
+
 async function run(
   admin: ReturnType<typeof createUsersAdmin>,
   command: string,
   username: string,
   rest: string[],
+  sendReset: (sub: string) => Promise<void>,
 ): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const event = (name: (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS], sub: string, count?: number) =>
@@ -183,6 +218,12 @@ async function run(
       out(
         `password reset for ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
       );
+      return;
+    }
+    case 'send-reset': {
+      const user = await admin.show(username);
+      await sendReset(user.sub);
+      out(`reset link mailed to ${user.email} for ${username}`);
       return;
     }
     case 'reset-mfa': {

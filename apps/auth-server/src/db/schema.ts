@@ -16,6 +16,7 @@ import type { JWK } from 'jose';
  *   6. Second factors: authenticator apps, their used time steps, recovery codes.
  *   7. Kerberos principals: which user a ticket's client principal signs in (seed).
  *   8. Passkeys: WebAuthn credentials and the challenges of ceremonies in progress.
+ *   9. Mail links: the single-use tokens of mailed links (password reset).
  *
  * Keep this file free of relative imports: drizzle-kit loads it on its own.
  */
@@ -517,4 +518,32 @@ export const webauthnChallenges = pgTable(
     expiresAt: epochSeconds('expires_at').notNull(),
   },
   (table) => [index('webauthn_challenges_expires_at_idx').on(table.expiresAt)],
+);
+
+// ─── 9. Mail links ───────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The token of a mailed link (README "Email"): 256 random bits, stored only as `hashToken(value)`.
+ * One row per user and purpose, so a new request replaces (voids) the previous link. `binding` is
+ * a hash of the user's password hash (reset) or of the address (verification) when the link was
+ * made: a password change, or a change of address, voids the link.
+ * Consumed by one conditional `DELETE … RETURNING`, so it works once across every instance.
+ */
+export const mailTokens = pgTable(
+  'mail_tokens',
+  {
+    sub: text('sub').notNull(),
+    /** `password_reset` or `email_verification`. */
+    purpose: text('purpose').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    binding: text('binding').notNull(),
+    /** The address the link was mailed to (a completed reset marks it verified). */
+    email: text('email').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.sub, table.purpose] }),
+    index('mail_tokens_expires_at_idx').on(table.expiresAt),
+  ],
 );

@@ -18,6 +18,34 @@ export function databaseRateLimitStore(
   db: AppDatabase,
   options: { nowMs?: () => number } = {},
 ): FastifyRateLimitStoreCtor {
+  const hit = databaseRateLimitCounter(db, options);
+
+  return class DatabaseRateLimitStore implements FastifyRateLimitStore {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ) {
+      hit(key, timeWindow).then(
+        (result) => callback(null, result),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      return new DatabaseRateLimitStore();
+    }
+  };
+}
+
+/**
+ * The counter behind the store, for limits kept outside @fastify/rate-limit (the mail limits):
+ * counts a hit of `key` in its fixed window and answers the count and the milliseconds left.
+ */
+export function databaseRateLimitCounter(
+  db: AppDatabase,
+  options: { nowMs?: () => number } = {},
+): (key: string, windowMs: number) => Promise<{ current: number; ttl: number }> {
   const nowMs = options.nowMs ?? (() => Date.now());
   let hitsSinceSweep = 0;
 
@@ -52,20 +80,5 @@ export function databaseRateLimitStore(
     return { current: row!.hits, ttl: Math.max(0, row!.windowStartedAt + windowMs - now) };
   }
 
-  return class DatabaseRateLimitStore implements FastifyRateLimitStore {
-    incr(
-      key: string,
-      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ) {
-      hit(key, timeWindow).then(
-        (result) => callback(null, result),
-        (error: Error) => callback(error),
-      );
-    }
-
-    child(): FastifyRateLimitStore {
-      return new DatabaseRateLimitStore();
-    }
-  };
+  return hit;
 }

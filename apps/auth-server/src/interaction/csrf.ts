@@ -8,7 +8,16 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  * browser's page does not match this browser's cookie, and a token of one interaction, session or
  * form does not work on another.
  */
-export type CsrfPurpose = 'login' | 'consent' | 'device' | 'logout' | 'otp' | 'enrol' | 'account' | 'passkey';
+export type CsrfPurpose =
+  | 'login'
+  | 'consent'
+  | 'device'
+  | 'logout'
+  | 'otp'
+  | 'enrol'
+  | 'account'
+  | 'passkey'
+  | 'recovery';
 
 export function csrfTokenFor(browserKey: string, purpose: CsrfPurpose, boundTo: string): string {
   return createHmac('sha256', browserKey).update(`${purpose}:${boundTo}`).digest('base64url');

@@ -5,6 +5,9 @@ import { describeScope } from './scope-descriptions.js';
 export interface AccountPageInput {
   name: string | null;
   email: string | null;
+  /** Shown beside the address; with mail on, an unverified address gets a "send a link" button. */
+  emailVerified?: boolean;
+  canVerifyEmail?: boolean;
   username: string;
   csrfToken: string;
   authenticatorApps: ReadonlyArray<{
@@ -125,6 +128,7 @@ export function renderAccountPage(input: AccountPageInput): string {
   const body = html`<p class="lead">${input.name ?? input.username}${input.email ? html` · ${input.email}` : null}</p>
 ${renderNavigation(input)}
 ${atTop ? html`<p class="${notice.kind === 'ok' ? 'notice' : 'alert'}" role="${notice.kind === 'ok' ? 'status' : 'alert'}" id="account-notice">${notice.text}</p>` : null}
+${input.email ? renderEmailStatus(input, `${input.basePath}/account`, csrf) : null}
 ${renderFactorSections(input, csrf)}
 <section aria-labelledby="recovery-title">
 <h2 id="recovery-title">Recovery codes</h2>
@@ -257,4 +261,19 @@ ${end}</li>`;
 <button type="submit" class="secondary">Sign out all other sessions</button>
 </form>
 </section>`;
+}
+
+/** Whether the address is verified and, when mail is on and it is not, the button that mails a link. */
+function renderEmailStatus(input: AccountPageInput, base: string, csrf: SafeHtml) {
+  const verified = input.emailVerified === true;
+  return html`<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
+${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}
+${
+  input.canVerifyEmail
+    ? html`<form method="post" action="${base}/email" class="stack">${csrf}
+<div class="field"><label for="new_email">New e-mail address</label>
+<input id="new_email" name="email" type="email" autocomplete="email" required></div>
+<button type="submit" class="secondary">Change the address</button></form>`
+    : null
+}`;
 }

@@ -19,6 +19,8 @@ export interface LoginPageInput {
    * ceremony and posts to the passkey page's URL (which shows it again only when it failed).
    */
   passkey?: Pick<PasskeyCeremonyForm, 'options' | 'csrfToken' | 'action'>;
+  /** Mail is on (README "Email"): the forgot-password page. */
+  forgotPasswordHref?: string;
 }
 
 /**
@@ -40,6 +42,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 </div>
 <button type="submit" class="primary">Sign in</button>
 </form>
+${input.forgotPasswordHref ? html`<p><a href="${input.forgotPasswordHref}" data-action="forgot-password">Forgot your password?</a></p>` : null}
 ${input.passkey ? renderPasskeyButton(input.passkey) : null}
 ${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
   return renderPage({

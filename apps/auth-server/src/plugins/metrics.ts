@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import {
   auditEventsCounted,
   backchannelLogoutDeliveries,
+  mailsSent,
   rateLimitRefusals,
   signingKeyAge,
   tokensIssued,
@@ -26,6 +27,7 @@ export const metricsPlugin: FastifyPluginAsync = fp(
         tokensIssued,
         rateLimitRefusals,
         backchannelLogoutDeliveries,
+        mailsSent,
         signingKeyAge(() => (app.hasDecorator('keyRing') ? app.keyRing : undefined)),
       ],
     });

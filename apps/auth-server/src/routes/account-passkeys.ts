@@ -145,6 +145,7 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
       method: 'passkey',
       credential_id: request.params.id,
     });
+    app.securityNotices?.notify(request, person.user.sub, 'factor_removed');
     return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Passkey removed.' });
   });
 }

@@ -32,6 +32,7 @@ import { sendHtml } from '../pages/respond.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import type { PageContext } from './authorization-reply.js';
 import { formActionSourcesOf, sendFormExpiredPage } from './authorization-reply.js';
+import { registerAccountEmailRoutes } from './email-verification.js';
 import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from './interaction/index.js';
 import { clientHomeLink, interactionPageUrl } from './interaction/url.js';
 
@@ -205,6 +206,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     const page = renderAccountPage({
       name: user.name,
       email: user.email,
+      emailVerified: user.emailVerified,
+      canVerifyEmail: app.emailVerification !== null,
       username: user.username,
       csrfToken: csrfTokenFor(current.browserKey, 'account', session.id),
       authenticatorApps: await totp.list(user.sub),
@@ -303,6 +306,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       method: 'otp',
       credential_id: enrolment.id,
     });
+    app.securityNotices?.notify(request, user.sub, 'factor_added');
     // The confirming code proved possession: the session now holds the level the new factor demands
     // (a user with a factor is always asked for it), and keeps working.
     current.session = await app.ssoSessions.addMethod(reply, current.session, { method: 'otp' });
@@ -337,6 +341,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       method: 'otp',
       credential_id: request.params.id,
     });
+    app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
     return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
   });
 
@@ -351,12 +356,18 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     authorizedChange,
     sendAccountPage,
     async factorEnrolled(request, reply, current, method, notice) {
+      app.securityNotices?.notify(request, current.user.sub, 'factor_added');
       // As for a confirmed authenticator app: the session holds the level the new factor demands.
       current.session = await app.ssoSessions.addMethod(reply, current.session, method);
       if (!(await recoveryCodes.hasSet(current.user.sub))) return sendRecoveryCodes(reply, current, request);
       return sendAccountPage(reply, current, 200, notice);
     },
   });
+
+  if (app.emailVerification && app.emailChange) {
+    const { emailVerification: verification, emailChange: change } = app;
+    registerAccountEmailRoutes(app, { verification, change, authorizedChange, sendAccountPage });
+  }
 
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
 
@@ -386,6 +397,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         log: request.log,
       },
     );
+    if (outcome.kind === 'changed')
+      app.securityNotices?.notify(request, current.user.sub, 'password_changed');
     const answer = passwordChangeAnswer(outcome);
     if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
     const user = (await options.stores.users.findUserBySub(current.user.sub)) ?? current.user;

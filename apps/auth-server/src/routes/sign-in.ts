@@ -30,14 +30,17 @@ import { accountRoutes } from './account.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
+import { devMailboxRoutes } from './dev-mailbox.js';
 import {
   createDevicePurposeResolver,
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
+import { emailLinkRoutes } from './email-verification.js';
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
+import { passwordResetRoutes } from './password-reset.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
 export interface SignInProtocolServices {
@@ -231,4 +234,20 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
   });
+  await registerMailRoutes(app, pageContext);
 };
+
+/** The forgot-password pages when mail is on, and the dev mailbox page outside production. */
+async function registerMailRoutes(app: Parameters<FastifyPluginAsync>[0], pageContext: PageContext) {
+  if (app.passwordRecovery) {
+    await app.register(passwordResetRoutes, { recovery: app.passwordRecovery, pageContext });
+  }
+  if (app.emailVerification && app.emailChange) {
+    const { emailVerification: verification, emailChange: change } = app;
+    await app.register(emailLinkRoutes, { verification, change, basePath: pageContext.basePath });
+  }
+  const mail = app.config.mail;
+  if (mail?.transport === 'dev-mailbox' && app.config.nodeEnv !== 'production') {
+    await app.register(devMailboxRoutes, { directory: mail.directory, basePath: pageContext.basePath });
+  }
+}

@@ -46,6 +46,8 @@ export interface TestAppOptions {
   clientKeys?: ClientKeyOptions;
   /** Sees every route as it is registered (test/openapi.test.ts). */
   onRoute?: AppDependencies['onRoute'];
+  /** SMTP timings and mail rate limits (test/mail-*.test.ts). */
+  mail?: AppDependencies['mail'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -91,6 +93,7 @@ async function buildTestApp(
     ...(options.random ? { random: options.random } : {}),
     ...(options.clientKeys ? { clientKeys: options.clientKeys } : {}),
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
+    ...(options.mail ? { mail: options.mail } : {}),
   });
   try {
     await app.ready();

@@ -49,6 +49,7 @@ export async function registerLoginRoutes(
       basePath: pageContext.basePath,
       kerberosHref: options.kerberos ? steps.pageUrl(loaded.interaction, 'kerberos') : undefined,
       passkey: { ...passkey, action: steps.pageUrl(loaded.interaction, 'passkey') },
+      forgotPasswordHref: app.passwordRecovery ? `${pageContext.basePath}/forgot-password` : undefined,
       // The Kerberos challenge's body is this form too: it must post to the login URL.
       formAction: options.kerberos ? steps.pageUrl(loaded.interaction, 'login') : undefined,
     });

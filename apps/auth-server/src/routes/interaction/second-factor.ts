@@ -133,6 +133,8 @@ export function registerSecondFactorRoutes(
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
     audit(request.log, AUDIT_EVENTS.factorSucceeded, { ...context, ...result.detail });
+    if (check.method === 'recovery_code')
+      app.securityNotices?.notify(request, session.sub, 'recovery_code_used');
     const stepped = await app.ssoSessions.addMethod(reply, session, { method: check.method });
     if (check.accepted) return check.accepted(reply, loaded, session.sub);
     return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));

@@ -8,7 +8,7 @@ import type {
   TokenTypeUri,
   User,
 } from '@oidc-orders/oauth-core';
-import { isNull } from 'drizzle-orm';
+import { isNull, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
 import { clients, resources, users } from '../../db/schema.js';
 
@@ -65,8 +65,13 @@ export async function writeRegistryRecords(
         updatedAt: now,
       };
       // A new user starts enabled; an existing one keeps its state, which the seed and the operator
-      // decide (storage/user-ownership.ts: the seed re-enables only the users it disabled).
-      await tx.insert(users).values(row).onConflictDoUpdate({ target: users.sub, set: row });
+      // decide (storage/user-ownership.ts: the seed re-enables only the users it disabled). An
+      // address the user proved by a mailed link stays verified while the seed keeps it.
+      const emailVerified = sql`${user.emailVerified} or (${users.emailVerified} and ${users.email} is not distinct from ${user.email})`;
+      await tx
+        .insert(users)
+        .values(row)
+        .onConflictDoUpdate({ target: users.sub, set: { ...row, emailVerified } });
     }
   });
 }

@@ -1,0 +1,117 @@
+import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
+import { and, eq } from 'drizzle-orm';
+import type { AppDatabase } from '../db/client.js';
+import { mailTokens, users } from '../db/schema.js';
+import type { UserSignOut } from '../logout/user-sign-out.js';
+import { createMailTokenRepository } from './mail-tokens.js';
+import type { Mailer, MailOutcome } from './mailer.js';
+import { type ChangeContext, emailChangeConfirmationMail, emailChangeNoticeMail } from './messages.js';
+
+export const EMAIL_CHANGE_TTL_SECONDS = 24 * 3600;
+/** The undo link outlives the change by days: the old address may be read rarely. */
+export const EMAIL_CHANGE_UNDO_TTL_SECONDS = 7 * 24 * 3600;
+
+/** A plain shape check (RFC 5321 §4.1.2 is far wider): something@domain, no spaces, bounded. */
+export function isEmailAddress(value: string): boolean {
+  return value.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+}
+
+/** The change a link carries: from which address to which, so a link of another change does nothing. */
+const changeBinding = (from: string, to: string) =>
+  hashToken(`mail-token-change:${from.toLowerCase()}>${to.toLowerCase()}`);
+
+/**
+ * Changing the address (README "Email"): the new address gets a confirmation link, the old one a
+ * notice with an undo link. The old address stays until the new one is confirmed; the undo link
+ * puts the old address back (or cancels the pending change) and signs the user out everywhere.
+ */
+export function createEmailChange(deps: {
+  db: AppDatabase;
+  clock: Clock;
+  random: RandomSource;
+  issuer: string;
+  mailer: Mailer;
+  signOut: Pick<UserSignOut, 'endUserSessions'>;
+}) {
+  const tokens = createMailTokenRepository(deps);
+  const link = (path: string, token: string) => `${deps.issuer}/${path}?token=${encodeURIComponent(token)}`;
+
+  async function userOf(sub: string) {
+    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+    return user ?? null;
+  }
+
+  return {
+    /** Mails the confirmation to `newAddress` and the notice to the current one; says whether the confirmation went. */
+    async request(sub: string, newAddress: string, context: ChangeContext): Promise<MailOutcome> {
+      const user = await userOf(sub);
+      const from = user?.email ?? '';
+      const binding = changeBinding(from, newAddress);
+      const confirm = await tokens.issue({
+        sub,
+        purpose: 'email_change',
+        binding,
+        email: newAddress,
+        ttlSeconds: EMAIL_CHANGE_TTL_SECONDS,
+      });
+      const sent = await deps.mailer.send(
+        emailChangeConfirmationMail({
+          issuer: deps.issuer,
+          to: newAddress,
+          link: link('confirm-email', confirm),
+        }),
+      );
+      if (!sent.sent || !from) return sent;
+      const undo = await tokens.issue({
+        sub,
+        purpose: 'email_change_undo',
+        binding,
+        email: from,
+        ttlSeconds: EMAIL_CHANGE_UNDO_TTL_SECONDS,
+      });
+      const notice = {
+        issuer: deps.issuer,
+        to: from,
+        newAddress,
+        link: link('undo-email-change', undo),
+        context,
+      };
+      await deps.mailer.send(emailChangeNoticeMail(notice));
+      return sent;
+    },
+
+    isUsable: async (token: string, purpose: 'email_change' | 'email_change_undo') =>
+      (await tokens.peek(token, purpose)) !== null,
+
+    /** The new address becomes the account's, verified, if the account still has the address the change started from. */
+    async confirm(token: string): Promise<boolean> {
+      const record = await tokens.consume(token, 'email_change');
+      const user = record && (await userOf(record.sub));
+      if (!record || !user || changeBinding(user.email ?? '', record.email) !== record.binding) return false;
+      const updatedAt = deps.clock.nowSeconds();
+      await deps.db
+        .update(users)
+        .set({ email: record.email, emailVerified: true, updatedAt })
+        .where(eq(users.sub, record.sub));
+      return true;
+    },
+
+    /** "This was not me": the pending change is void, the old address is back, every session ends. */
+    async undo(token: string): Promise<boolean> {
+      const record = await tokens.consume(token, 'email_change_undo');
+      if (!record) return false;
+      await deps.db
+        .delete(mailTokens)
+        .where(and(eq(mailTokens.sub, record.sub), eq(mailTokens.purpose, 'email_change')));
+      const updatedAt = deps.clock.nowSeconds();
+      await deps.db
+        .update(users)
+        .set({ email: record.email, emailVerified: true, updatedAt })
+        .where(eq(users.sub, record.sub));
+      await deps.signOut.endUserSessions(record.sub);
+      return true;
+    },
+  };
+}
+
+export type EmailChange = ReturnType<typeof createEmailChange>;

@@ -1,0 +1,67 @@
+import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
+import { eq } from 'drizzle-orm';
+import type { AppDatabase } from '../db/client.js';
+import { users } from '../db/schema.js';
+import { addressBinding, createMailTokenRepository } from './mail-tokens.js';
+import type { Mailer, MailOutcome } from './mailer.js';
+import { emailVerificationMail } from './messages.js';
+
+/** A day: the person may read the mail later than a reset mail, and the link grants nothing but the flag. */
+export const VERIFICATION_LINK_TTL_SECONDS = 24 * 3600;
+
+export type VerificationRequestOutcome =
+  | MailOutcome
+  | { sent: false; reason: 'no_email' | 'already_verified' };
+
+/**
+ * Verifying the user's address (README "Email"): the account page mails a link; the link's page
+ * (GET: nothing changes, mail scanners open links) has a button whose POST uses the token up and
+ * marks the address verified, if it is still the address the link was mailed to.
+ */
+export function createEmailVerification(deps: {
+  db: AppDatabase;
+  clock: Clock;
+  random: RandomSource;
+  issuer: string;
+  mailer: Mailer;
+}) {
+  const tokens = createMailTokenRepository(deps);
+
+  async function currentAddressMatches(sub: string, binding: string): Promise<boolean> {
+    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+    return !!user?.email && user.disabledAt === null && addressBinding(user.email) === binding;
+  }
+
+  return {
+    /** Mails a verification link to the user's address; the page says whether it went. */
+    async send(sub: string): Promise<VerificationRequestOutcome> {
+      const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+      if (!user?.email) return { sent: false, reason: 'no_email' };
+      if (user.emailVerified) return { sent: false, reason: 'already_verified' };
+      const binding = addressBinding(user.email);
+      const purpose = 'email_verification';
+      const ttlSeconds = VERIFICATION_LINK_TTL_SECONDS;
+      const token = await tokens.issue({ sub, purpose, binding, email: user.email, ttlSeconds });
+      const link = `${deps.issuer}/verify-email?token=${encodeURIComponent(token)}`;
+      return deps.mailer.send(
+        emailVerificationMail({ issuer: deps.issuer, to: user.email, link, hours: 24 }),
+      );
+    },
+
+    async isUsable(token: string): Promise<boolean> {
+      const record = await tokens.peek(token, 'email_verification');
+      return record !== null && (await currentAddressMatches(record.sub, record.binding));
+    },
+
+    /** Uses the link up and marks the address verified; false when the link is not (or no longer) good. */
+    async confirm(token: string): Promise<boolean> {
+      const record = await tokens.consume(token, 'email_verification');
+      if (!record || !(await currentAddressMatches(record.sub, record.binding))) return false;
+      const updatedAt = deps.clock.nowSeconds();
+      await deps.db.update(users).set({ emailVerified: true, updatedAt }).where(eq(users.sub, record.sub));
+      return true;
+    },
+  };
+}
+
+export type EmailVerification = ReturnType<typeof createEmailVerification>;

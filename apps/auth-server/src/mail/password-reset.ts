@@ -1,0 +1,208 @@
+import { type Clock, hashPassword, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { passwordProblem } from '../account/common-passwords.js';
+import { AUDIT_EVENTS, audit } from '../audit.js';
+import type { AppDatabase } from '../db/client.js';
+import { users } from '../db/schema.js';
+import { databaseRateLimitCounter } from '../http/database-rate-limit-store.js';
+import type { UserSignOut } from '../logout/user-sign-out.js';
+import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';
+import type { Mailer, MailOutcome } from './mailer.js';
+import { type ChangeContext, passwordChangedMail, passwordResetMail } from './messages.js';
+
+/** At most 30 minutes (OWASP Forgot Password Cheat Sheet: short-lived, single-use). */
+export const RESET_LINK_TTL_SECONDS = 30 * 60;
+
+/** Requests per window: per recipient address (mail flooding of one person) and per client address. */
+export interface MailRateLimits {
+  perRecipient: number;
+  perClientAddress: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_MAIL_RATE_LIMITS: MailRateLimits = {
+  perRecipient: 3,
+  perClientAddress: 20,
+  windowSeconds: 15 * 60,
+};
+
+export interface PasswordRecoveryDeps {
+  db: AppDatabase;
+  clock: Clock;
+  random: RandomSource;
+  issuer: string;
+  mailer: Mailer;
+  signOut: Pick<UserSignOut, 'endUserSessions'>;
+  log: FastifyBaseLogger;
+  limits: MailRateLimits;
+}
+
+export type ResetRequestOutcome = { kind: 'accepted' } | { kind: 'limited'; retryAfterSeconds: number };
+
+export type ResetOutcome =
+  | { kind: 'invalid_link' }
+  | { kind: 'refused'; problem: string }
+  | { kind: 'changed'; sessionsEnded: number };
+
+/** The link of a token: under the issuer, never the request's Host (README "Email"). */
+export function resetLink(issuer: string, token: string): string {
+  return `${issuer}/reset-password?token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * Self-service password reset by mail (README "Email"). Requests answer the same way for a known
+ * and an unknown address: the lookup, the token and the mail happen after the answer, in the
+ * background, so neither the page nor its timing tells whether the address has an account.
+ */
+export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
+  const tokens = createMailTokenRepository(deps);
+  const countHit = databaseRateLimitCounter(deps.db, { nowMs: () => deps.clock.nowSeconds() * 1000 });
+  const pending = new Set<Promise<void>>();
+
+  const hit = (key: string) => countHit(key, deps.limits.windowSeconds * 1000);
+
+  /** Per recipient and per client address, counted in the shared table (every instance the same budget). */
+  async function rateLimited(email: string, ip: string): Promise<number | null> {
+    const recipient = await hit(`mail-password_reset-to:${hashToken(email)}`);
+    const client = await hit(`mail-password_reset-ip:${ip}`);
+    const over = [
+      recipient.current > deps.limits.perRecipient ? recipient.ttl : 0,
+      client.current > deps.limits.perClientAddress ? client.ttl : 0,
+    ];
+    const waitMs = Math.max(...over);
+    return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : null;
+  }
+
+  /**
+   * Runs `work` after the current response has been written (the next turn of the event loop), so
+   * neither its database queries nor the SMTP exchange delay the answer: a known address must not
+   * answer later than an unknown one.
+   */
+  function inBackground(work: () => Promise<void>): void {
+    const afterResponse = new Promise<void>((resolve) => setImmediate(resolve));
+    const running = afterResponse
+      .then(work)
+      .catch((error) => deps.log.error({ err: error }, 'password reset mail failed'));
+    pending.add(running);
+    void running.finally(() => pending.delete(running));
+  }
+
+  async function findUserByEmail(email: string) {
+    const [user] = await deps.db
+      .select()
+      .from(users)
+      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.disabledAt)))
+      .orderBy(asc(users.sub))
+      .limit(1);
+    return user ?? null;
+  }
+
+  /** At most one mail per request: to the first active user with that address, if any. */
+  async function mailResetLink(email: string): Promise<void> {
+    const user = await findUserByEmail(email);
+    if (user?.email) await sendResetLink({ ...user, email: user.email });
+  }
+
+  async function sendResetLink(user: typeof users.$inferSelect & { email: string }): Promise<MailOutcome> {
+    const token = await tokens.issue({
+      sub: user.sub,
+      purpose: 'password_reset',
+      binding: passwordBinding(user.passwordHash),
+      email: user.email,
+      ttlSeconds: RESET_LINK_TTL_SECONDS,
+    });
+    const link = resetLink(deps.issuer, token);
+    const mail = passwordResetMail({
+      issuer: deps.issuer,
+      to: user.email,
+      link,
+      minutes: RESET_LINK_TTL_SECONDS / 60,
+    });
+    return deps.mailer.send(mail);
+  }
+
+  /** The live record of a link still good for its user's current password, or null. */
+  async function usableLink(
+    token: string,
+  ): Promise<{ record: MailTokenRecord; user: typeof users.$inferSelect } | null> {
+    const record = await tokens.peek(token, 'password_reset');
+    if (!record) return null;
+    const [user] = await deps.db.select().from(users).where(eq(users.sub, record.sub));
+    if (!user || user.disabledAt !== null || passwordBinding(user.passwordHash) !== record.binding)
+      return null;
+    return { record, user };
+  }
+
+  /**
+   * Checks the new password first (the link stays usable after a refused one), then uses the link
+   * up and sets the password in one transaction, conditional on the password it was bound to.
+   */
+  async function setNewPassword(token: string, newPassword: string): Promise<ResetOutcome> {
+    const usable = await usableLink(token);
+    if (!usable) return { kind: 'invalid_link' };
+    const problem = await passwordProblem(newPassword, usable.user.username);
+    if (problem !== null) return { kind: 'refused', problem };
+    const passwordHash = await hashPassword(newPassword);
+    const changed = await deps.db.transaction(async (tx) => {
+      const consumed = await tokens.consume(token, 'password_reset', tx as unknown as AppDatabase);
+      if (!consumed || consumed.binding !== usable.record.binding) return null;
+      // The link was mailed to the address: using it proves the address (while it is unchanged).
+      const verified = sql`${users.emailVerified} or lower(coalesce(${users.email}, '')) = ${consumed.email.toLowerCase()}`;
+      const [row] = await tx
+        .update(users)
+        .set({ passwordHash, emailVerified: verified, updatedAt: deps.clock.nowSeconds() })
+        .where(and(eq(users.sub, consumed.sub), eq(users.passwordHash, usable.user.passwordHash)))
+        .returning({ sub: users.sub });
+      return row ?? null;
+    });
+    if (!changed) return { kind: 'invalid_link' };
+    const ended = await deps.signOut.endUserSessions(usable.user.sub);
+    audit(deps.log, AUDIT_EVENTS.passwordChanged, { sub: usable.user.sub, count: ended.sessions });
+    return { kind: 'changed', sessionsEnded: ended.sessions };
+  }
+
+  return {
+    /** The forgot-password form: rate limits first (the same for every address), then the mail in the background. */
+    async request(rawEmail: string, ip: string): Promise<ResetRequestOutcome> {
+      const email = rawEmail.trim().toLowerCase();
+      const retryAfterSeconds = await rateLimited(email, ip);
+      if (retryAfterSeconds !== null) return { kind: 'limited', retryAfterSeconds };
+      if (email.includes('@')) inBackground(() => mailResetLink(email));
+      return { kind: 'accepted' };
+    },
+
+    /** Whether a link may show its form (GET: nothing is used up or changed). */
+    async isUsable(token: string): Promise<boolean> {
+      return (await usableLink(token)) !== null;
+    },
+
+    /** Completes a reset; on success every session and token of the user ends and a notice is mailed. */
+    async reset(token: string, newPassword: string, context: ChangeContext): Promise<ResetOutcome> {
+      const usable = await usableLink(token);
+      const outcome = await setNewPassword(token, newPassword);
+      if (outcome.kind === 'changed' && usable?.user.email) {
+        const mail = passwordChangedMail({ issuer: deps.issuer, to: usable.user.email, context });
+        inBackground(async () => void (await deps.mailer.send(mail)));
+      }
+      return outcome;
+    },
+
+    /**
+     * An operator's `users send-reset`: mails a link to the user's address now and says whether it
+     * went (the operator, unlike the forgot-password form, may know that the account exists).
+     */
+    async sendResetLinkTo(sub: string): Promise<MailOutcome | { sent: false; reason: 'no_email' }> {
+      const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+      if (!user?.email) return { sent: false, reason: 'no_email' };
+      return sendResetLink({ ...user, email: user.email });
+    },
+
+    /** Resolves when the mails started so far have been handed over (or given up). */
+    async settled(): Promise<void> {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+export type PasswordRecovery = ReturnType<typeof createPasswordRecovery>;

@@ -1,0 +1,147 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { type EmailChange, isEmailAddress } from '../mail/email-change.js';
+import type { EmailVerification } from '../mail/email-verification.js';
+import { changeContextOf } from '../mail/security-notices.js';
+import { html } from '../pages/html.js';
+import { renderPage } from '../pages/layout.js';
+import { sendHtml } from '../pages/respond.js';
+import type { AccountPerson } from './account-passkeys.js';
+
+type Notice = { kind: 'ok' | 'error'; text: string };
+
+/** What the verification button borrows from the account page (its guard and page). */
+export interface AccountEmailDeps<Person extends AccountPerson> {
+  verification: EmailVerification;
+  change: EmailChange;
+  authorizedChange(request: FastifyRequest, reply: FastifyReply, sensitive: boolean): Promise<Person | null>;
+  sendAccountPage(reply: FastifyReply, person: Person, status: number, notice: Notice): Promise<unknown>;
+}
+
+/** README "Email": the words a person reads when the mail could not be handed over. */
+export const MAIL_NOT_SENT = 'We could not send the message. Please try again in a few minutes.';
+
+/** `POST /account/email/verify`: mails a verification link to the signed-in person's address. */
+export function registerAccountEmailRoutes<Person extends AccountPerson>(
+  app: FastifyInstance,
+  deps: AccountEmailDeps<Person>,
+): void {
+  app.post('/account/email/verify', async (request, reply) => {
+    const person = await deps.authorizedChange(request, reply, false);
+    if (person === null) return reply;
+    const outcome = await deps.verification.send(person.user.sub);
+    if (outcome.sent) {
+      const text = 'We sent a link to your address. Open it within 24 hours to confirm the address.';
+      return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text });
+    }
+    if (outcome.reason === 'already_verified') {
+      return deps.sendAccountPage(reply, person, 200, {
+        kind: 'ok',
+        text: 'Your address is already verified.',
+      });
+    }
+    if (outcome.reason === 'no_email') {
+      return deps.sendAccountPage(reply, person, 400, {
+        kind: 'error',
+        text: 'Your account has no address.',
+      });
+    }
+    // RFC 9110 §15.6.4: the mail relay is unavailable; the page says so in words.
+    return deps.sendAccountPage(reply, person, 503, { kind: 'error', text: MAIL_NOT_SENT });
+  });
+
+  // A new address needs a recent sign-in: whoever finds an unlocked browser cannot take the account.
+  app.post('/account/email', async (request, reply) => {
+    const person = await deps.authorizedChange(request, reply, true);
+    if (person === null) return reply;
+    const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').trim();
+    if (!isEmailAddress(email)) {
+      return deps.sendAccountPage(reply, person, 400, {
+        kind: 'error',
+        text: 'That is not an e-mail address.',
+      });
+    }
+    const outcome = await deps.change.request(person.user.sub, email, changeContextOf(request));
+    if (!outcome.sent)
+      return deps.sendAccountPage(reply, person, 503, { kind: 'error', text: MAIL_NOT_SENT });
+    const text = 'We sent a link to the new address. Your account keeps its address until you open it.';
+    return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text });
+  });
+}
+
+const tokenOf = (source: unknown) => {
+  const value = (source as Record<string, unknown> | undefined)?.token;
+  return typeof value === 'string' ? value : '';
+};
+
+/** A mailed link whose page holds one button: GET shows it, only its POST uses the link. */
+interface LinkButton {
+  path: string;
+  title: string;
+  lead: string;
+  button: string;
+  done: { title: string; text: string };
+  isUsable(token: string): Promise<boolean>;
+  use(token: string): Promise<boolean>;
+}
+
+function registerLinkButton(app: FastifyInstance, basePath: string, link: LinkButton): void {
+  const invalid = (reply: FastifyReply) => {
+    const body = html`<p class="alert" role="alert">This link is no longer valid: it was already used, it expired, or the account changed since.</p>`;
+    return sendHtml(reply, 400, renderPage({ title: 'Link no longer valid', body, basePath }));
+  };
+  app.get(link.path, async (request, reply) => {
+    const token = tokenOf(request.query);
+    if (!(await link.isUsable(token))) return invalid(reply);
+    const body = html`<p class="lead">${link.lead}</p>
+<form method="post" class="stack"><input type="hidden" name="token" value="${token}">
+<button type="submit" class="primary">${link.button}</button></form>`;
+    return sendHtml(reply, 200, renderPage({ title: link.title, body, basePath }));
+  });
+  app.post(link.path, async (request, reply) => {
+    if (!(await link.use(tokenOf(request.body)))) return invalid(reply);
+    const body = html`<p class="notice" role="status">${link.done.text}</p>`;
+    return sendHtml(reply, 200, renderPage({ title: link.done.title, body, basePath }));
+  });
+}
+
+/**
+ * The mailed links about the address (README "Email"): verification, confirming a new address,
+ * and undoing a change. Opening a link changes nothing (mail scanners open links); only the POST
+ * of its page's button uses it up.
+ */
+export const emailLinkRoutes: FastifyPluginAsync<{
+  verification: EmailVerification;
+  change: EmailChange;
+  basePath: string;
+}> = async (app, { verification, change, basePath }) => {
+  registerLinkButton(app, basePath, {
+    path: '/verify-email',
+    title: 'Confirm your address',
+    lead: 'Confirm that this address belongs to your account.',
+    button: 'Confirm my address',
+    done: { title: 'Address verified', text: 'Your address is verified.' },
+    isUsable: (token) => verification.isUsable(token),
+    use: (token) => verification.confirm(token),
+  });
+  registerLinkButton(app, basePath, {
+    path: '/confirm-email',
+    title: 'Use this address',
+    lead: 'Use this address for your account from now on.',
+    button: 'Use this address',
+    done: { title: 'Address changed', text: 'Your account uses the new address from now on.' },
+    isUsable: (token) => change.isUsable(token, 'email_change'),
+    use: (token) => change.confirm(token),
+  });
+  registerLinkButton(app, basePath, {
+    path: '/undo-email-change',
+    title: 'Undo the change of address',
+    lead: 'Keep this address for your account and sign out of every session.',
+    button: 'Undo it and sign out everywhere',
+    done: {
+      title: 'Change undone',
+      text: 'Your account keeps this address and was signed out everywhere. Change your password if someone else knows it.',
+    },
+    isUsable: (token) => change.isUsable(token, 'email_change_undo'),
+    use: (token) => change.undo(token),
+  });
+};

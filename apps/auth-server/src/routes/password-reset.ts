@@ -1,0 +1,96 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
+import { type PasswordRecovery, RESET_LINK_TTL_SECONDS } from '../mail/password-reset.js';
+import { changeContextOf } from '../mail/security-notices.js';
+import { renderErrorPage } from '../pages/error.js';
+import {
+  renderForgotPasswordPage,
+  renderForgotPasswordSentPage,
+  renderPasswordResetDonePage,
+  renderResetLinkInvalidPage,
+  renderResetPasswordPage,
+} from '../pages/password-reset.js';
+import { sendHtml } from '../pages/respond.js';
+import type { PageContext } from './authorization-reply.js';
+
+export interface PasswordResetRoutesOptions {
+  recovery: PasswordRecovery;
+  pageContext: PageContext;
+}
+
+/** The CSRF token of the forgot-password form is bound to the browser cookie and this form. */
+const FORGOT_FORM = 'forgot-password';
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const field = (request: FastifyRequest, name: string) =>
+  text((request.body as Record<string, unknown> | undefined)?.[name]);
+
+/**
+ * Self-service password reset (README "Email"): GET/POST /forgot-password (the address) and
+ * GET/POST /reset-password (the mailed link). GET never changes anything: mail scanners open links.
+ */
+export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions> = async (app, options) => {
+  const { recovery } = options;
+  const { basePath } = options.pageContext;
+
+  function forgotPage(request: FastifyRequest, reply: FastifyReply, status: number, errorMessage?: string) {
+    const browserKey = app.ssoSessions.ensureBrowserKey(request, reply);
+    const csrfToken = csrfTokenFor(browserKey, 'recovery', FORGOT_FORM);
+    return sendHtml(reply, status, renderForgotPasswordPage({ csrfToken, basePath, errorMessage }));
+  }
+
+  app.get('/forgot-password', async (request, reply) => forgotPage(request, reply, 200));
+
+  app.post('/forgot-password', async (request, reply) => {
+    const browserKey = app.ssoSessions.browserKey(request);
+    if (!browserKey || !isValidCsrfToken(field(request, 'csrf'), browserKey, 'recovery', FORGOT_FORM)) {
+      return forgotPage(request, reply, 400, 'The form expired. Please enter your address again.');
+    }
+    const outcome = await recovery.request(field(request, 'email'), request.ip);
+    if (outcome.kind === 'limited') {
+      // RFC 6585 §4: 429 with Retry-After, the page saying the same in words.
+      reply.header('retry-after', String(outcome.retryAfterSeconds));
+      const message = 'Too many requests for a reset link. Please wait a few minutes, then try again.';
+      return sendHtml(
+        reply,
+        429,
+        renderErrorPage({ title: 'Too many attempts', message, code: 'rate_limited', basePath }),
+      );
+    }
+    return sendHtml(
+      reply,
+      200,
+      renderForgotPasswordSentPage({ basePath, minutes: RESET_LINK_TTL_SECONDS / 60 }),
+    );
+  });
+
+  app.get('/reset-password', async (request, reply) => {
+    const token = text((request.query as Record<string, unknown>).token);
+    if (!(await recovery.isUsable(token)))
+      return sendHtml(reply, 400, renderResetLinkInvalidPage({ basePath }));
+    return sendHtml(reply, 200, renderResetPasswordPage({ token, basePath }));
+  });
+
+  app.post('/reset-password', async (request, reply) => {
+    const token = field(request, 'token');
+    const newPassword = field(request, 'new_password');
+    const confirm = (request.body as Record<string, unknown> | undefined)?.confirm_password;
+    if (confirm !== undefined && text(confirm) !== newPassword) {
+      const errorMessage = 'The new password and its confirmation differ.';
+      return sendHtml(reply, 400, renderResetPasswordPage({ token, basePath, errorMessage }));
+    }
+    const outcome = await recovery.reset(token, newPassword, changeContextOf(request));
+    switch (outcome.kind) {
+      case 'invalid_link':
+        return sendHtml(reply, 400, renderResetLinkInvalidPage({ basePath }));
+      case 'refused':
+        return sendHtml(
+          reply,
+          400,
+          renderResetPasswordPage({ token, basePath, errorMessage: outcome.problem }),
+        );
+      case 'changed':
+        return sendHtml(reply, 200, renderPasswordResetDonePage({ basePath }));
+    }
+  });
+};

@@ -1,0 +1,141 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hiddenFields, TestBrowser } from './browser.js';
+import { startTestApp, TEST_ISSUER } from './helpers/app.js';
+import { testSeed } from './helpers/seed.js';
+import { type SmtpFixture, startSmtpServer, startStallingServer, urlsIn } from './helpers/smtp-server.js';
+
+/**
+ * Verified addresses (README "Email"): the account page says whether the address is verified and
+ * mails a link on request; the link's page changes nothing until its button is pressed; a mail that
+ * cannot be sent is said in words on the page within the send deadline.
+ */
+
+const GUS = { sub: 'u-gus', username: 'gus', password: 'gus-password-for-tests', email: 'gus@example.test' };
+
+function seedWithGus() {
+  const seed = testSeed();
+  seed.users = [...(seed.users ?? []), GUS];
+  return seed;
+}
+
+async function signedInToAccount(app: FastifyInstance): Promise<TestBrowser> {
+  const browser = new TestBrowser(app);
+  const start = await browser.get('/account');
+  const login = await browser.get(start.headers.location as string);
+  await browser.post(browser.lastUrl, {
+    ...hiddenFields(login.body),
+    username: GUS.username,
+    password: GUS.password,
+  });
+  return browser;
+}
+
+async function askForVerification(browser: TestBrowser) {
+  const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+  return browser.post('/account/email/verify', { csrf });
+}
+
+describe('verifying the address', () => {
+  let smtp: SmtpFixture;
+  let app: FastifyInstance;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    ({ app, close } = await startTestApp({ seed: seedWithGus(), env: { SMTP_URL: smtp.url } }));
+  });
+  afterAll(async () => {
+    await close?.();
+    await smtp?.close();
+  });
+
+  it('shows an unverified address, mails a link on request, and verifies it by the button only', async () => {
+    const browser = await signedInToAccount(app);
+    expect((await browser.get('/account')).body).toContain('data-email-verified="false"');
+    const asked = await askForVerification(browser);
+    expect(asked.statusCode).toBe(200);
+    const mail = await smtp.nextMailTo(GUS.email, {
+      subject: 'Confirm your address for issuer.example.test',
+    });
+    const urls = urlsIn(mail.parsed.text);
+    expect(urls).toHaveLength(1);
+    expect(urls[0]!.startsWith(`${TEST_ISSUER}/verify-email?token=`)).toBe(true);
+
+    const visitor = new TestBrowser(app);
+    for (let n = 0; n < 2; n++) expect((await visitor.get(urls[0]!)).body).toContain('Confirm my address');
+    expect((await browser.get('/account')).body).toContain('data-email-verified="false"');
+    const page = await visitor.get(urls[0]!);
+    const confirmed = await visitor.post(urls[0]!, hiddenFields(page.body));
+    expect(confirmed.statusCode).toBe(200);
+    expect((await browser.get('/account')).body).toContain('data-email-verified="true"');
+    expect((await visitor.post(urls[0]!, hiddenFields(page.body))).statusCode).toBe(400);
+  });
+
+  it('changes the address only once the new one confirms it; the old one can undo it and sign out everywhere', async () => {
+    const browser = await signedInToAccount(app);
+    const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+    const asked = await browser.post('/account/email', { csrf, email: 'gus-new@example.test' });
+    expect(asked.statusCode).toBe(200);
+    const confirmation = await smtp.nextMailTo('gus-new@example.test', {
+      subject: 'Confirm your new address for issuer.example.test',
+    });
+    const notice = await smtp.nextMailTo(GUS.email, {
+      subject: 'The address of your account at issuer.example.test is being changed',
+    });
+    expect(notice.parsed.text).toContain('gus-new@example.test');
+    // The old address stays until the new one is confirmed.
+    expect((await browser.get('/account')).body).toContain(GUS.email);
+
+    const [confirmLink] = urlsIn(confirmation.parsed.text);
+    const visitor = new TestBrowser(app);
+    const confirmPage = await visitor.get(confirmLink!);
+    expect((await visitor.post(confirmLink!, hiddenFields(confirmPage.body))).statusCode).toBe(200);
+    const account = (await browser.get('/account')).body;
+    expect(account).toContain('gus-new@example.test');
+    expect(account).toContain('data-email-verified="true"');
+
+    const [undoLink] = urlsIn(notice.parsed.text);
+    const undoPage = await visitor.get(undoLink!);
+    expect((await visitor.post(undoLink!, hiddenFields(undoPage.body))).statusCode).toBe(200);
+    expect((await browser.get('/account')).statusCode).not.toBe(200);
+    const again = await signedInToAccount(app);
+    expect((await again.get('/account')).body).toContain(GUS.email);
+  });
+
+  it('refuses something that is not an address', async () => {
+    const browser = await signedInToAccount(app);
+    const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+    expect((await browser.post('/account/email', { csrf, email: 'not an address' })).statusCode).toBe(400);
+  });
+});
+
+describe('an SMTP server that stalls', () => {
+  it('answers the account page within the send deadline, saying the message could not be sent', async () => {
+    const stalling = await startStallingServer();
+    const started = await startTestApp({
+      seed: seedWithGus(),
+      env: { SMTP_URL: `smtp://localhost:${stalling.port}` },
+      mail: {
+        smtpTimings: {
+          connectionTimeoutMs: 300,
+          greetingTimeoutMs: 300,
+          socketTimeoutMs: 500,
+          sendDeadlineMs: 1_000,
+          attempts: 2,
+          retryBackoffMs: 50,
+        },
+      },
+    });
+    try {
+      const browser = await signedInToAccount(started.app);
+      const before = Date.now();
+      const asked = await askForVerification(browser);
+      expect(Date.now() - before).toBeLessThan(2_000);
+      expect(asked.statusCode).toBe(503);
+      expect(asked.body).toContain('We could not send the message. Please try again in a few minutes.');
+    } finally {
+      await started.close();
+      await stalling.close();
+    }
+  });
+});

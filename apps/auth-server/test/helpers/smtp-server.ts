@@ -1,0 +1,197 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+/**
+ * A real SMTP server over TCP on a free loopback port (the npm `smtp-server` package, by the
+ * nodemailer authors) as the receiving side of the mail tests: plain, or offering STARTTLS with a
+ * certificate from a throw-away CA made with openssl in a temporary folder. Also a port nobody
+ * listens on (server down) and a server that accepts connections and never answers (stall).
+ */
+
+export interface ReceivedMail {
+  to: string[];
+  parsed: ParsedMail;
+  /** The transport was upgraded with STARTTLS (or was implicit TLS). */
+  secure: boolean;
+}
+
+export interface SmtpFixture {
+  port: number;
+  url: string;
+  received: ReceivedMail[];
+  /** The next mail to `to` (with this subject, when given) not yet returned by this function (waits for it). */
+  nextMailTo(to: string, options?: { subject?: string; timeoutMs?: number }): Promise<ReceivedMail>;
+  close(): Promise<void>;
+}
+
+export interface ThrowAwayCa {
+  caFile: string;
+  key: Buffer;
+  cert: Buffer;
+  remove(): void;
+}
+
+/** A CA and a `localhost` / 127.0.0.1 server certificate it signed, in a temporary folder. */
+export function makeThrowAwayCa(): ThrowAwayCa {
+  const dir = mkdtempSync(join(tmpdir(), 'smtp-ca-'));
+  const at = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=throw-away test CA',
+    '-keyout',
+    at('ca.key'),
+    '-out',
+    at('ca.pem'),
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-subj',
+    '/CN=localhost',
+    '-keyout',
+    at('server.key'),
+    '-out',
+    at('server.csr'),
+  );
+  writeFileSync(at('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    at('server.csr'),
+    '-CA',
+    at('ca.pem'),
+    '-CAkey',
+    at('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    at('ext.cnf'),
+    '-out',
+    at('server.pem'),
+  );
+  return {
+    caFile: at('ca.pem'),
+    key: readFileSync(at('server.key')),
+    cert: readFileSync(at('server.pem')),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export async function startSmtpServer(
+  options: { tls?: { key: Buffer; cert: Buffer } } = {},
+): Promise<SmtpFixture> {
+  const received: ReceivedMail[] = [];
+  const waiters: Array<() => void> = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disableReverseLookup: true,
+    logger: false,
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
+    onData(stream, session, callback) {
+      simpleParser(stream).then(
+        (parsed) => {
+          received.push({
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            parsed,
+            secure: session.secure,
+          });
+          for (const wake of waiters.splice(0)) wake();
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
+    },
+  });
+  const port = await listen(server.server as unknown as Server);
+  const taken = new Set<ReceivedMail>();
+
+  async function nextMailTo(to: string, options: { subject?: string; timeoutMs?: number } = {}) {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const deadline = Date.now() + timeoutMs;
+    const wanted = (candidate: ReceivedMail) =>
+      !taken.has(candidate) &&
+      candidate.to.includes(to) &&
+      (options.subject === undefined || candidate.parsed.subject === options.subject);
+    for (;;) {
+      const mail = received.find(wanted);
+      if (mail) {
+        taken.add(mail);
+        return mail;
+      }
+      if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+  }
+
+  return {
+    port,
+    url: `smtp://localhost:${port}`,
+    received,
+    nextMailTo,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : 0);
+    });
+  });
+}
+
+/** A loopback port with nothing listening: connecting is refused at once. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  const port = await listen(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Accepts TCP connections and never says a word (no SMTP greeting): a stalled mail server. */
+export async function startStallingServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const port = await listen(server);
+  return {
+    port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The URLs in a mail's text part. */
+export function urlsIn(text: string | undefined): string[] {
+  return [...(text ?? '').matchAll(/https?:\/\/\S+/g)].map((match) => match[0]);
+}
