@@ -65,9 +65,9 @@ export function describePushedAuthorizationRequestStoreContract(
       expect(
         await store.findPushedAuthorizationRequest(saved.requestUriHash, `other-${t.n}`, T0 + 1),
       ).toBeNull();
-      expect(await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, `other-${t.n}`, T0 + 1)).toBe(
-        false,
-      );
+      expect(
+        await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, `other-${t.n}`, T0 + 1),
+      ).toBe(false);
       expect(
         await store.markPushedAuthorizationRequestUsed(saved.requestUriHash, saved.clientId, T0 + 1),
       ).toBe(true);
@@ -116,10 +116,12 @@ export function describePushedAuthorizationRequestStoreContract(
       );
       await store.savePushedAuthorizationRequest(request('live'));
       expect(await store.deleteExpiredPushedAuthorizationRequests(past)).toBeGreaterThanOrEqual(2);
-      expect(await store.markPushedAuthorizationRequestUsed(`par-${t.n}-old`, `client-${t.n}`, past - 1)).toBe(
-        false,
-      );
-      expect(await store.findPushedAuthorizationRequest(`par-${t.n}-live`, `client-${t.n}`, T0)).not.toBeNull();
+      expect(
+        await store.markPushedAuthorizationRequestUsed(`par-${t.n}-old`, `client-${t.n}`, past - 1),
+      ).toBe(false);
+      expect(
+        await store.findPushedAuthorizationRequest(`par-${t.n}-live`, `client-${t.n}`, T0),
+      ).not.toBeNull();
     });
   });
 }
