@@ -214,7 +214,7 @@ describe('account page', () => {
       current_password: password,
       new_password: 'a-much-better-passphrase',
     });
-    expect(okNotice(await resultOf(main, changed))).toBe('Password changed.');
+    expect(okNotice(await resultOf(main, changed))).toBe('Password changed. Signed out of 0 other sessions.');
     password = 'a-much-better-passphrase';
     expect((await main.get('/account')).statusCode).toBe(200);
     // The new password signs in (with the app as second factor).
