@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hiddenFields, TestBrowser } from './browser.js';
+import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
 import { type SmtpFixture, startSmtpServer, startStallingServer, urlsIn } from './helpers/smtp-server.js';
@@ -36,6 +36,15 @@ async function askForVerification(browser: TestBrowser) {
   return browser.post('/account/email/verify', { csrf });
 }
 
+/** Post/redirect/get: an account form answers 303 to a GET address of /account; returns that page. */
+async function resultOf(browser: TestBrowser, response: LightMyRequestResponse) {
+  expect(response.statusCode).toBe(303);
+  expect(locationOf(response).pathname).toBe('/account');
+  const page = await browser.get(response.headers.location as string);
+  expect(page.statusCode).toBe(200);
+  return page;
+}
+
 describe('verifying the address', () => {
   let smtp: SmtpFixture;
   let app: FastifyInstance;
@@ -52,8 +61,8 @@ describe('verifying the address', () => {
   it('shows an unverified address, mails a link on request, and verifies it by the button only', async () => {
     const browser = await signedInToAccount(app);
     expect((await browser.get('/account')).body).toContain('data-email-verified="false"');
-    const asked = await askForVerification(browser);
-    expect(asked.statusCode).toBe(200);
+    const asked = await resultOf(browser, await askForVerification(browser));
+    expect(asked.body).toContain('We sent a link to your address.');
     const mail = await smtp.nextMailTo(GUS.email, {
       subject: 'Confirm your address for issuer.example.test',
     });
@@ -74,8 +83,11 @@ describe('verifying the address', () => {
   it('changes the address only once the new one confirms it; the old one can undo it and sign out everywhere', async () => {
     const browser = await signedInToAccount(app);
     const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
-    const asked = await browser.post('/account/email', { csrf, email: 'gus-new@example.test' });
-    expect(asked.statusCode).toBe(200);
+    const asked = await resultOf(
+      browser,
+      await browser.post('/account/email', { csrf, email: 'gus-new@example.test' }),
+    );
+    expect(asked.body).toContain('We sent a link to the new address.');
     const confirmation = await smtp.nextMailTo('gus-new@example.test', {
       subject: 'Confirm your new address for issuer.example.test',
     });
@@ -105,7 +117,14 @@ describe('verifying the address', () => {
   it('refuses something that is not an address', async () => {
     const browser = await signedInToAccount(app);
     const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
-    expect((await browser.post('/account/email', { csrf, email: 'not an address' })).statusCode).toBe(400);
+    const refused = await browser.post('/account/email', { csrf, email: 'not an address' });
+    const page = await resultOf(browser, refused);
+    // The error is shown inside the address form, on its field, with what was typed kept.
+    const form = /<form method="post" action="\/account\/email" [\s\S]*?<\/form>/.exec(page.body)![0];
+    expect(form).toContain('id="error-email">That is not an e-mail address.</p>');
+    expect(form).toMatch(/id="new_email"[^>]*value="not an address"[^>]*aria-invalid="true"[^>]*autofocus/);
+    // Nothing was changed or sent.
+    expect(page.body).toContain(GUS.email);
   });
 });
 
@@ -129,9 +148,9 @@ describe('an SMTP server that stalls', () => {
     try {
       const browser = await signedInToAccount(started.app);
       const before = Date.now();
-      const asked = await askForVerification(browser);
+      const asked = await resultOf(browser, await askForVerification(browser));
+      // Within the send deadline the person reads the result page (after the redirect).
       expect(Date.now() - before).toBeLessThan(2_000);
-      expect(asked.statusCode).toBe(503);
       expect(asked.body).toContain('We could not send the message. Please try again in a few minutes.');
     } finally {
       await started.close();

@@ -2,7 +2,7 @@ import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecoveryCodeRepository } from '../src/mfa/recovery-codes.js';
-import { hiddenFields, TestBrowser } from './browser.js';
+import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_KEY_ENCRYPTION_KEY } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { testSeed } from './helpers/seed.js';
@@ -57,7 +57,10 @@ describe('security notices', () => {
       new_password: 'alice-changed-password-1',
       confirm_password: 'alice-changed-password-1',
     });
-    expect(changed.statusCode).toBe(200);
+    // Post/redirect/get: the result is at the GET address the 303 names.
+    expect(changed.statusCode).toBe(303);
+    expect(locationOf(changed).pathname).toBe('/account');
+    expect((await browser.get(changed.headers.location as string)).body).toContain('Password changed.');
     await settled();
     const notice = await smtp.nextMailTo('alice@example.test', {
       subject: 'Your password for issuer.example.test was changed',
@@ -83,7 +86,9 @@ describe('security notices', () => {
       ...hiddenFields(recoveryPage.body),
       recovery_code: codes[0]!,
     });
-    expect(used.statusCode).toBe(303);
+    // Accepted: the page says so and how many codes are left before going on.
+    expect(used.statusCode).toBe(200);
+    expect(used.body).toContain('data-remaining="9"');
     await settled();
     const notice = await smtp.nextMailTo(FRAN.email, {
       subject: 'A recovery code of your account was used at issuer.example.test',

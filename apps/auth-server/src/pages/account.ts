@@ -87,6 +87,7 @@ function noticeFor(input: AccountPageInput, form: string): FormNotice {
 function formKeysOf(input: AccountPageInput): Set<string> {
   return new Set([
     'password',
+    ...(input.email && input.canVerifyEmail ? ['email'] : []),
     ...input.authenticatorApps.map((app) => `totp-${app.id}`),
     ...input.passkeys.map((passkey) => `passkeys-${passkey.id}`),
     ...input.apps.map((app) => `apps-${app.clientId}`),
@@ -266,13 +267,15 @@ ${end}</li>`;
 /** Whether the address is verified and, when mail is on and it is not, the button that mails a link. */
 function renderEmailStatus(input: AccountPageInput, base: string, csrf: SafeHtml) {
   const verified = input.emailVerified === true;
+  const notice = noticeFor(input, 'email');
   return html`<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
 ${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}
 ${
   input.canVerifyEmail
     ? html`<form method="post" action="${base}/email" class="stack">${csrf}
+${notice.message}
 <div class="field"><label for="new_email">New e-mail address</label>
-<input id="new_email" name="email" type="email" autocomplete="email" required></div>
+<input id="new_email" name="email" type="email" autocomplete="email"${notice.kept === undefined ? null : html` value="${notice.kept}"`} required${notice.fieldAttributes}></div>
 <button type="submit" class="secondary">Change the address</button></form>`
     : null
 }`;

@@ -187,7 +187,9 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     // Post/redirect/get: the result is shown at a GET address, so a reload sends nothing again.
     // A lockout (RFC 6585 §4) answers 429 with Retry-After itself, as the login form does.
     if (request.method === 'POST' && status !== 429) {
-      const kept = notice?.kind === 'error' ? field(request.body, 'name').slice(0, 60) : '';
+      // The typed text field of the form (a name, or a new address; never a password).
+      const typed = field(request.body, 'name').slice(0, 60) || field(request.body, 'email').slice(0, 254);
+      const kept = notice?.kind === 'error' ? typed : '';
       const result: AccountNotice = {
         kind: notice?.kind ?? 'ok',
         text: notice?.text ?? '',
