@@ -38,6 +38,7 @@ async function photograph(page: Page, name: string): Promise<void> {
 
 /** A page is a product page: HTML with a stylesheet and a heading, never a JSON document. */
 async function expectProductPage(page: Page): Promise<void> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText (the rendered text), not the DOM property.
   const text = (await page.locator('body').innerText()).trim();
   expect(text.startsWith('{'), `raw JSON shown: ${text.slice(0, 80)}`).toBe(false);
   expect(await page.locator('link[rel="stylesheet"]').count()).toBe(1);
