@@ -133,7 +133,11 @@ describe('token exchange of an ID token: bound to its grant', () => {
     const account = await browser.get('/account');
     expect(account.body).toContain(`data-app="${PORTAL.id}"`);
     const removed = await browser.post(`/account/apps/${PORTAL.id}/revoke`, hiddenFields(account.body));
-    expect(removed.statusCode).toBe(200);
+    // Post/redirect/get: the result is at the GET address the 303 names.
+    expect(removed.statusCode).toBe(303);
+    const result = await browser.get(removed.headers.location as string);
+    expect(result.body).toContain('Access removed.');
+    expect(result.body).not.toContain(`data-app="${PORTAL.id}"`);
 
     await expect(client.refreshTokenGrant(config, refreshToken)).rejects.toMatchObject({
       error: 'invalid_grant',
