@@ -324,7 +324,8 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
 
     // A wrong current password: the error in the password form, focus on its first field.
     await page.getByLabel('Current password').fill('not-the-password');
-    await page.getByLabel('New password').fill('a-much-better-passphrase');
+    await page.getByLabel('New password', { exact: true }).fill('a-much-better-passphrase');
+    await page.getByLabel('New password again').fill('a-much-better-passphrase');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.waitForURL(/\/account\?result=error.*form=password/);
     expect(await page.locator('#password [role="alert"]').count()).toBe(1);
