@@ -1,10 +1,12 @@
 /**
  * What every page a person sees must satisfy, checked in the browser itself: a language, a title
- * and one heading; every control labelled and every button or link named; no inline script; and
- * no sideways scrolling on a 320-pixel-wide phone.
+ * and one heading; every control labelled and every button or link named; no inline script; no
+ * sideways scrolling on a 320-pixel-wide phone; and no axe-core violation (WCAG 2.x A and AA), so
+ * every browser suite that checks a page runs axe on it.
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { expectNoAxeViolations } from './axe.js';
 
 export interface PageCheckOptions {
   /** The number of stylesheets the page must load (the sign-in pages have exactly one). */
@@ -54,6 +56,7 @@ export async function expectAccessiblePage(page: Page, options: PageCheckOptions
   expect(facts.viewportMeta, 'responsive viewport').toContain('width=device-width');
   if (options.stylesheets !== undefined) expect(facts.stylesheets, 'stylesheets').toBe(options.stylesheets);
   await expectNoSidewaysScrolling(page);
+  await expectNoAxeViolations(page, page.url());
 }
 
 /** Narrows the window to a small phone's width and back: the content must reflow, not overflow. */

@@ -75,8 +75,8 @@ describe('forgot password, through the mail', () => {
 
     await page.goto(`${stack.issuer}/account`);
     await signInWithPassword(page, stack.issuer, stack.user);
-    await expect.poll(() => page.locator('[role="alert"]').count()).toBe(1);
-    expect(page.url()).toMatch(/\/login$/);
+    await expect.poll(() => page.locator('[role="alert"]:visible').count()).toBe(1);
+    expect(new URL(page.url()).pathname).toMatch(/\/login$/);
     await signInWithPassword(page, stack.issuer, { ...stack.user, password: newPassword });
     await page.waitForURL(`${stack.issuer}/account`);
 
