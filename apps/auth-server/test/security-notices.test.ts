@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPasskeyRepository } from '../src/mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../src/mfa/recovery-codes.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
-import { startTestApp, TEST_KEY_ENCRYPTION_KEY } from './helpers/app.js';
+import { startTestApp, TEST_ISSUER, TEST_KEY_ENCRYPTION_KEY } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { testSeed } from './helpers/seed.js';
 import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
+import { createPasskeyResponse } from './helpers/software-authenticator.js';
 
 /**
  * Security notices by mail (README "Email"), read from a real SMTP server: a password changed on
@@ -25,7 +26,9 @@ const FRAN = {
   email: 'fran@example.test',
 };
 const GIL = { sub: 'u-gil', username: 'gil', password: 'gil-password-for-tests', email: 'gil@example.test' };
+const IDA = { sub: 'u-ida', username: 'ida', password: 'ida-password-for-tests', email: 'ida@example.test' };
 const HAL = { sub: 'u-hal', username: 'hal', password: 'hal-password-for-tests', email: 'hal@example.test' };
+const TEST_ISSUER_ORIGIN = new URL(TEST_ISSUER).origin;
 const FACTOR_ADDED = 'A sign-in method was added to your account at issuer.example.test';
 const FACTOR_REMOVED = 'A sign-in method was removed from your account at issuer.example.test';
 const USER_AGENT =
@@ -43,6 +46,7 @@ beforeAll(async () => {
     { ...FRAN, totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' },
     GIL,
     HAL,
+    IDA,
   ];
   ({ app, close } = await startTestApp({ seed, env: { SMTP_URL: smtp.url } }));
 });
@@ -203,5 +207,30 @@ describe('security notices', () => {
     const notice = await smtp.nextMailTo(HAL.email, { subject: FACTOR_REMOVED });
     expectNoticeOf(notice.parsed, /passkey or authenticator app was removed/, '192.0.2.82');
     expect(smtp.received.filter((mail) => mail.to.includes(HAL.email))).toHaveLength(1);
+  });
+
+  it('tells the user that a passkey was added', async () => {
+    const { browser, page } = await signedInAccount(IDA, '192.0.2.83');
+    const enrol = await browser.post('/account/passkeys', { csrf: hiddenFields(page.body).csrf! });
+    expect(enrol.statusCode).toBe(200);
+    const options = JSON.parse(
+      /data-passkey-options="([^"]*)"/
+        .exec(enrol.body)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
+    const credential = createPasskeyResponse(options, TEST_ISSUER_ORIGIN);
+    const added = await browser.post('/account/passkeys/confirm', {
+      ...hiddenFields(enrol.body),
+      credential: JSON.stringify(credential),
+    });
+    // The first factor: its recovery codes are shown once.
+    expect(added.statusCode).toBe(200);
+    expect([...added.body.matchAll(/data-recovery-code=/g)]).toHaveLength(10);
+    await settled();
+    const notice = await smtp.nextMailTo(IDA.email, { subject: FACTOR_ADDED });
+    expectNoticeOf(notice.parsed, /passkey or authenticator app was added/, '192.0.2.83');
+    expect(`${notice.parsed.text}${notice.parsed.html}`).not.toContain(credential.id);
+    expect(smtp.received.filter((mail) => mail.to.includes(IDA.email))).toHaveLength(1);
   });
 });

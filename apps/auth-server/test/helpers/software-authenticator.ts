@@ -1,0 +1,77 @@
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+
+/**
+ * A software authenticator for the registration ceremony over plain HTTP (WebAuthn §6.5, §8.7):
+ * a fresh ES256 key, "none" attestation, user present and verified. Enough for the server's
+ * §7.1 checks; the Chromium passkey test runs a browser's own virtual authenticator instead.
+ */
+
+/** CBOR (RFC 8949 §3) head of a major type with its argument; lengths here stay below 2^16. */
+function head(major: number, value: number): Buffer {
+  if (value < 24) return Buffer.from([(major << 5) | value]);
+  if (value < 256) return Buffer.from([(major << 5) | 24, value]);
+  return Buffer.from([(major << 5) | 25, value >> 8, value & 0xff]);
+}
+const cborBytes = (bytes: Buffer) => Buffer.concat([head(2, bytes.length), bytes]);
+const cborText = (text: string) => Buffer.concat([head(3, Buffer.byteLength(text)), Buffer.from(text)]);
+/** A small integer key or value of a COSE map (RFC 9052 §7): negative numbers are major type 1. */
+const cborInt = (value: number) => (value >= 0 ? head(0, value) : head(1, -1 - value));
+
+/** The EC2 P-256 public key as a COSE_Key (RFC 9053 §7.1.1): kty 2, alg -7 (ES256), crv 1. */
+function coseKeyOf(jwk: { x?: string; y?: string }): Buffer {
+  const coordinate = (value: string | undefined) => cborBytes(Buffer.from(value!, 'base64url'));
+  return Buffer.concat([
+    head(5, 5),
+    cborInt(1),
+    cborInt(2),
+    cborInt(3),
+    cborInt(-7),
+    cborInt(-1),
+    cborInt(1),
+    cborInt(-2),
+    coordinate(jwk.x),
+    cborInt(-3),
+    coordinate(jwk.y),
+  ]);
+}
+
+/** The registration response a browser would post for these creation options (the JSON form). */
+export function createPasskeyResponse(options: { challenge: string; rp: { id: string } }, origin: string) {
+  const credentialId = randomBytes(16);
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const counter = Buffer.alloc(4);
+  const idLength = Buffer.from([credentialId.length >> 8, credentialId.length & 0xff]);
+  // §6.1: RP ID hash, flags UP | UV | AT, counter, then the attested credential data (§6.5.1).
+  const authData = Buffer.concat([
+    createHash('sha256').update(options.rp.id).digest(),
+    Buffer.from([0x45]),
+    counter,
+    Buffer.alloc(16),
+    idLength,
+    credentialId,
+    coseKeyOf(publicKey.export({ format: 'jwk' })),
+  ]);
+  const attestationObject = Buffer.concat([
+    head(5, 3),
+    cborText('fmt'),
+    cborText('none'),
+    cborText('attStmt'),
+    head(5, 0),
+    cborText('authData'),
+    cborBytes(authData),
+  ]);
+  const clientData = { type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false };
+  const id = credentialId.toString('base64url');
+  return {
+    id,
+    rawId: id,
+    type: 'public-key',
+    authenticatorAttachment: 'platform',
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: Buffer.from(JSON.stringify(clientData)).toString('base64url'),
+      attestationObject: attestationObject.toString('base64url'),
+      transports: ['internal'],
+    },
+  };
+}
