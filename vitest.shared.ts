@@ -27,7 +27,7 @@ export interface TestTiers {
 }
 
 /**
- * The three tiers as vitest projects (issue 14 item 12): `vitest run --project unit` is the fast
+ * The three tiers as vitest projects: `vitest run --project unit` is the fast
  * loop (pure functions and `app.inject` on in-process PGlite), `--project integration` and
  * `--project e2e` the slow ones; plain `vitest run` (what `pnpm test` runs) runs all three, so no
  * file is left out. Every file under test/ not listed as integration or e2e is unit.

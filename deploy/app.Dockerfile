@@ -77,6 +77,6 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
 # Exec form: node is the process that receives SIGTERM (PID 1, or the child of compose's
 # `init: true`) and starts the graceful drain. The node flags are those of `pnpm start` (package.json):
 # a smaller young generation and an old-space cap keep the heap near its live size (about 22 MB)
-# instead of growing lazily under load (bench/README.md "Performance").
+# instead of growing lazily under load (bench/README.md "What the profiles showed", RSS).
 STOPSIGNAL SIGTERM
 CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=96", "dist/server.js"]

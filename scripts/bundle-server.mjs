@@ -7,9 +7,9 @@
  *
  * Why: tsx compiles every module at start-up on a loader thread with its own V8 isolate and keeps
  * the sources, which cost the auth server about 85 MB of RSS (idle 180 MB under tsx, 95 MB as a
- * bundle; see bench/README.md "Performance"). The bundle is made by esbuild, taken from tsx's own
- * dependency (tsx is a production dependency of the apps, and esbuild one of tsx's), so nothing
- * is added to the lockfile. It takes about 0.2 s.
+ * bundle; see bench/README.md "The machine, and how to read the numbers"). The bundle is made by
+ * esbuild, taken from tsx's own dependency (tsx is a production dependency of the apps, and
+ * esbuild one of tsx's), so nothing is added to the lockfile. It takes about 0.2 s.
  *
  * - The app's own code and the workspace packages (`@oidc-orders/*`, whose exports are TypeScript
  *   sources) are bundled; every other package stays an import from node_modules (PGlite's wasm,

@@ -346,7 +346,8 @@ const authServerEnvironment = {
   SEED_FILE: seedFile,
   KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
   SHUTDOWN_PAUSE_MS: '500',
-  // No SMTP server in development: mails are files in the dev mailbox (README "Email").
+  // No SMTP server in development: mails are files in the dev mailbox (apps/auth-server/README.md
+  // "Email").
   MAIL_DEV_DIR: join(dataDir, 'mail'),
 };
 writeFileSync(join(dataDir, 'auth-server.env.json'), `${JSON.stringify(authServerEnvironment, null, 2)}\n`, {

@@ -1,6 +1,7 @@
 /**
  * Interleaved A/B of auth-server builds: the way to see a change of a few µs per request on a
- * machine whose speed drifts by ±50 % from one minute to the next (bench/README.md "Issue 20").
+ * machine whose speed drifts by ±50 % from one minute to the next (bench/README.md "Measuring a
+ * change of a few µs on this machine").
  *
  *   pnpm --filter bench run ab -- before=/tmp/before/apps/auth-server/dist/server.js \
  *     after=../apps/auth-server/dist/server.js --workloads=cc-jwt,introspect --rounds=8 --floor

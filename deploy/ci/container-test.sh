@@ -7,10 +7,11 @@
 #   3. builds the base images the files name, locally (deploy/ci/base-images/; kept between runs);
 #   4. builds both app images from deploy/app.Dockerfile (auth-server with BuildKit, orders with the
 #      classic builder: each file is built by one of them on every run);
-#   5. the README's walkthrough: a throw-away .env + deploy/seed.json (deploy/generate-secrets.mjs),
-#      a self-signed certificate, `docker-compose up`, every service healthy, deploy/smoke-test.mjs
-#      through the gateway's published port (host names mapped by the smoke test's SMOKE_CONNECT_TO,
-#      /etc/hosts untouched), the gateway's 308 / 421 / HSTS, `keys rotate` inside auth-server;
+#   5. docs/deployment.md's walkthrough: a throw-away .env + deploy/seed.json
+#      (deploy/generate-secrets.mjs), a self-signed certificate, `docker-compose up`, every service
+#      healthy, deploy/smoke-test.mjs through the gateway's published port (host names mapped by
+#      the smoke test's SMOKE_CONNECT_TO, /etc/hosts untouched), the gateway's 308 / 421 / HSTS,
+#      `keys rotate` inside auth-server;
 #   6. what the containers guarantee: read-only root filesystems, non-root apps, no secret or CA
 #      certificate in the images (inspect, history, `docker save`), image sizes;
 #   7. two instances of each app, signed in again; SIGTERM: every app container exits 0 within
@@ -317,8 +318,9 @@ keys_rotate_in_container() {
   [ "$after" -gt "$before" ]
 }
 
-# The users admin command (README "Deployment" step 7) on the running deployment's database: the
-# user the smoke test signs in as is listed, disabled (the smoke test's sign-in is then refused), enabled again.
+# The users admin command (docs/deployment.md, walkthrough step 7) on the running deployment's
+# database: the user the smoke test signs in as is listed, disabled (the smoke test's sign-in is
+# then refused), enabled again.
 users_cli() { "${COMPOSE[@]}" exec -T auth-server node --import tsx src/cli/users.ts "$@"; }
 users_admin_in_container() {
   local user listed

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freeDevPorts, type ManagedProcess, repositoryRoot, startNodeProcess } from '../src/processes.js';
 
 /**
- * `pnpm dev` (scripts/dev.mjs) as a newcomer runs it (issue 15 items 7 and 8): every port checked
+ * `pnpm dev` (scripts/dev.mjs) as a newcomer runs it: every port checked
  * before anything starts, loopback only, a progress line per step, then the banner. Its data
  * (secrets, databases, logs) goes to a temporary DEV_DATA_DIR, and its ports are free ones, so it
  * neither touches the repository's .data/ nor collides with anyone's running `pnpm dev`.

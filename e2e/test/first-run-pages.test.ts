@@ -1,5 +1,5 @@
 /**
- * Issue 15 items 1–5 in Chromium, as a newcomer walks through them: no raw JSON page, error pages
+ * The first-run pages in Chromium, as a newcomer walks through them: no raw JSON page, error pages
  * in the product's look, one host name, a way on after pressing Back, and the /app details. Each
  * page is photographed at desktop width and at 375 px under test-artifacts/screenshots/.
  */

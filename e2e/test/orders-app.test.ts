@@ -135,7 +135,7 @@ describe('the orders app', () => {
 
     // Sign out: the button POSTs with the session's CSRF token; the orders session and the
     // provider's session both end, and the provider sends the browser back to the orders page that
-    // says so (issue 13 item 5).
+    // says so.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${stack.ordersUrl}/signed-out`);
     expect(await page.locator('[data-signed-out="true"]').count()).toBe(1);

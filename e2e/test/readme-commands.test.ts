@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 6: every command in every README works as written. Each fenced `sh` block is read
+ * Every command in every README works as written. Each fenced `sh` block is read
  * and each command is checked: the pnpm scripts and packages it names exist, the files it runs
  * exist, it uses no credential that no seed contains, and the relative links of every README
  * resolve. The commands that are safe to run here (they start an app on an embedded database) are

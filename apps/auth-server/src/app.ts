@@ -240,8 +240,8 @@ function issuerBasePath(issuer: string): string {
 
 /**
  * The logger of the app; a caller's options (a test's stream and level) are merged into it, so the
- * redaction below is always in place (issue 13 item 4: no token, secret or personal data in any
- * line, at any level).
+ * redaction below is always in place (no token, secret or personal data in any line, at any
+ * level).
  */
 function withLogRedaction(
   config: AppConfig,

@@ -4,7 +4,8 @@ import { auditEventsCounted, rateLimitRefusals } from './metrics.js';
 /**
  * Security events, written as ordinary pino lines at `info` with a stable `event` field (and
  * `audit: true`), so a log pipeline can route or alert on them by name. The names are part of the
- * operator interface (root README, "Security and operations"): renaming one is a breaking change.
+ * operator interface (docs/security-and-operations.md, "Audit events"): renaming one is a breaking
+ * change.
  */
 export const AUDIT_EVENTS = {
   /**

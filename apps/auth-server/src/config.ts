@@ -63,7 +63,10 @@ export const EnvironmentSchema = Type.Object({
   LOGIN_MAX_FAILURES_PER_IP: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50 }),
   /** The login failure window, seconds (a fixed window from the first failure). */
   LOGIN_FAILURE_WINDOW_SECONDS: Seconds(900),
-  /** Token requests per minute and client_id (0 = off, the default; README "Security and operations"). */
+  /**
+   * Token requests per minute and client_id (0 = off, the default; docs/security-and-operations.md
+   * "Rate limits").
+   */
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 }),
   /** Where the token endpoint's rate-limit counters live: per instance, or shared by every instance. */
   RATE_LIMIT_STORE: Type.Union([Type.Literal('memory'), Type.Literal('database')], { default: 'memory' }),
@@ -101,7 +104,10 @@ export interface DeviceFlowConfig {
   userCodeAttemptsPerMinute: number;
 }
 
-/** README "Security and operations": limits on guessing passwords and on token request floods. */
+/**
+ * docs/security-and-operations.md "Rate limits": limits on guessing passwords and on token request
+ * floods.
+ */
 export interface RateLimitConfig {
   /** 0 = no per-username limit. */
   loginMaxFailuresPerUsername: number;
@@ -183,7 +189,8 @@ const DEVELOPMENT_SHUTDOWN_PAUSE_MS = 500;
 
 /**
  * The settings that may come from a file instead (`KEY_ENCRYPTION_KEY_FILE=/run/secrets/…`), so
- * that docker-compose secrets keep them out of `docker inspect` (README "Deployment").
+ * that docker-compose secrets keep them out of `docker inspect` (docs/configuration.md "Secrets
+ * from files").
  */
 export const SECRET_FILE_SETTINGS = [
   'KEY_ENCRYPTION_KEY',

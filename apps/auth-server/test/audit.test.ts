@@ -12,8 +12,8 @@ import { TEST_SECRETS, WEB_REDIRECT_URI } from './helpers/seed.js';
 import { ALICE, CONSENTING, signInSeed } from './sign-in-fixtures.js';
 
 /**
- * Security events are pino lines with a stable `event` (README "Security and operations"): each
- * event site writes its line, with identifiers only, and no line carries a secret.
+ * Security events are pino lines with a stable `event` (docs/security-and-operations.md "Audit
+ * events"): each event site writes its line, with identifiers only, and no line carries a secret.
  */
 
 const logs = captureLogs();

@@ -7,8 +7,8 @@ import { pkcePair } from './helpers/flows.js';
 import { ORDERS_API, TEST_SECRETS, testSeed } from './helpers/seed.js';
 
 /**
- * Issue 13 item 9: for every endpoint that authenticates clients (or resources), every method
- * discovery advertises works, and methods it does not advertise are refused. Issue 13 item 10:
+ * For every endpoint that authenticates clients (or resources), every method discovery advertises
+ * works, and methods it does not advertise are refused. Lenient where real clients are wrong:
  * secrets sent in Basic without form-encoding, and the JSON body of /revoke.
  */
 
@@ -130,7 +130,7 @@ function post(url: string, headers: Record<string, string>, params: Record<strin
   });
 }
 
-describe('discovery and the endpoints agree on client authentication (issue 13 item 9)', () => {
+describe('discovery and the endpoints agree on client authentication', () => {
   it('advertises the same methods and algorithms the handlers use', () => {
     expect(metadata.token_endpoint_auth_methods_supported).toEqual([
       'client_secret_basic',
@@ -233,7 +233,7 @@ describe('discovery and the endpoints agree on client authentication (issue 13 i
   });
 });
 
-describe('lenient where real clients are wrong (issue 13 item 10)', () => {
+describe('lenient where real clients are wrong', () => {
   const rawBasic = (id: string, secret: string) =>
     `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 

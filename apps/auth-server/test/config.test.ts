@@ -76,7 +76,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ ...base, TRUST_PROXY: '' }).trustProxy).toBe(false);
     expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    // Issue 13 item 12: "1" is a hop count, as in apps/orders, never "every hop".
+    // "1" is a hop count, as in apps/orders, never "every hop".
     expect(loadConfig({ ...base, TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual([

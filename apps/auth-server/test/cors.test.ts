@@ -101,7 +101,7 @@ describe('CORS', () => {
     }
   });
 
-  it('runs only on its three endpoints: other routes carry no CORS work or header (issue 20)', async () => {
+  it('runs only on its three endpoints: other routes carry no CORS work or header', async () => {
     for (const url of ['/health/live', '/.well-known/openid-configuration', '/jwks']) {
       const response = await app.inject({ method: 'GET', url, headers: { origin: SPA_ORIGIN } });
       expect(response.headers.vary ?? '', url).not.toMatch(/Origin/i);

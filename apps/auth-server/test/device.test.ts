@@ -354,7 +354,7 @@ describe('device approval: login, consent, decision', () => {
     expect(tokens.statusCode).toBe(200);
     expect(tokens.headers['cache-control']).toBe('no-store');
     const body = tokens.json();
-    // Every granted scope, offline_access included with the refresh token (issue 13 item 8).
+    // Every granted scope, offline_access included with the refresh token (RFC 6749 §5.1).
     expect(body).toMatchObject({ token_type: 'Bearer', scope: CLI_SCOPE });
     expect(body.refresh_token).toEqual(expect.any(String));
     const idToken = decodeJwt(body.id_token);

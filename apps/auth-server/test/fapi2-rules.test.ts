@@ -16,7 +16,7 @@ import { issueCode, pkcePair } from './helpers/flows.js';
 import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 
 /**
- * Issue 18 items 2–5, rule by rule: the FAPI 2.0 profile per client, `dpop_jkt` / DPoP at PAR
+ * Rule by rule: the FAPI 2.0 profile per client, `dpop_jkt` / DPoP at PAR
  * binding the code, signed request objects at /par and /authorize, JWT introspection responses.
  */
 

@@ -7,7 +7,7 @@ import { type ClientKey, clientKey } from './helpers/client-keys.js';
 import { TEST_SECRETS, testSeed } from './helpers/seed.js';
 
 /**
- * Issue 18: openid-client v6 as a FAPI 2.0 client against a listening server: PAR with a signed
+ * openid-client v6 as a FAPI 2.0 client against a listening server: PAR with a signed
  * request object (RFC 9101) and `dpop_jkt` plus a DPoP proof (RFC 9449 §10), the login page, the
  * code with `iss` (RFC 9207), the token request with a DPoP proof and a private-key assertion
  * (RFC 7523), refresh, introspection answered as a signed JWT (RFC 9701), and revocation.

@@ -12,7 +12,7 @@ import { captureLogs } from './helpers/security.js';
 
 const development = { NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' };
 
-describe('configuration errors are one line naming the fix (issue 15 item 10)', () => {
+describe('configuration errors are one line naming the fix', () => {
   it('an unset NODE_ENV is production, as in the orders app: KEY_ENCRYPTION_KEY is then required', () => {
     expect(() => loadConfig({ DATABASE_URL: 'pglite://memory' })).toThrow(
       /^KEY_ENCRYPTION_KEY is required when NODE_ENV=production/,

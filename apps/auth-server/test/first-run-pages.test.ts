@@ -8,7 +8,7 @@ import { TEST_SECRETS } from './helpers/seed.js';
 /** What Chromium sends when a person opens a URL. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8';
 
-describe('pages for people, JSON for programs (issue 15 item 1)', () => {
+describe('pages for people, JSON for programs', () => {
   let app: TestApp;
   let close: () => Promise<void>;
   beforeAll(async () => {
@@ -97,7 +97,7 @@ describe('pages for people, JSON for programs (issue 15 item 1)', () => {
   });
 });
 
-describe('going back after signing in (issue 15 item 4)', () => {
+describe('going back after signing in', () => {
   let app: TestApp;
   let close: () => Promise<void>;
   beforeAll(async () => {

@@ -139,7 +139,7 @@ describe('POST /revoke', () => {
     expect((await introspect(token, reportsApi)).json().active).toBe(true);
     const response = await revoke(token, service);
     expect(response.statusCode).toBe(200);
-    // A JSON body, so JSON client libraries that parse every answer carry on (issue 13 item 10).
+    // A JSON body, so JSON client libraries that parse every answer carry on.
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.json()).toEqual({});
     expect((await introspect(token, reportsApi)).json()).toEqual({ active: false });

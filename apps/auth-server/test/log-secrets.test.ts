@@ -7,7 +7,7 @@ import { captureLogs, openLoginPage, submitLogin } from './helpers/security.js';
 import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 
 /**
- * Issue 13 item 4: no token, secret or personal data in any log line, at any level. Every flow of
+ * No token, secret or personal data in any log line, at any level. Every flow of
  * the auth server runs at level trace with the log captured (through the app's own logger
  * configuration); then the log is searched for every secret, password, code and token the test
  * saw. Sensitive values also travel in query strings here (an `id_token_hint` at /logout, a

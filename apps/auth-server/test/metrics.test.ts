@@ -1,5 +1,5 @@
 /**
- * GET /metrics (issue 15 item 13): Prometheus text from prom-client; after a sign-in and a token
+ * GET /metrics: Prometheus text from prom-client; after a sign-in and a token
  * request the counters have moved; scraping from other than loopback needs METRICS_TOKEN, decided
  * on the socket's address, never X-Forwarded-For.
  */

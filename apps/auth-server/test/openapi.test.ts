@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document (GET /openapi.json) describes every route the server registers, and every
- * description names a real route (issue 15 item 12): the route table is walked with Fastify's
+ * description names a real route: the route table is walked with Fastify's
  * onRoute hook, not read from printRoutes' drawing.
  */
 

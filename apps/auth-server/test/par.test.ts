@@ -153,7 +153,7 @@ describe('/authorize with a request_uri', () => {
     const issued = (await token(ORDERS_API)).json();
     expect(decodeJwt(issued.access_token).aud).toBe(ORDERS_API);
     expect(decodeJwt(issued.access_token).scope).toBe('openid orders.read');
-    // The response lists the whole grant (issue 13 item 8), both pushed resources' scopes.
+    // The response lists the whole grant (RFC 6749 §5.1), both pushed resources' scopes.
     expect(issued.scope).toBe('openid orders.read reports.read');
     expect(decodeJwt(issued.id_token).nonce).toBe('pushed-nonce');
   });

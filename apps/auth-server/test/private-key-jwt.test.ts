@@ -15,7 +15,7 @@ import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/d
 import { testSeed } from './helpers/seed.js';
 
 /**
- * Issue 18 item 1: `private_key_jwt` (RFC 7523 §2.2 and §3, OIDC Core §9). Each assertion rule has
+ * `private_key_jwt` (RFC 7523 §2.2 and §3, OIDC Core §9). Each assertion rule has
  * a failing case; a jti is single-use across instances sharing the database.
  */
 

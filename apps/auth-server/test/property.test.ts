@@ -338,7 +338,7 @@ describe('every route, arbitrary requests', () => {
   }, 240_000);
 });
 
-// Issue 13 item 7: bad bytes in any position of any route → 400 in the area's usual body, never a
+// Bad bytes in any position of any route → 400 in the area's usual body, never a
 // 5xx (PostgreSQL refuses NUL) and never a page or SQL statement that sees them.
 describe('control characters, lone surrogates and bytes that are not UTF-8', () => {
   const BAD_ESCAPES = [

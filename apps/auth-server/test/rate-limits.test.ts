@@ -10,8 +10,9 @@ import { TEST_SECRETS } from './helpers/seed.js';
 import { ALICE, BOB, signInSeed } from './sign-in-fixtures.js';
 
 /**
- * Rate limits (README "Security and operations"): failed sign-ins per username and per IP on the
- * shared rate_limit_counters table, and token requests per client. (User-code entry: device.test.ts.)
+ * Rate limits (docs/security-and-operations.md "Rate limits"): failed sign-ins per username and per
+ * IP on the shared rate_limit_counters table, and token requests per client. (User-code entry:
+ * device.test.ts.)
  */
 
 describe('defaults', () => {

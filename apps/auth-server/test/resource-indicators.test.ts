@@ -72,7 +72,7 @@ describe('resource indicators', () => {
       resource: REPORTS_API,
     });
     expect(exchanged.statusCode).toBe(200);
-    // The response lists the whole grant (issue 13 item 8); the token carries reports-api's part.
+    // The response lists the whole grant (RFC 6749 §5.1); the token carries reports-api's part.
     expect(exchanged.json().scope).toBe('openid offline_access orders.read reports.read');
     // reports-api tokens are opaque; its introspection sees it as addressed to itself.
     expect(
@@ -149,7 +149,7 @@ describe('resource indicators', () => {
     expect(unknown.json().error).toBe('invalid_target');
   });
 
-  // Issue 13 item 2 (RFC 8707 §2): a resource not bound at /authorize must own a granted scope;
+  // RFC 8707 §2: a resource not bound at /authorize must own a granted scope;
   // never an access token for an API with an empty scope.
   it('refuses a code exchange naming an API the grant holds no scope of (scope=openid)', async () => {
     const { verifier, challenge } = pkcePair();

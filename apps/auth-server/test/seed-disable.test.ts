@@ -10,7 +10,7 @@ import { captureLogs, openLoginPage, submitLogin } from './helpers/security.js';
 import { ORDERS_API, REPORTS_API, TEST_SECRETS, testSeed } from './helpers/seed.js';
 
 /**
- * Issue 13 item 6: the seed file is the truth. A client, resource or user that a later start's
+ * The seed file is the truth. A client, resource or user that a later start's
  * file no longer names is disabled (`disabled_at`; rows and history stay): its tokens stop working
  * at introspection, refresh and UserInfo, its sign-in and client authentication fail, and the
  * start-up log names it by id. Naming it again enables it. Runs on PGlite and, with

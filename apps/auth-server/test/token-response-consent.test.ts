@@ -6,9 +6,10 @@ import { refreshWithWebClient, webClientTokens } from './helpers/flows.js';
 import { ORDERS_API, TEST_SECRETS } from './helpers/seed.js';
 
 /**
- * Issue 13 items 3 and 8 at the token endpoint: the claims a resource copies into its JWT access
- * tokens stay within the consented scopes, and the token response's `scope` lists every granted
- * scope (offline_access included with a refresh token) in the code and refresh responses alike.
+ * Consent and the granted scope at the token endpoint: the claims a resource copies into its JWT
+ * access tokens stay within the consented scopes, and the token response's `scope` lists every
+ * granted scope (offline_access included with a refresh token) in the code and refresh responses
+ * alike.
  */
 
 let app: TestApp;

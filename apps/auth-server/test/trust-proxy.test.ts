@@ -7,7 +7,7 @@ import { testSeed } from './helpers/seed.js';
 import { storeSigningKeys } from './helpers/signing-keys.js';
 
 /**
- * Issue 13 item 12: TRUST_PROXY means what it means in apps/orders (Fastify's `trustProxy`).
+ * TRUST_PROXY means what it means in apps/orders (Fastify's `trustProxy`).
  * docker-compose.yml passes `1`: one proxy in front, so with two X-Forwarded-For hops the client
  * address is the nearer one, never the farthest (which the client itself may have forged).
  */

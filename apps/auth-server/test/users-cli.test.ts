@@ -17,7 +17,7 @@ import { refreshWithWebClient, webClientTokens } from './helpers/flows.js';
 import { REPORTS_API, TEST_SECRETS } from './helpers/seed.js';
 
 /**
- * The `users` command as an operator runs it (issue 16 item 8): a separate process on the database
+ * The `users` command as an operator runs it: a separate process on the database
  * of a running server, here an in-process app on a fresh PostgreSQL database (TEST_DATABASE_URL's
  * server, else the local one; an in-memory PGlite cannot be shared between processes). What the
  * command changes, the running server sees on its next request, without a restart.

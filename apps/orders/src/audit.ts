@@ -3,8 +3,8 @@ import { auditEventsCounted } from './metrics.js';
 
 /**
  * Security events of the orders service, written as ordinary pino lines at `info` with a stable
- * `event` field (and `audit: true`). The names are part of the operator interface (root README,
- * "Security and operations"): renaming one is a breaking change.
+ * `event` field (and `audit: true`). The names are part of the operator interface
+ * (docs/security-and-operations.md, "Audit events"): renaming one is a breaking change.
  */
 export const AUDIT_EVENTS = {
   /** A sign-in callback created a session (`sub`, `sid`). */

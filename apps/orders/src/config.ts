@@ -172,7 +172,8 @@ function generateRandomSecret(): string {
 
 /**
  * The settings that may come from a file instead (`API_KEY_FILE=/run/secrets/…`), so that
- * docker-compose secrets keep them out of `docker inspect` (README "Deployment").
+ * docker-compose secrets keep them out of `docker inspect` (docs/configuration.md "Secrets from
+ * files").
  */
 export const SECRET_FILE_SETTINGS = [
   'DATABASE_URL',

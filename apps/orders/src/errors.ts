@@ -230,7 +230,7 @@ export class UpstreamUnavailableError extends DomainError {
 export { DatabaseUnavailableError } from '@oidc-orders/service-kit';
 
 /**
- * Issue 13 item 7: a path segment, query value, form or JSON value, or header holds a control
+ * A path segment, query value, form or JSON value, or header holds a control
  * character, invalid UTF-8 or a lone surrogate. Refused before any route sees it, so no such value
  * reaches SQL (PostgreSQL refuses NUL: a 500) or a page.
  */

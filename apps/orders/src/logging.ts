@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
  * Query parameters whose value may be logged: a local return path. Every other value is replaced,
  * because a query string can carry anything a caller puts there (an `id_token_hint` with a name and
  * an e-mail, a `client_secret`, a `code`, `state`, `nonce`, a token…), and a list of names to hide
- * would miss the next one (issue 13 item 4: allow-list, not deny-list).
+ * would miss the next one (an allow-list, not a deny-list).
  */
 const LOGGABLE_QUERY_PARAMETERS = new Set(['returnUrl']);
 

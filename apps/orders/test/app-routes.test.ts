@@ -138,7 +138,7 @@ describe('CORS (ALLOWED_CORS_ORIGINS) for the bearer API only', () => {
     expect(placed.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('runs only in the bearer areas: other routes do no CORS work and carry no Vary: Origin (issue 20)', async () => {
+  it('runs only in the bearer areas: other routes do no CORS work and carry no Vary: Origin', async () => {
     for (const url of ['/health/live', '/users', '/bff/user']) {
       const response = await app.inject({ method: 'GET', url, headers: { origin: SPA_ORIGIN } });
       expect(response.headers.vary ?? '', url).not.toMatch(/Origin/i);

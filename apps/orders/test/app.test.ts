@@ -87,7 +87,7 @@ describe('plugin wiring', () => {
 });
 
 describe('logging', () => {
-  it('logs no request header and no query value (issue 13 item 4), at trace too', async () => {
+  it('logs no request header and no query value, at trace too', async () => {
     const logs = captureLogs();
     const app = await buildTestApp(database, {
       environment: { LOG_LEVEL: 'trace' },

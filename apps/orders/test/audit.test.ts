@@ -12,9 +12,10 @@ import {
 import { insertTestSession } from './helpers/sessions.js';
 
 /**
- * Security events of the orders service are pino lines with a stable `event` (root README,
- * "Security and operations"), carrying identifiers only. The successful sign-in event is written
- * against the real authorization server in e2e/test/multi-instance.test.ts.
+ * Security events of the orders service are pino lines with a stable `event`
+ * (docs/security-and-operations.md, "Audit events"), carrying identifiers only. The successful
+ * sign-in event is written against the real authorization server in
+ * e2e/test/multi-instance.test.ts.
  */
 
 const SESSION_SECRET = 'audit-test-session-secret-0123456789abcdef';

@@ -275,7 +275,7 @@ describe('loadConfig', () => {
   });
 });
 
-describe('relative paths (issue 15 item 6)', () => {
+describe('relative paths', () => {
   it('resolves pglite://<relative dir> against the directory pnpm was started from (INIT_CWD)', () => {
     const config = loadConfig({
       NODE_ENV: 'development',
@@ -289,7 +289,7 @@ describe('relative paths (issue 15 item 6)', () => {
   });
 });
 
-describe('secrets from files (docker-compose secrets, README "Deployment")', () => {
+describe('secrets from files (docker-compose secrets, docs/configuration.md)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'orders-config-secrets-'));
   const secretFile = (name: string, content: string) => {
     const path = join(directory, name);

@@ -10,7 +10,7 @@ import {
 } from './helpers/fake-issuer.js';
 
 /**
- * Issue 13 item 7: control characters, invalid UTF-8 and lone surrogates anywhere in a request are
+ * Control characters, invalid UTF-8 and lone surrogates anywhere in a request are
  * 400 with the usual body, from one guard, before any route. (Every route and position at random:
  * property.test.ts.)
  */

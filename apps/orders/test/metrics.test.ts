@@ -1,5 +1,5 @@
 /**
- * GET /metrics (issue 15 item 13): Prometheus text from prom-client; requests are counted by route
+ * GET /metrics: Prometheus text from prom-client; requests are counted by route
  * pattern and status, audit events by name, the database pool is reported on PostgreSQL; scraping
  * from other than loopback needs METRICS_TOKEN, decided on the socket's address.
  */

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document (GET /openapi.json) describes every route the service registers, with the
- * shapes of its TypeBox schemas, and every description names a real route (issue 15 item 12). The
+ * shapes of its TypeBox schemas, and every description names a real route. The
  * routes are collected with Fastify's onRoute hook as they are registered.
  */
 import { openApiPath } from '@oidc-orders/service-kit';

@@ -38,7 +38,7 @@ function expectOrdersPage(response: { headers: Record<string, unknown>; body: st
   expect(response.body).toContain('<link rel="icon" href="/app/favicon.svg"');
 }
 
-describe('browsers get pages, API clients JSON (issue 15 items 1 and 2)', () => {
+describe('browsers get pages, API clients JSON', () => {
   it('an unknown path: a 404 page in the /app style for a browser, JSON for a program', async () => {
     const page = await app.inject({ url: '/no-such-page', headers: { accept: BROWSER_ACCEPT } });
     expect(page.statusCode).toBe(404);
@@ -92,7 +92,7 @@ describe('browsers get pages, API clients JSON (issue 15 items 1 and 2)', () => 
   });
 });
 
-describe('favicon and HSTS (issue 15 item 5)', () => {
+describe('favicon and HSTS', () => {
   it('/favicon.ico and /app/favicon.svg answer with the icon, and /app links it', async () => {
     for (const url of ['/favicon.ico', '/app/favicon.svg']) {
       const icon = await app.inject({ url });
@@ -115,7 +115,7 @@ describe('favicon and HSTS (issue 15 item 5)', () => {
   });
 });
 
-describe('one host name for pages and sign-in (issue 15 item 3)', () => {
+describe('one host name for pages and sign-in', () => {
   const environment = { BASE_URL: 'http://localhost:3000', API_KEY: 'test-only-api-key-0123456789' };
 
   it('in development a page on another host name redirects to BASE_URL before anything else', async () => {

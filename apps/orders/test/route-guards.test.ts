@@ -99,7 +99,7 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-describe('guards by area (issue 14 item 8)', () => {
+describe('guards by area', () => {
   it('every route is either on the public list or refuses a request without credentials', async () => {
     const { routes, onRoute } = routeCollector();
     const app = await buildApp(testConfig(SIGN_IN_ENVIRONMENT), {

@@ -12,7 +12,7 @@ import {
 import { insertTestSession, type TestSession } from './helpers/sessions.js';
 
 /**
- * Issue 13 item 5: a sign-out another site asks for is a question, not a sign-out. Same-site
+ * A sign-out another site asks for is a question, not a sign-out. Same-site
  * navigations (and clients without fetch metadata) still sign out at GET /logout; the question's
  * button and the /app button POST with a CSRF token bound to the session.
  */

@@ -234,7 +234,7 @@ describe('sign-in', () => {
     const home = await browser.request(`${baseUrl}/?after=signin`);
     expect(home.status).toBe(200);
     expect(await home.json()).toEqual({ name: 'Alice Example', sub: ALICE.sub, hasAccessToken: true });
-    // Issue 15 item 1: a person opening / lands on the orders app, not on this JSON.
+    // A person opening / lands on the orders app, not on this JSON.
     const homeInBrowser = await browser.request(`${baseUrl}/`, {
       headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
     });
@@ -277,7 +277,7 @@ describe('sign-in', () => {
   });
 });
 
-describe('logs (issue 13 item 4)', () => {
+describe('logs: no secret or personal data', () => {
   it('at trace, after every flow, carry no secret, password, code, token, API key or cookie value the test saw', async () => {
     const seen = new Set<string>([
       CLIENT_SECRET,
@@ -403,7 +403,7 @@ describe('callback failures', () => {
     expect(callback.status).toBe(400);
     const page = await callback.text();
     expect(page).toContain('correlation failed');
-    // Issue 15 item 2: the /app look, the reason folded away, a way on to /app.
+    // The /app look, the reason folded away, a way on to /app.
     expect(page).toContain('href="/app/app.css"');
     expect(page).toContain('<details class="detail">');
     expect(page).toContain('href="/app"');

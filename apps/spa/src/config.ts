@@ -24,7 +24,7 @@ export class SpaConfigError extends Error {
 }
 
 // `email`: the orders API finds the caller's orders by the e-mail in the access token, which the auth
-// server copies only when the `email` scope was granted (issue 13 item 3).
+// server copies only when the `email` scope was granted (OIDC Core §5.4).
 export const DEFAULT_SCOPE = 'openid profile email orders.read offline_access';
 
 function httpUrl(variable: string, value: string): string {

@@ -1,5 +1,5 @@
 /**
- * The SPA's server logs in the apps' shape (issue 15 item 9): pino JSON lines with a numeric level,
+ * The SPA's server logs in the apps' shape: pino JSON lines with a numeric level,
  * a time and the service's name, so `pnpm dev` formats its lines like the two apps'.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

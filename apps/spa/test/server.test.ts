@@ -143,7 +143,7 @@ describe('the SPA server', () => {
   });
 });
 
-describe('one host name (issue 15 item 3)', () => {
+describe('one host name', () => {
   it('with SPA_BASE_URL, a page opened on another host name is redirected there; /health is not', async () => {
     let handler: ReturnType<typeof createSpaHandler> | undefined;
     const server = createServer((request, response) => void handler!(request, response));

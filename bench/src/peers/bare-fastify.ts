@@ -3,7 +3,7 @@
  * against these on the same machine with the same load generator.
  * - `GET /hello`: a small JSON body, the HTTP ceiling of every auth workload.
  * - `POST /token-floor`: the least a client-credentials token endpoint can do, the floor of
- *   `cc-jwt` (issue 20): parse the same form body, sign one ES256 JWT of the same claims with
+ *   `cc-jwt`: parse the same form body, sign one ES256 JWT of the same claims with
  *   node:crypto on a cached key (header segment encoded once), answer the same JSON with
  *   `cache-control: no-store`. No client authentication, scope or audience policy, audit, metrics,
  *   logging or security check of any kind: it is a measuring stick, not a server.

@@ -116,7 +116,7 @@ describe('commands, help and usage errors', () => {
     [['lsit'], 'unknown command "lsit"; did you mean "list"?'],
     [['list', '--jsn'], `Unknown option '--jsn'; did you mean "--json"?`],
     [['--isuer', 'http://127.0.0.1:4000', 'list'], `did you mean "--issuer"?`],
-  ])('orders %j → exit 1 with one line and a suggestion (issue 15 item 11)', async (argv, message) => {
+  ])('orders %j → exit 1 with one line and a suggestion', async (argv, message) => {
     const result = await orders(argv);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toContain(message);
@@ -124,7 +124,7 @@ describe('commands, help and usage errors', () => {
     expect(result.stderr).not.toContain('Usage:');
   });
 
-  it('--version prints the package version and exits 0 (issue 15 item 11)', async () => {
+  it('--version prints the package version and exits 0', async () => {
     const { version } = JSON.parse(await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
     for (const flag of ['--version', '-V']) {
       const result = await orders([flag]);

@@ -16,7 +16,7 @@ describe('claims released by scope (OpenID Connect Core §5.4)', () => {
   });
 });
 
-// Issue 13 item 3: a resource's claims reach its access tokens only within consent.
+// A resource's claims reach its access tokens only within consent.
 describe('consentedResourceClaims', () => {
   const every = ['email', 'email_verified', 'name', 'preferred_username', 'username', 'sub'];
   it.each([

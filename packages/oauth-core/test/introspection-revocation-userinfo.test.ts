@@ -55,7 +55,7 @@ describe('introspectToken', () => {
     expect(grantId).toBeTruthy();
   });
 
-  // Issue 13 item 6: the registry lookups skip disabled entries; a token whose client or user the
+  // The registry lookups skip disabled entries; a token whose client or user the
   // registry no longer finds is inactive, whatever its format.
   it.each([
     ['client', { clients: { findClient: async () => null } }],

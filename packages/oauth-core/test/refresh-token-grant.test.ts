@@ -176,7 +176,7 @@ describe('refresh_token grant', () => {
     }
   });
 
-  // RFC 6749 §5.1 / issue 13 item 8: the response `scope` is the granted set, offline_access
+  // RFC 6749 §5.1: the response `scope` is the granted set, offline_access
   // included with a refresh token, in the code and the refresh response alike.
   it('code and refresh responses list every granted scope, offline_access included', async () => {
     const granted = ['openid', 'profile', 'email', 'offline_access', 'orders.read', 'billing.read'];

@@ -50,7 +50,7 @@ describe('resource indicators (RFC 8707)', () => {
       aud: 'orders-api',
       scope: 'openid orders.read',
     });
-    // The response lists the whole grant (item 8 of issue 13); the token carries its resource's part.
+    // The response lists the whole grant (RFC 6749 §5.1); the token carries its resource's part.
     expect(response.scope).toBe(formatScope(SCOPES));
   });
 

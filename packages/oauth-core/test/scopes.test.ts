@@ -147,7 +147,7 @@ describe('selectAccessTokenTarget', () => {
     );
   });
 
-  // RFC 8707 §2 (issue 13 item 2): a named resource must be bound to the grant or own a granted
+  // RFC 8707 §2: a named resource must be bound to the grant or own a granted
   // scope; an access token for an API never carries an empty scope.
   it.each([
     ['code grant: openid only, another API named', ['openid'], ['orders-api'], [], 'invalid_target'],

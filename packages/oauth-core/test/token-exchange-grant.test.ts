@@ -319,7 +319,7 @@ describe('token exchange grant (RFC 8693)', () => {
     });
   });
 
-  describe('a resource with require_mfa (issue 16: its tokens only from a sign-in that met the level)', () => {
+  describe('a resource with require_mfa (its tokens only from a sign-in that met the level)', () => {
     beforeEach(() => {
       env.stores.seed({ resources: [billingResource({ requireMfa: true })] });
     });

@@ -6,7 +6,7 @@ const wrapped = (cause: unknown) => new Error('Failed query: select 1', { cause 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 /**
- * One classifier for both apps (issue 14 item 5). The auth server's former copy did not look
+ * One classifier for both apps. The auth server's former copy did not look
  * inside an AggregateError, which is how node-postgres reports `connect ECONNREFUSED` for a host
  * name that resolves to several addresses (localhost: ::1 and 127.0.0.1).
  */

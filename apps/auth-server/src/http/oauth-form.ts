@@ -21,7 +21,8 @@ function mediaTypeOf(request: FastifyRequest): string | undefined {
 
 /**
  * `onRequest` hook: the body, if any, must be form-encoded. A callback hook: it runs on every
- * token and introspection request and does no I/O, so no promise is made for it (issue 20).
+ * token and introspection request and does no I/O, so no promise is made for it (a hot-path
+ * saving).
  */
 export function requireFormBody(
   request: FastifyRequest,

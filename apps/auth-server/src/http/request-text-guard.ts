@@ -41,7 +41,7 @@ export function isSafeText(value: string): boolean {
  * escape stays literal (the parsers keep it as it is), so only real escapes are judged.
  */
 export function isUtf8PercentEncoding(raw: string): boolean {
-  // Most requests carry no escape at all: nothing to decode (a hot-path saving, issue 20).
+  // Most requests carry no escape at all: nothing to decode (a hot-path saving).
   if (!raw.includes('%')) return true;
   try {
     decodeURIComponent(raw.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));

@@ -11,9 +11,9 @@ import {
 } from '../metrics.js';
 
 /**
- * GET /metrics in the Prometheus text format (README "Metrics"): loopback without a token,
- * elsewhere `Authorization: Bearer <METRICS_TOKEN>`. Registered before the routes so every request
- * is counted and timed by its route pattern.
+ * GET /metrics in the Prometheus text format (docs/security-and-operations.md "Metrics"): loopback
+ * without a token, elsewhere `Authorization: Bearer <METRICS_TOKEN>`. Registered before the routes
+ * so every request is counted and timed by its route pattern.
  */
 export const metricsPlugin: FastifyPluginAsync = fp(
   async (app) => {

@@ -15,8 +15,9 @@ import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.js';
 import { PAR_PATH } from './par.js';
 
 /**
- * `*_auth_methods_supported` and `*_auth_signing_alg_values_supported` come from oauth-core's one
- * table of client authentication methods, the same the endpoints authenticate against.
+ * `*_auth_methods_supported` come from oauth-core's table of client authentication methods, and
+ * `*_auth_signing_alg_values_supported` from its CLIENT_JWT_SIGNING_ALGS: the same the endpoints
+ * authenticate against.
  * RFC 9126 §2 and RFC 8628 §3.1: PAR and device authorization authenticate as the token endpoint.
  */
 function authenticationMetadata() {

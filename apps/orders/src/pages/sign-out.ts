@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { escapeHtml, sendPage } from './page.js';
 
 /**
- * Issue 13 item 5: a sign-out asked for by another site is a question, not a sign-out. The button
+ * A sign-out asked for by another site is a question, not a sign-out. The button
  * POSTs to `/logout` with the session's CSRF token.
  */
 export function sendSignOutConfirmation(

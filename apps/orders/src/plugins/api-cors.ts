@@ -25,7 +25,7 @@ declare module 'fastify' {
  * A hook of the two bearer areas (src/routes/guarded-areas.ts) and two preflight routes, rather than
  * @fastify/cors on every request of the service: with options chosen per request that plugin
  * spread new option objects on each one, about 25 µs of CPU per request in the bench's pinned runs
- * of the auth server (issue 20), where the same change was measured.
+ * of the auth server, where the same change was measured.
  */
 export const apiCorsPlugin = fp(
   async (app) => {

@@ -84,7 +84,7 @@ function isCleanValue(value: unknown, depth: number): boolean {
 }
 
 /**
- * One guard for the whole app (issue 13 item 7): the URL and headers in `onRequest`, before any
+ * One guard for the whole app: the URL and headers in `onRequest`, before any
  * route hook or handler; parsed bodies (forms, JSON) in `preValidation`, before the schema and the
  * handler. A control character, invalid UTF-8 or a lone surrogate anywhere is 400 with the usual
  * `{statusCode, message}` body, never a 5xx from the database or a broken page.

@@ -11,7 +11,7 @@ import {
 import { userRoutes } from './users.js';
 
 /**
- * Guards by area, not by route (issue 14 item 8; fastify/demo's `autohooks`): each area is an
+ * Guards by area, not by route (fastify/demo's `autohooks`): each area is an
  * encapsulated plugin with exactly one onRequest guard, so a route added to an area is protected
  * by default and no route carries a guard of its own. The guard runs before the body is parsed:
  * a wrong key or token is refused whatever the body is. test/route-guards.test.ts walks every
