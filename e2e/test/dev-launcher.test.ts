@@ -42,9 +42,12 @@ describe('pnpm dev', () => {
       // The example names other ports than the taken ones: each moved by 100.
       expect(errorLines[0]).toContain(`ORDERS_PORT=${Number(ports.ORDERS_PORT) + 100}`);
       expect(errorLines[0]).not.toContain(`ORDERS_PORT=${ports.ORDERS_PORT} `);
-      // …in the README's own form of the command (its example of other ports).
+      // …in the documentation's own form of the command (its example of other ports, in the
+      // development guide the README links to).
       const readmeForm = /AUTH_PORT=\d+ ORDERS_PORT=\d+ SPA_PORT=\d+ ([^`]+ dev)`/.exec(
-        readFileSync(join(repositoryRoot, 'README.md'), 'utf8'),
+        ['README.md', 'docs/development.md']
+          .map((file) => readFileSync(join(repositoryRoot, file), 'utf8'))
+          .join('\n'),
       )?.[1];
       expect(readmeForm).toBe('npx -y pnpm@10.34.9 dev');
       expect(errorLines[0]).toContain(`SPA_PORT=${Number(ports.SPA_PORT) + 100} ${readmeForm}`);
