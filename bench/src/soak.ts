@@ -92,6 +92,12 @@ class Window {
 }
 
 const MAX_IN_FLIGHT = 64;
+/**
+ * Access tokens live as long as the auth server's default (`ACCESS_TOKEN_TTL`), not the hour the
+ * other workloads need: over 30 minutes the soak should see tokens expire and the orders service's
+ * cache of verified tokens settle at the live ones, as in production.
+ */
+const SOAK_ACCESS_TOKEN_TTL = 300;
 
 /** Starts MIX operations at `rate` per second (open loop, bounded in flight) until `stop()`. */
 function driveLoad(mix: SoakMix, rate: number, window: Window) {
@@ -210,6 +216,7 @@ async function main(): Promise<number> {
     logDir: join(resultsDir, 'logs', `soak-${stamp}`),
     admin,
     stamp: `soak${stamp}`,
+    accessTokenTtl: SOAK_ACCESS_TOKEN_TTL,
   };
   const loadAtStart = loadavg();
   const system = await startOurs(context, db, true);

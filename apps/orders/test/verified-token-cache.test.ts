@@ -29,7 +29,7 @@ describe('VerifiedTokenCache', () => {
   it('returns a verified token until its exp (exclusive), then forgets it', () => {
     const cache = new VerifiedTokenCache();
     const { value } = provider(1);
-    cache.set('token-a', verified('a'), NOW / 1000 + 60, value);
+    cache.set('token-a', verified('a'), NOW / 1000 + 60, value, NOW);
 
     expect(cache.get('token-a', value, NOW)).toEqual(verified('a'));
     expect(cache.get('token-a', value, NOW + 59_999)).toEqual(verified('a'));
@@ -41,7 +41,7 @@ describe('VerifiedTokenCache', () => {
   it('drops entries once the keys were re-read (a withdrawn key stops being accepted)', () => {
     const cache = new VerifiedTokenCache();
     const keys = provider(1);
-    cache.set('token-a', verified('a'), NOW / 1000 + 60, keys.value);
+    cache.set('token-a', verified('a'), NOW / 1000 + 60, keys.value, NOW);
     keys.setVersion(2);
     expect(cache.get('token-a', keys.value, NOW)).toBeUndefined();
   });
@@ -49,17 +49,17 @@ describe('VerifiedTokenCache', () => {
   it('is not used while the keys are stale or unknown, nor for another provider', () => {
     const cache = new VerifiedTokenCache();
     const keys = provider(1);
-    cache.set('token-a', verified('a'), NOW / 1000 + 60, keys.value);
+    cache.set('token-a', verified('a'), NOW / 1000 + 60, keys.value, NOW);
     keys.setVersion(undefined);
     expect(cache.get('token-a', keys.value, NOW)).toBeUndefined();
 
     const stale = provider('stale');
-    cache.set('token-b', verified('b'), NOW / 1000 + 60, stale.value);
+    cache.set('token-b', verified('b'), NOW / 1000 + 60, stale.value, NOW);
     expect(cache.size).toBe(0);
 
     const first = provider(1);
     const rediscovered = provider(1);
-    cache.set('token-c', verified('c'), NOW / 1000 + 60, first.value);
+    cache.set('token-c', verified('c'), NOW / 1000 + 60, first.value, NOW);
     expect(cache.get('token-c', rediscovered.value, NOW)).toBeUndefined();
   });
 
@@ -67,10 +67,10 @@ describe('VerifiedTokenCache', () => {
     const cache = new VerifiedTokenCache(2);
     const { value } = provider(1);
     const exp = NOW / 1000 + 60;
-    cache.set('token-a', verified('a'), exp, value);
-    cache.set('token-b', verified('b'), exp, value);
+    cache.set('token-a', verified('a'), exp, value, NOW);
+    cache.set('token-b', verified('b'), exp, value, NOW);
     expect(cache.get('token-a', value, NOW)).toBeDefined(); // a is now the most recent
-    cache.set('token-c', verified('c'), exp, value);
+    cache.set('token-c', verified('c'), exp, value, NOW);
 
     expect(cache.size).toBe(2);
     expect(cache.get('token-b', value, NOW)).toBeUndefined();
@@ -81,7 +81,7 @@ describe('VerifiedTokenCache', () => {
   it('hands out a frozen object, so one request cannot change what the next one sees', () => {
     const cache = new VerifiedTokenCache();
     const { value } = provider(1);
-    cache.set('token-a', verified('a'), NOW / 1000 + 60, value);
+    cache.set('token-a', verified('a'), NOW / 1000 + 60, value, NOW);
     expect(Object.isFrozen(cache.get('token-a', value, NOW))).toBe(true);
   });
 });
