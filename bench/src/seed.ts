@@ -45,6 +45,8 @@ export const BENCH_ACCESS_TOKEN_TTL = 3600;
 export interface SeedOptions {
   /** The web client's ID Token algorithm; unset keeps the server's default (RS256 per OIDC). */
   idTokenAlg?: 'RS256' | 'ES256';
+  /** Lifetime of both resources' access tokens, seconds; `BENCH_ACCESS_TOKEN_TTL` when unset. */
+  accessTokenTtl?: number;
 }
 
 export async function writeSeedFile(
@@ -76,7 +78,7 @@ export async function writeSeedFile(
         id: ids.jwtResource.id,
         scopes: ['orders.read', 'orders.write'],
         access_token_format: 'jwt',
-        access_token_ttl: BENCH_ACCESS_TOKEN_TTL,
+        access_token_ttl: options.accessTokenTtl ?? BENCH_ACCESS_TOKEN_TTL,
         secret: ids.jwtResource.secret,
         claims: ['email'],
       },
@@ -84,7 +86,7 @@ export async function writeSeedFile(
         id: ids.opaqueResource.id,
         scopes: [ids.opaqueResource.scope],
         access_token_format: 'opaque',
-        access_token_ttl: BENCH_ACCESS_TOKEN_TTL,
+        access_token_ttl: options.accessTokenTtl ?? BENCH_ACCESS_TOKEN_TTL,
         secret: ids.opaqueResource.secret,
       },
     ],

@@ -15,12 +15,13 @@
  * Exit status: 0; 1 when a server did not start or exited, no operation succeeded, or more than
  * 1 % of them failed; 2 on a harness error.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectAdmin, type DatabaseAdmin, DEFAULT_ADMIN_URL } from './databases.js';
 import { killAllChildrenNow, type ServerProcess } from './processes.js';
+import { heapSnapshotFlags, takeHeapSnapshot } from './soak/heap-snapshots.js';
 import { type Answerer, MIX, SoakMix } from './soak/mix.js';
 import { memoryTrends, p99, type SoakSample, toCsv } from './soak/series.js';
 import { lineChartsSvg } from './soak/svg.js';
@@ -92,6 +93,14 @@ class Window {
 }
 
 const MAX_IN_FLIGHT = 64;
+/**
+ * Access tokens live as long as the auth server's default (`ACCESS_TOKEN_TTL`), not the hour the
+ * other workloads need: over 30 minutes the soak should see tokens expire and the orders service's
+ * cache of verified tokens settle at the live ones, as in production.
+ */
+const SOAK_ACCESS_TOKEN_TTL = 300;
+/** `SOAK_HEAP_SNAPSHOTS=<dir>`: heap snapshots of the orders service (`soak/heap-snapshots.ts`). */
+const SNAPSHOT_DIR = process.env.SOAK_HEAP_SNAPSHOTS;
 
 /** Starts MIX operations at `rate` per second (open loop, bounded in flight) until `stop()`. */
 function driveLoad(mix: SoakMix, rate: number, window: Window) {
@@ -190,7 +199,7 @@ function plot(samples: readonly SoakSample[], caption: string): string {
 }
 
 async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2).filter((argument) => argument !== '--'));
   const stamp = new Date()
     .toISOString()
     .replace(/[-:.TZ]/g, '')
@@ -210,7 +219,10 @@ async function main(): Promise<number> {
     logDir: join(resultsDir, 'logs', `soak-${stamp}`),
     admin,
     stamp: `soak${stamp}`,
+    accessTokenTtl: SOAK_ACCESS_TOKEN_TTL,
+    ...(SNAPSHOT_DIR ? { serverNodeFlags: heapSnapshotFlags(SNAPSHOT_DIR) } : {}),
   };
+  if (SNAPSHOT_DIR) mkdirSync(SNAPSHOT_DIR, { recursive: true });
   const loadAtStart = loadavg();
   const system = await startOurs(context, db, true);
   try {
@@ -246,9 +258,21 @@ async function soak(
     samples.push(sample);
     if (samples.length % Math.max(1, Math.round(60 / options.sampleSeconds)) === 0 || next >= options.seconds)
       log(`${JSON.stringify(sample)}`);
+    if (
+      SNAPSHOT_DIR &&
+      (Math.abs(next - options.warmupSeconds) < 1e-9 || next + options.sampleSeconds > options.seconds)
+    )
+      await snapshotOrders(system, SNAPSHOT_DIR);
   }
   await load.stop();
   return report(system, options, run, samples, load.skipped());
+}
+
+/** See `soak/heap-snapshots.ts`; with a snapshot the samples after it include its cost. */
+async function snapshotOrders(system: System, dir: string): Promise<void> {
+  const orders = system.servers[1];
+  if (orders)
+    log(`orders heap snapshot: ${(await takeHeapSnapshot(orders, dir)) ?? 'not written'} in ${dir}`);
 }
 
 function report(

@@ -48,6 +48,8 @@ export interface StartContext {
   serverNodeFlags?: string[];
   /** With `--id-token-alg`: the web client's ID Token algorithm in the seed. */
   idTokenAlg?: 'RS256' | 'ES256';
+  /** Lifetime of the seeded resources' access tokens, seconds (see `SeedOptions`). */
+  accessTokenTtl?: number;
   /**
    * How our servers start: `bundle` (default) as their `pnpm start` does (the esbuild bundle
    * `dist/server.js` on plain node, with the node flags of the start script); `tsx`:
@@ -229,6 +231,7 @@ export async function startOurs(
   const redirectUri = `${ordersBase}/signin-oidc`;
   const seedFile = await writeSeedFile(scratch, ids, redirectUri, {
     ...(context.idTokenAlg ? { idTokenAlg: context.idTokenAlg } : {}),
+    ...(context.accessTokenTtl ? { accessTokenTtl: context.accessTokenTtl } : {}),
   });
 
   const databaseUrl = async (app: string) => {

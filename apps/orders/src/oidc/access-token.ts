@@ -67,7 +67,8 @@ export async function verifyAccessToken(
 }
 
 async function verifyJwtAccessToken(token: string, { provider, resourceId, cache }: AccessTokenContext) {
-  const cached = cache?.get(token, provider, Date.now());
+  const nowMs = Date.now();
+  const cached = cache?.get(token, provider, nowMs);
   if (cached !== undefined) return cached;
   let payload: Record<string, unknown>;
   try {
@@ -94,7 +95,7 @@ async function verifyJwtAccessToken(token: string, { provider, resourceId, cache
     jkt: boundKeyThumbprint(payload.cnf),
   };
   // `exp` is a required claim, checked above.
-  if (typeof payload.exp === 'number') cache?.set(token, verified, payload.exp, provider);
+  if (typeof payload.exp === 'number') cache?.set(token, verified, payload.exp, provider, nowMs);
   return verified;
 }
 

@@ -22,10 +22,16 @@ interface Entry {
  * Opaque tokens are never cached: introspection is asked every time, so revocation is immediate.
  *
  * Keys are SHA-256 of the token (fixed size; the token itself is not kept). Bounded: the least
- * recently used entry goes first (a Map keeps insertion order; a hit re-inserts).
+ * recently used entry goes first (a Map keeps insertion order; a hit re-inserts). Expired entries
+ * are also swept out as inserts go by, so the size follows the tokens still alive (request rate ×
+ * token lifetime) instead of filling to the bound with tokens nobody can use any more: a client
+ * that refreshes mints a new token each time, and the old one is never asked for again. The sweep
+ * runs once the inserts since the last one reach a quarter of the size (at least `MIN_SWEEP_GAP`),
+ * so a full pass over the entries costs at most a handful of steps per insert (amortised O(1)).
  */
 export class VerifiedTokenCache {
   readonly #entries = new Map<string, Entry>();
+  #insertsSinceSweep = 0;
 
   constructor(readonly maxEntries = 10_000) {}
 
@@ -48,11 +54,21 @@ export class VerifiedTokenCache {
     return entry.verified;
   }
 
-  /** Remembers a token just verified against `provider`'s current keys; `exp` in seconds. */
-  set(token: string, verified: VerifiedAccessToken, exp: number, provider: DiscoveredProvider): void {
+  /**
+   * Remembers a token just verified against `provider`'s current keys; `exp` in seconds, `nowMs`
+   * the clock the expired entries are swept against.
+   */
+  set(
+    token: string,
+    verified: VerifiedAccessToken,
+    exp: number,
+    provider: DiscoveredProvider,
+    nowMs: number,
+  ): void {
     const keysVersion = provider.jwksVersion?.();
     // Without a known key-set version an entry could outlive a withdrawn key: not cached.
     if (keysVersion === undefined) return;
+    this.#sweepExpiredNowAndThen(nowMs);
     const key = keyOf(token);
     this.#entries.delete(key);
     this.#entries.set(key, {
@@ -66,7 +82,20 @@ export class VerifiedTokenCache {
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
   }
+
+  /** Drops every entry past its `exp` (RFC 9068 §4), once enough inserts paid for the pass. */
+  #sweepExpiredNowAndThen(nowMs: number): void {
+    this.#insertsSinceSweep += 1;
+    if (this.#insertsSinceSweep < Math.max(MIN_SWEEP_GAP, this.#entries.size / 4)) return;
+    this.#insertsSinceSweep = 0;
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAtMs <= nowMs) this.#entries.delete(key);
+    }
+  }
 }
+
+/** Fewest inserts between two sweeps, so a small cache is not scanned on every insert. */
+const MIN_SWEEP_GAP = 64;
 
 function keyOf(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
