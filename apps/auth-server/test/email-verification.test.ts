@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
-import { type SmtpFixture, startSmtpServer, startStallingServer, urlsIn } from './helpers/smtp-server.js';
+import {
+  type SmtpFixture,
+  STALL_TEST_SMTP_TIMINGS,
+  startSmtpServer,
+  startStallingServer,
+  urlsIn,
+} from './helpers/smtp-server.js';
 
 /**
  * Verified addresses (README "Email"): the account page says whether the address is verified and
@@ -134,16 +140,7 @@ describe('an SMTP server that stalls', () => {
     const started = await startTestApp({
       seed: seedWithGus(),
       env: { SMTP_URL: `smtp://localhost:${stalling.port}` },
-      mail: {
-        smtpTimings: {
-          connectionTimeoutMs: 300,
-          greetingTimeoutMs: 300,
-          socketTimeoutMs: 500,
-          sendDeadlineMs: 1_000,
-          attempts: 2,
-          retryBackoffMs: 50,
-        },
-      },
+      mail: { smtpTimings: STALL_TEST_SMTP_TIMINGS },
     });
     try {
       const browser = await signedInToAccount(started.app);

@@ -4,7 +4,12 @@ import { hiddenFields, TestBrowser } from './browser.js';
 import { startTestApp } from './helpers/app.js';
 import { createPostgresTestDatabase, postgresForThisFile, type TestDatabase } from './helpers/database.js';
 import { captureLogs } from './helpers/security.js';
-import { type SmtpFixture, startSmtpServer, startStallingServer } from './helpers/smtp-server.js';
+import {
+  type SmtpFixture,
+  STALL_TEST_SMTP_TIMINGS,
+  startSmtpServer,
+  startStallingServer,
+} from './helpers/smtp-server.js';
 
 /**
  * The forgot-password form behind a load balancer: two instances on one PostgreSQL database share
@@ -77,16 +82,7 @@ describe('a stalled SMTP server', () => {
     const started = await startTestApp({
       env: { SMTP_URL: `smtp://localhost:${stalling.port}`, LOG_LEVEL: 'info' },
       logger: logs.logger,
-      mail: {
-        smtpTimings: {
-          connectionTimeoutMs: 300,
-          greetingTimeoutMs: 300,
-          socketTimeoutMs: 500,
-          sendDeadlineMs: 1_000,
-          attempts: 2,
-          retryBackoffMs: 50,
-        },
-      },
+      mail: { smtpTimings: STALL_TEST_SMTP_TIMINGS },
     });
     try {
       const before = Date.now();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import type { SmtpTimings } from '../../src/mail/mailer.js';
 
 /**
  * A real SMTP server over TCP on a free loopback port (the npm `smtp-server` package, by the
@@ -173,6 +174,16 @@ export async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/** Timings short enough that a stalled server is given up on within a test's patience. */
+export const STALL_TEST_SMTP_TIMINGS: SmtpTimings = {
+  connectionTimeoutMs: 300,
+  greetingTimeoutMs: 300,
+  socketTimeoutMs: 500,
+  sendDeadlineMs: 1_000,
+  attempts: 2,
+  retryBackoffMs: 50,
+};
 
 /** Accepts TCP connections and never says a word (no SMTP greeting): a stalled mail server. */
 export async function startStallingServer(): Promise<{ port: number; close(): Promise<void> }> {
