@@ -17,7 +17,7 @@ import Fastify, {
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
-import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
+import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
 import { userForPrincipal } from './kerberos/principal-mapping.js';
@@ -48,7 +48,7 @@ import { tokenRoutes } from './routes/token.js';
 import { userInfoRoutes } from './routes/userinfo.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
-import { createJtiReplayStore } from './storage/drizzle-jti-replay.js';
+import { createJtiReplayStore } from './storage/drizzle/jti-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {

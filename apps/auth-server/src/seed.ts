@@ -24,16 +24,16 @@ import {
   type SeedResource,
   type SeedUser,
 } from './schemas/seed.js';
-import { writeRegistryRecords } from './storage/drizzle-stores.js';
-import { disableEntriesNotIn, type RegistryKind } from './storage/registry-status.js';
-import { appliedSeedFingerprints, claimSeedUsers } from './storage/user-ownership.js';
+import { writeRegistryRecords } from './storage/drizzle/stores.js';
+import { disableEntriesNotIn, type RegistryKind } from './storage/drizzle/registry-status.js';
+import { appliedSeedFingerprints, claimSeedUsers } from './storage/drizzle/user-ownership.js';
 
 /**
  * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.
  * Plain-text secrets are hashed before they reach the database. The file is the truth: a client,
- * resource or user it no longer names is disabled (`disabled_at`, see storage/registry-status.ts),
+ * resource or user it no longer names is disabled (`disabled_at`, see storage/drizzle/registry-status.ts),
  * not deleted, so grants and history keep their references; naming it again enables it. Users added
- * or disabled by an operator are the exception the seed respects (storage/user-ownership.ts).
+ * or disabled by an operator are the exception the seed respects (storage/drizzle/user-ownership.ts).
  */
 
 /** A seed problem, phrased as one line that names the entry and member. */
@@ -240,7 +240,7 @@ export interface SeedSummary {
  * Upserts every entry in one transaction, then disables the entries the file no longer names.
  * Idempotent: applying the same document twice leaves the same rows (client and resource secret
  * hashes are deterministic HMACs). A user entry is written only when it differs from the one
- * applied last (its fingerprint, see storage/user-ownership.ts), so what an operator or the user
+ * applied last (its fingerprint, see storage/drizzle/user-ownership.ts), so what an operator or the user
  * changed since (password, factors, enabled or disabled) outlives restarts until the entry changes.
  */
 export async function applySeed(

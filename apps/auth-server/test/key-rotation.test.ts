@@ -2,7 +2,7 @@ import { createTestClock } from '@oidc-orders/oauth-core/testing';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateSigningKeys } from '../src/keys/rotation.js';
-import { createKeyStore } from '../src/storage/drizzle-stores.js';
+import { createKeyStore } from '../src/storage/drizzle/stores.js';
 import { basicAuthorization, FORM, form, startTestApp, type TestApp, testConfig } from './helpers/app.js';
 import { TEST_SECRETS } from './helpers/seed.js';
 

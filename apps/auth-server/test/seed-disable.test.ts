@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, resources, ssoSessions, users } from '../src/db/schema.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
-import { setEntryDisabled } from '../src/storage/registry-status.js';
+import { setEntryDisabled } from '../src/storage/drizzle/registry-status.js';
 import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './helpers/app.js';
 import { databaseKind } from './helpers/database.js';
 import { refreshWithWebClient, webClientTokens } from './helpers/flows.js';

@@ -1,6 +1,6 @@
 import { describeStoreContract } from '@oidc-orders/oauth-core/store-contract';
 import { afterAll, beforeAll } from 'vitest';
-import { createDrizzleStores, writeRegistryRecords } from '../src/storage/drizzle-stores.js';
+import { createDrizzleStores, writeRegistryRecords } from '../src/storage/drizzle/stores.js';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.js';
 
 // One database for the whole suite: the contract uses ids unique per test.

@@ -6,7 +6,7 @@ import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
-import { setEntryDisabled } from '../storage/registry-status.js';
+import { setEntryDisabled } from '../storage/drizzle/registry-status.js';
 
 /**
  * User administration on a running deployment's database (`pnpm --filter auth-server users …`).
@@ -31,7 +31,7 @@ export interface UserOverview {
   /** The user proved the address (a mailed link, or the seed's `email_verified`). */
   emailVerified: boolean;
   mfaRequired: boolean;
-  /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/user-ownership.ts). */
+  /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/drizzle/user-ownership.ts). */
   managedBy: 'seed' | 'operator';
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;
@@ -118,7 +118,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     },
 
     /**
-     * The user cannot sign in (every lookup skips a disabled user, src/storage/registry-status.ts),
+     * The user cannot sign in (every lookup skips a disabled user, src/storage/drizzle/registry-status.ts),
      * and their sessions end and grants are revoked now: refresh and opaque access tokens stop at
      * once on every instance. Returns whether the user was enabled before.
      */

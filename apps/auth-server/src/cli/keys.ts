@@ -7,7 +7,7 @@ import { openDatabase } from '../db/client.js';
 import { deriveSecretHashingKey, KeyDecryptionError } from '../keys/key-encryption.js';
 import { KeyRing } from '../keys/key-ring.js';
 import { minimumActivationDelaySeconds, rotateSigningKeys } from '../keys/rotation.js';
-import { createKeyStore } from '../storage/drizzle-stores.js';
+import { createKeyStore } from '../storage/drizzle/stores.js';
 import { commandEnvironment } from './command-environment.js';
 
 /**

@@ -17,7 +17,7 @@ import {
 import { createUserSignOut, type UserSignOut } from '../logout/user-sign-out.js';
 import { createMailer } from '../mail/mailer.js';
 import { createPasswordRecovery, DEFAULT_MAIL_RATE_LIMITS } from '../mail/password-reset.js';
-import { createDrizzleStores, createKeyStore } from '../storage/drizzle-stores.js';
+import { createDrizzleStores, createKeyStore } from '../storage/drizzle/stores.js';
 import { commandEnvironment } from './command-environment.js';
 
 /**

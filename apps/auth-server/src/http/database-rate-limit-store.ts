@@ -65,7 +65,7 @@ export function databaseRateLimitCounter(
       .returning({ hits: rateLimitCounters.hits, windowStartedAt: rateLimitCounters.windowStartedAt });
     // Housekeeping without a scheduler: every 100th hit drops counters idle for ten windows. The
     // login counters share the table with longer windows and sweep themselves
-    // (src/http/login-attempt-limiter.ts).
+    // (src/routes/interaction/login-attempt-limiter.ts).
     if (++hitsSinceSweep >= 100) {
       hitsSinceSweep = 0;
       await db

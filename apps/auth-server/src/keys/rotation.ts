@@ -1,10 +1,12 @@
 import type { Clock, SigningKeyRecord } from '@oidc-orders/oauth-core';
 import { sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
-import { KEY_REFRESH_INTERVAL_MS } from '../plugins/keys.js';
-import { createKeyStore } from '../storage/drizzle-stores.js';
+import { createKeyStore } from '../storage/drizzle/stores.js';
 import { SUPPORTED_SIGNING_ALGS } from './key-ring.js';
 import { generateSigningKey, SIGNING_KEY_LOCK_KEY } from './signing-key-bootstrap.js';
+
+/** How often each instance re-reads the key table. Rotation activates new keys later than this. */
+export const KEY_REFRESH_INTERVAL_MS = 60_000;
 
 export interface RotationOptions {
   /**

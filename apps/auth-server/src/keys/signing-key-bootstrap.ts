@@ -2,7 +2,7 @@ import type { Clock, KeyStore, SigningAlg, SigningKeyRecord } from '@oidc-orders
 import { sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { AppDatabase } from '../db/client.js';
-import { createKeyStore } from '../storage/drizzle-stores.js';
+import { createKeyStore } from '../storage/drizzle/stores.js';
 import { encryptPrivateKey } from './key-encryption.js';
 import { SUPPORTED_SIGNING_ALGS } from './key-ring.js';
 

@@ -14,7 +14,7 @@ import fp from 'fastify-plugin';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { DEVICE_AUTHORIZATION_PATH } from '../routes/device-authorization.js';
 import { PAR_PATH } from '../routes/par.js';
-import { createJtiReplayStore } from '../storage/drizzle-jti-replay.js';
+import { createJtiReplayStore } from '../storage/drizzle/jti-replay.js';
 
 /** How the server reads a client's `jwks_uri` (README "Client keys"). */
 export interface ClientKeyOptions {

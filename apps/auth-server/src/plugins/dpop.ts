@@ -12,7 +12,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { deriveDpopNonceKey } from '../keys/key-encryption.js';
-import { createJtiReplayStore } from '../storage/drizzle-jti-replay.js';
+import { createJtiReplayStore } from '../storage/drizzle/jti-replay.js';
 
 /** How often expired `dpop_jtis` rows are deleted (each instance; the deletes are idempotent). */
 export const DPOP_REPLAY_CLEANUP_INTERVAL_MS = 5 * 60_000;

@@ -1,11 +1,9 @@
 import type { Clock } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
 import { KeyRing } from '../keys/key-ring.js';
+import { KEY_REFRESH_INTERVAL_MS } from '../keys/rotation.js';
 import { ensureSigningKeys } from '../keys/signing-key-bootstrap.js';
-import { createKeyStore } from '../storage/drizzle-stores.js';
-
-/** How often each instance re-reads the key table. Rotation activates new keys later than this. */
-export const KEY_REFRESH_INTERVAL_MS = 60_000;
+import { createKeyStore } from '../storage/drizzle/stores.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

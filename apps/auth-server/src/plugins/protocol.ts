@@ -7,7 +7,7 @@ import type {
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
-import type { DrizzleStores } from '../storage/drizzle-stores.js';
+import type { DrizzleStores } from '../storage/drizzle/stores.js';
 
 /**
  * Everything oauth-core functions take as their context, assembled once: stores, clock, randomness,

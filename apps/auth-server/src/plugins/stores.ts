@@ -5,7 +5,7 @@ import { deriveSecretHashingKey } from '../keys/key-encryption.js';
 import { endSessionsOfDisabledUsers } from '../logout/user-sign-out.js';
 import type { SeedDocument } from '../schemas/seed.js';
 import { applySeed, parseSeedDocument } from '../seed.js';
-import { createDrizzleStores, type DrizzleStores } from '../storage/drizzle-stores.js';
+import { createDrizzleStores, type DrizzleStores } from '../storage/drizzle/stores.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

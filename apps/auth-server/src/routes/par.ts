@@ -8,7 +8,7 @@ import {
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
-import { createPushedAuthorizationRequestStore } from '../storage/drizzle-pushed-authorization-requests.js';
+import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
 
 /** RFC 9126 §2: the pushed authorization request endpoint (`pushed_authorization_request_endpoint`). */
 export const PAR_PATH = '/par';

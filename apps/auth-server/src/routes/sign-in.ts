@@ -25,7 +25,7 @@ import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
-import { createPushedAuthorizationRequestStore } from '../storage/drizzle-pushed-authorization-requests.js';
+import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
 import { accountRoutes } from './account.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { AppDatabase } from '../../src/db/client.js';
 import { SUPPORTED_SIGNING_ALGS } from '../../src/keys/key-ring.js';
 import { generateSigningKey, SIGNING_KEY_LOCK_KEY } from '../../src/keys/signing-key-bootstrap.js';
-import { createKeyStore } from '../../src/storage/drizzle-stores.js';
+import { createKeyStore } from '../../src/storage/drizzle/stores.js';
 
 /**
  * Signing keys generated once per test worker and KEY_ENCRYPTION_KEY: generating an RSA key takes

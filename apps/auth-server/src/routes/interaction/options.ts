@@ -33,7 +33,7 @@ export type LoginAttemptDecision =
   | { allowed: false; limit: 'username' | 'ip'; retryAfterSeconds: number };
 
 /**
- * Throttles login attempts per IP and per username (src/http/login-attempt-limiter.ts). `allow`
+ * Throttles login attempts per IP and per username (src/routes/interaction/login-attempt-limiter.ts). `allow`
  * runs before the password is checked; refusing answers 429 (with `Retry-After`) without checking it.
  */
 export interface LoginAttemptGuard {

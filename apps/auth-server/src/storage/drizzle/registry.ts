@@ -65,7 +65,7 @@ export async function writeRegistryRecords(
         updatedAt: now,
       };
       // A new user starts enabled; an existing one keeps its state, which the seed and the operator
-      // decide (storage/user-ownership.ts: the seed re-enables only the users it disabled). An
+      // decide (user-ownership.ts: the seed re-enables only the users it disabled). An
       // address the user proved by a mailed link stays verified while the seed keeps it.
       const emailVerified = sql`${user.emailVerified} or (${users.emailVerified} and ${users.email} is not distinct from ${user.email})`;
       await tx

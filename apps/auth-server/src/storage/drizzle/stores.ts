@@ -6,19 +6,19 @@ import type {
   ResourceStore,
   TokenStores,
 } from '@oidc-orders/oauth-core';
-import type { AppDatabase } from '../db/client.js';
-import { createAccessTokenStore } from './drizzle/access-token-store.js';
-import { createAuthorizationCodeStore } from './drizzle/authorization-code-store.js';
-import { createDeviceCodeStore } from './drizzle/device-code-store.js';
-import { createGrantStore } from './drizzle/grant-store.js';
-import { createKeyStore } from './drizzle/key-store.js';
-import { createHotPathStatements, createRedemptionStatements } from './drizzle/prepared-statements.js';
-import { createRefreshTokenStore } from './drizzle/refresh-token-store.js';
-import { createRegistrySnapshot } from './drizzle/registry.js';
-import { createUserStore } from './drizzle/user-store.js';
+import type { AppDatabase } from '../../db/client.js';
+import { createAccessTokenStore } from './access-token-store.js';
+import { createAuthorizationCodeStore } from './authorization-code-store.js';
+import { createDeviceCodeStore } from './device-code-store.js';
+import { createGrantStore } from './grant-store.js';
+import { createKeyStore } from './key-store.js';
+import { createHotPathStatements, createRedemptionStatements } from './prepared-statements.js';
+import { createRefreshTokenStore } from './refresh-token-store.js';
+import { createRegistrySnapshot } from './registry.js';
+import { createUserStore } from './user-store.js';
 
-export { createKeyStore, signingKeyFromRow } from './drizzle/key-store.js';
-export { type RegistryRecords, writeRegistryRecords } from './drizzle/registry.js';
+export { createKeyStore, signingKeyFromRow } from './key-store.js';
+export { type RegistryRecords, writeRegistryRecords } from './registry.js';
 
 /**
  * The oauth-core store contracts on Drizzle (node-postgres or PGlite). Every method is typed on

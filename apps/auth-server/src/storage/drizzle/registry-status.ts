@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, notInArray } from 'drizzle-orm';
-import type { AppDatabase } from '../db/client.js';
-import { clients, resources, users } from '../db/schema.js';
+import type { AppDatabase } from '../../db/client.js';
+import { clients, resources, users } from '../../db/schema.js';
 import { disableSeedUsersNotIn, setUserDisabledByOperator } from './user-ownership.js';
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
-import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
+import type { AppDatabase } from '../../db/client.js';
+import { users } from '../../db/schema.js';
 
 /**
  * Who keeps a user, so the seed file and the operator's `users` commands do not undo each other

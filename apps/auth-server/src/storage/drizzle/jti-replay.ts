@@ -1,7 +1,7 @@
 import type { JtiReplayStore } from '@oidc-orders/oauth-core';
 import { lte } from 'drizzle-orm';
-import type { AppDatabase } from '../db/client.js';
-import { dpopJtis } from '../db/schema.js';
+import type { AppDatabase } from '../../db/client.js';
+import { dpopJtis } from '../../db/schema.js';
 
 /**
  * oauth-core `JtiReplayStore` on the `dpop_jtis` table, shared by every instance: a DPoP proof,

@@ -1,7 +1,7 @@
 import type { PushedAuthorizationRequest, PushedAuthorizationRequestStore } from '@oidc-orders/oauth-core';
 import { and, eq, gt, isNull, lte } from 'drizzle-orm';
-import type { AppDatabase } from '../db/client.js';
-import { pushedAuthorizationRequests } from '../db/schema.js';
+import type { AppDatabase } from '../../db/client.js';
+import { pushedAuthorizationRequests } from '../../db/schema.js';
 
 /**
  * oauth-core `PushedAuthorizationRequestStore` on `pushed_authorization_requests`. /authorize reads
