@@ -17,7 +17,6 @@ import Fastify, {
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
-import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
 import { userForPrincipal } from './kerberos/principal-mapping.js';
@@ -40,6 +39,7 @@ import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
+import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
 import { introspectionRoutes } from './routes/introspect.js';
 import { pushedAuthorizationRequestRoutes } from './routes/par.js';
 import { revocationRoutes } from './routes/revoke.js';

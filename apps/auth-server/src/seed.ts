@@ -24,8 +24,8 @@ import {
   type SeedResource,
   type SeedUser,
 } from './schemas/seed.js';
-import { writeRegistryRecords } from './storage/drizzle/stores.js';
 import { disableEntriesNotIn, type RegistryKind } from './storage/drizzle/registry-status.js';
+import { writeRegistryRecords } from './storage/drizzle/stores.js';
 import { appliedSeedFingerprints, claimSeedUsers } from './storage/drizzle/user-ownership.js';
 
 /**

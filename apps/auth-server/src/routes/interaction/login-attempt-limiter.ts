@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
 import { rateLimitCounters } from '../../db/schema.js';
-import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from './index.js';
 import { LOGIN_COUNTER_PREFIX } from '../../http/database-rate-limit-store.js';
+import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from './index.js';
 
 export interface LoginAttemptLimits {
   /** Failures per username in one window before it is locked (0 = no limit). */
