@@ -5,6 +5,20 @@
  * has no entry here, or an entry names a route that does not exist: the two cannot drift.
  */
 import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orders/service-kit';
+import { BROWSER_CORS_ENDPOINTS, ENDPOINTS } from '../endpoints.js';
+
+/** The CORS preflight of each endpoint browsers call cross-origin (src/plugins/cors.ts). */
+function preflightDescriptions(): Record<string, RouteDescription> {
+  return Object.fromEntries(
+    BROWSER_CORS_ENDPOINTS.map((endpoint) => [
+      `OPTIONS ${endpoint.path}`,
+      {
+        summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
+        tag: endpoint.tag,
+      },
+    ]),
+  );
+}
 
 const SIGN_IN_PAGE = 'HTML sign-in step of an authorization request (interaction)';
 
@@ -18,8 +32,8 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     summary: 'OpenID Provider metadata (OpenID Connect Discovery 1.0 §4, RFC 8414 §3)',
     tag: 'openid',
   },
-  'GET /jwks': { summary: 'Public signing keys, JWK Set (RFC 7517 §5)', tag: 'openid' },
-  'GET /authorize': {
+  [`GET ${ENDPOINTS.jwks.path}`]: { summary: 'Public signing keys, JWK Set (RFC 7517 §5)', tag: 'openid' },
+  [`GET ${ENDPOINTS.authorization.path}`]: {
     summary: 'Authorization endpoint (RFC 6749 §3.1; OpenID Connect Core §3.1.2)',
     tag: 'oauth',
     parameters: [
@@ -39,57 +53,58 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
       'request_uri',
     ],
   },
-  'POST /authorize': {
+  [`POST ${ENDPOINTS.authorization.path}`]: {
     summary: 'Authorization endpoint, form-encoded (OpenID Connect Core §3.1.2.1)',
     tag: 'oauth',
   },
-  'POST /par': {
+  [`POST ${ENDPOINTS.pushedAuthorization.path}`]: {
     summary: 'Pushed authorization request (RFC 9126 §2)',
     tag: 'oauth',
     parameters: ['client_id', 'response_type', 'redirect_uri', 'scope', 'code_challenge', 'request'],
   },
-  'POST /token': {
+  [`POST ${ENDPOINTS.token.path}`]: {
     summary: 'Token endpoint (RFC 6749 §3.2): every grant of the registry',
     tag: 'oauth',
     parameters: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource'],
   },
-  'POST /introspect': {
+  [`POST ${ENDPOINTS.introspection.path}`]: {
     summary: 'Token introspection for resource servers (RFC 7662 §2; JWT response RFC 9701)',
     tag: 'oauth',
     parameters: ['token', 'token_type_hint'],
   },
-  'POST /revoke': {
+  [`POST ${ENDPOINTS.revocation.path}`]: {
     summary: 'Token revocation (RFC 7009 §2)',
     tag: 'oauth',
     parameters: ['token', 'token_type_hint'],
   },
-  'OPTIONS /token': {
-    summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
-    tag: 'oauth',
-  },
-  'OPTIONS /revoke': {
-    summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
-    tag: 'oauth',
-  },
-  'OPTIONS /userinfo': {
-    summary: 'CORS preflight for browser-based public clients (their allowed_cors_origins)',
+  ...preflightDescriptions(),
+  [`GET ${ENDPOINTS.userinfo.path}`]: {
+    summary: 'UserInfo endpoint (OpenID Connect Core §5.3)',
     tag: 'openid',
   },
-  'GET /userinfo': { summary: 'UserInfo endpoint (OpenID Connect Core §5.3)', tag: 'openid' },
-  'POST /userinfo': { summary: 'UserInfo endpoint, POST form (OpenID Connect Core §5.3.1)', tag: 'openid' },
-  'POST /device_authorization': {
+  [`POST ${ENDPOINTS.userinfo.path}`]: {
+    summary: 'UserInfo endpoint, POST form (OpenID Connect Core §5.3.1)',
+    tag: 'openid',
+  },
+  [`POST ${ENDPOINTS.deviceAuthorization.path}`]: {
     summary: 'Device authorization request (RFC 8628 §3.1)',
     tag: 'oauth',
     parameters: ['client_id', 'scope'],
   },
-  'GET /device': { summary: 'Device verification page: enter the user code (RFC 8628 §3.3)', tag: 'pages' },
-  'POST /device': { summary: 'Device verification page: submit the user code', tag: 'pages' },
-  'GET /logout': {
+  [`GET ${ENDPOINTS.deviceVerification.path}`]: {
+    summary: 'Device verification page: enter the user code (RFC 8628 §3.3)',
+    tag: 'pages',
+  },
+  [`POST ${ENDPOINTS.deviceVerification.path}`]: {
+    summary: 'Device verification page: submit the user code',
+    tag: 'pages',
+  },
+  [`GET ${ENDPOINTS.endSession.path}`]: {
     summary: 'RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2)',
     tag: 'openid',
     parameters: ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'],
   },
-  'POST /logout': { summary: 'RP-initiated logout, confirmation form', tag: 'openid' },
+  [`POST ${ENDPOINTS.endSession.path}`]: { summary: 'RP-initiated logout, confirmation form', tag: 'openid' },
   'GET /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: username and password`, tag: 'pages' },
   'POST /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: submit username and password`, tag: 'pages' },
   'GET /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: authenticator app code`, tag: 'pages' },

@@ -12,8 +12,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import { DEVICE_AUTHORIZATION_PATH } from '../routes/device-authorization.js';
-import { PAR_PATH } from '../routes/par.js';
+import { clientAuthenticationEndpointUrls } from '../endpoints.js';
 import { createJtiReplayStore } from '../storage/drizzle/jti-replay.js';
 
 /** How the server reads a client's `jwks_uri` (README "Client keys"). */
@@ -57,19 +56,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     clientAuthentication: ClientAuthenticationService;
   }
-}
-
-/** The public URL of each endpoint that authenticates clients (an accepted assertion `aud`). */
-export function clientAuthenticationEndpointUrls(
-  issuer: string,
-): Record<ClientAuthenticationEndpoint, string> {
-  return {
-    token: `${issuer}/token`,
-    pushed_authorization: `${issuer}${PAR_PATH}`,
-    device_authorization: `${issuer}${DEVICE_AUTHORIZATION_PATH}`,
-    revocation: `${issuer}/revoke`,
-    introspection: `${issuer}/introspect`,
-  };
 }
 
 /**

@@ -1,10 +1,11 @@
 import { isPublicClient } from '@oidc-orders/oauth-core';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { BROWSER_CORS_ENDPOINTS } from '../endpoints.js';
 
 /**
- * CORS for the endpoints a browser-based (public) client calls directly: token, userinfo and
- * revocation (OAuth 2.0 for Browser-Based Applications §6.3.4: the token endpoint must answer
+ * CORS for the endpoints a browser-based (public) client calls directly: the rows of
+ * src/endpoints.ts marked `browserCors` (token, userinfo and revocation; OAuth 2.0 for Browser-Based Applications §6.3.4: the token endpoint must answer
  * cross-origin requests). The allowed origins are the union of the public clients'
  * `allowed_cors_origins`, read from the in-memory client registry (so a reseed applies). Every
  * other origin, and every other path (authorization and login pages, introspection), gets no
@@ -18,7 +19,6 @@ import fp from 'fastify-plugin';
  * (route-level `onRequest`), and a request without `Origin` (every server-side client) costs one
  * header.
  */
-export const CORS_PATHS: readonly string[] = ['/token', '/userinfo', '/revoke'];
 
 /** What a preflight allows: the methods and request headers these endpoints take. */
 const ALLOWED_METHODS = 'GET, POST';
@@ -76,7 +76,7 @@ export const corsPlugin = fp(
       // Any other origin gets no Access-Control-Allow-* header, which the browser reads as "no".
       return reply.code(204).header('content-length', '0').send();
     };
-    for (const path of CORS_PATHS) app.options(path, preflight);
+    for (const endpoint of BROWSER_CORS_ENDPOINTS) app.options(endpoint.path, preflight);
   },
   { name: 'cors', fastify: '5.x', dependencies: ['stores'] },
 );

@@ -8,6 +8,7 @@ import {
   resolvePushedAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ENDPOINTS } from '../endpoints.js';
 import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
 import { authorizationParamsFrom, collectAuthorizationParams } from '../interaction/authorization-params.js';
 import {
@@ -101,6 +102,6 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
     }
   }
 
-  app.get('/authorize', (request, reply) => handle(request, reply, request.query, 302));
-  app.post('/authorize', (request, reply) => handle(request, reply, request.body, 302));
+  app.get(ENDPOINTS.authorization.path, (request, reply) => handle(request, reply, request.query, 302));
+  app.post(ENDPOINTS.authorization.path, (request, reply) => handle(request, reply, request.body, 302));
 };

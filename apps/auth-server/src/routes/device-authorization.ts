@@ -1,11 +1,8 @@
 import { authorizeDevice, type DeviceAuthorizationSettings } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
+import { ENDPOINTS } from '../endpoints.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
-
-/** Where the user types the code (the page is served by src/routes/device.ts). */
-export const DEVICE_VERIFICATION_PATH = '/device';
-export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
 
 /**
  * RFC 8628 §3.1 device authorization endpoint (discovery `device_authorization_endpoint`).
@@ -16,13 +13,13 @@ export const DEVICE_AUTHORIZATION_PATH = '/device_authorization';
 export const deviceAuthorizationRoutes: FastifyPluginAsync = async (app) => {
   const { stores, clock, random } = app.protocol;
   const settings: DeviceAuthorizationSettings = {
-    verificationUri: `${app.config.issuer}${DEVICE_VERIFICATION_PATH}`,
+    verificationUri: `${app.config.issuer}${ENDPOINTS.deviceVerification.path}`,
     deviceCodeTtl: app.config.device.deviceCodeTtl,
     pollInterval: app.config.device.pollInterval,
   };
 
   app.post(
-    DEVICE_AUTHORIZATION_PATH,
+    ENDPOINTS.deviceAuthorization.path,
     { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
     async (request, reply) => {
       // RFC 8707 §2: `resource` is the one parameter that may repeat.

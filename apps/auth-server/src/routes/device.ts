@@ -14,6 +14,7 @@ import {
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
+import { ENDPOINTS } from '../endpoints.js';
 import { databaseRateLimitStore } from '../http/database-rate-limit-store.js';
 import { type AuthorizationFlow, levelOf } from '../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
@@ -21,7 +22,6 @@ import { renderDeviceCodePage, renderDeviceOutcomePage } from '../pages/device.j
 import { sendHtml } from '../pages/respond.js';
 import type { PageContext } from './authorization-reply.js';
 import { sendErrorPage, sendFormExpiredPage } from './authorization-reply.js';
-import { DEVICE_VERIFICATION_PATH } from './device-authorization.js';
 import type { DevicePurposeResolver, InteractionPage, InteractionPurpose } from './interaction/index.js';
 
 /**
@@ -192,7 +192,7 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
     return sendHtml(reply, status, page);
   }
 
-  app.get(DEVICE_VERIFICATION_PATH, async (request, reply) => {
+  app.get(ENDPOINTS.deviceVerification.path, async (request, reply) => {
     // RFC 8628 §3.3.1 verification_uri_complete: show the code for the user to confirm, never act on it.
     const typed = stringField(request.query, 'user_code');
     const normalized = typed === undefined ? null : normalizeUserCode(typed);
@@ -201,7 +201,7 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
   });
 
   app.post(
-    DEVICE_VERIFICATION_PATH,
+    ENDPOINTS.deviceVerification.path,
     {
       config: {
         rateLimit: {

@@ -10,9 +10,8 @@ import {
   registeredGrantTypes,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
+import { discoveryEndpointUrls, ENDPOINTS } from '../endpoints.js';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
-import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.js';
-import { PAR_PATH } from './par.js';
 
 /**
  * `*_auth_methods_supported` come from oauth-core's table of client authentication methods, and
@@ -41,23 +40,14 @@ function authenticationMetadata() {
  */
 export const discoveryRoutes: FastifyPluginAsync = async (app) => {
   const issuer = app.config.issuer;
-  const url = (path: string) => `${issuer}${path}`;
   const cacheControl = `public, max-age=${app.config.metadataMaxAgeSeconds}`;
 
   const staticMetadata = {
     issuer,
-    authorization_endpoint: url('/authorize'),
-    token_endpoint: url('/token'),
-    userinfo_endpoint: url('/userinfo'),
-    jwks_uri: url('/jwks'),
-    revocation_endpoint: url('/revoke'),
-    introspection_endpoint: url('/introspect'),
-    end_session_endpoint: url('/logout'),
+    // Every `*_endpoint` and `jwks_uri`, from the one table of endpoints (src/endpoints.ts).
+    ...discoveryEndpointUrls(issuer),
     // RFC 9126 §5: PAR is offered to every client and required of those registered so.
-    pushed_authorization_request_endpoint: url(PAR_PATH),
     require_pushed_authorization_requests: false,
-    // RFC 8628 §4.
-    device_authorization_endpoint: url(DEVICE_AUTHORIZATION_PATH),
     // The token endpoint's registry (oauth-core createGrantRegistry): the one list of grants.
     grant_types_supported: registeredGrantTypes(),
     // RFC 9700 §2.1.1: the implicit and hybrid flows are not offered.
@@ -103,7 +93,7 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     });
   });
 
-  app.get('/jwks', async (_request, reply) => {
+  app.get(ENDPOINTS.jwks.path, async (_request, reply) => {
     return reply
       .header('cache-control', cacheControl)
       .type('application/json; charset=utf-8')

@@ -1,6 +1,7 @@
 import { type ProtocolStores, type TokenVerifier, validateLogoutRequest } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
+import { ENDPOINTS } from '../endpoints.js';
 import { collectAuthorizationParams } from '../interaction/authorization-params.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { sendLogoutConfirmPage } from '../pages/logout-confirm.js';
@@ -84,6 +85,6 @@ export const endSessionRoutes: FastifyPluginAsync<EndSessionRoutesOptions> = asy
     return sendSignedOutPage(reply, { frames, continueUrl, basePath: pageContext.basePath });
   }
 
-  app.get('/logout', (request, reply) => logout(request, reply, request.query, 302));
-  app.post('/logout', (request, reply) => logout(request, reply, request.body, 303));
+  app.get(ENDPOINTS.endSession.path, (request, reply) => logout(request, reply, request.query, 302));
+  app.post(ENDPOINTS.endSession.path, (request, reply) => logout(request, reply, request.body, 303));
 };

@@ -6,6 +6,7 @@ import {
   invalidRequest,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
+import { ENDPOINTS } from '../endpoints.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
 
@@ -20,7 +21,7 @@ export const introspectionRoutes: FastifyPluginAsync = async (app) => {
   const { stores, verifier, clock, config, signer } = app.protocol;
 
   app.post(
-    '/introspect',
+    ENDPOINTS.introspection.path,
     { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
     async (request, reply) => {
       const { params } = readFormParameters(request.body);

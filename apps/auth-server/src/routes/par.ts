@@ -6,12 +6,10 @@ import {
   verifyRequestObject,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ENDPOINTS } from '../endpoints.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
 import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
-
-/** RFC 9126 §2: the pushed authorization request endpoint (`pushed_authorization_request_endpoint`). */
-export const PAR_PATH = '/par';
 
 /**
  * RFC 9126 §2.1: the client authenticates as at the token endpoint (a public client by `client_id`)
@@ -55,7 +53,7 @@ export const pushedAuthorizationRequestRoutes: FastifyPluginAsync = async (app) 
 
   /** RFC 9449 §10.1: a proof at PAR binds the code to its key; a `dpop_jkt` sent too must agree. */
   async function withDpopBinding(request: FastifyRequest, client: Client, params: Record<string, string>) {
-    const jkt = await app.dpop.verifyOptionalProof(request, client, PAR_PATH);
+    const jkt = await app.dpop.verifyOptionalProof(request, client, ENDPOINTS.pushedAuthorization.path);
     if (jkt === null) return params;
     if (params.dpop_jkt !== undefined && params.dpop_jkt !== jkt) {
       throw invalidRequest('dpop_jkt does not match the DPoP proof');
@@ -64,7 +62,7 @@ export const pushedAuthorizationRequestRoutes: FastifyPluginAsync = async (app) 
   }
 
   app.post(
-    PAR_PATH,
+    ENDPOINTS.pushedAuthorization.path,
     { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
     async (request, reply) => {
       // RFC 8707 §2: `resource` may repeat; nothing else may (RFC 6749 §3.1).

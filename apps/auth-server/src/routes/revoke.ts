@@ -1,6 +1,7 @@
 import { invalidRequest, revokeToken } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
+import { ENDPOINTS } from '../endpoints.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
 
@@ -13,7 +14,7 @@ export const revocationRoutes: FastifyPluginAsync = async (app) => {
   const { stores, verifier, clock, config } = app.protocol;
 
   app.post(
-    '/revoke',
+    ENDPOINTS.revocation.path,
     {
       bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
       onRequest: [app.browserCors, requireFormBody],

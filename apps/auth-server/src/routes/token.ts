@@ -8,6 +8,7 @@ import {
 import { annotateActiveSpan } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
+import { ENDPOINTS } from '../endpoints.js';
 import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
 import { registerTokenRateLimit, tokenRateLimitRouteConfig } from '../http/token-rate-limit.js';
 import { tokensIssued } from '../metrics.js';
@@ -35,7 +36,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
   const rateLimited = await registerTokenRateLimit(app);
 
   app.post(
-    '/token',
+    ENDPOINTS.token.path,
     {
       bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
       onRequest: [app.browserCors, requireFormBody],
@@ -48,7 +49,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
       const { client, authenticated } = await app.clientAuthentication.authenticate(request, 'token', params);
       annotateActiveSpan({ 'oauth.client_id': client.clientId });
       // RFC 9449 §5: a verified proof binds the tokens to its key (checked before any grant work).
-      const dpopJkt = await app.dpop.verifyTokenRequest(request, client, '/token');
+      const dpopJkt = await app.dpop.verifyTokenRequest(request, client, ENDPOINTS.token.path);
       const response = await handleTokenRequest(
         {
           params,

@@ -10,6 +10,7 @@ import {
   resolveUserInfo,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ENDPOINTS } from '../endpoints.js';
 import {
   OAUTH_FORM_BODY_LIMIT_BYTES,
   readFormParameters,
@@ -46,7 +47,7 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
     if (active.dpopJkt === null) throw invalidToken('DPoP scheme with a token that is not DPoP-bound');
     const client = await stores.clients.findClient(active.clientId);
     const dpopJkt = await app.dpop.verifyResourceRequest(request, {
-      path: '/userinfo',
+      path: ENDPOINTS.userinfo.path,
       accessToken,
       nonceRequired: client?.dpopNonceRequired === true,
     });
@@ -55,14 +56,14 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
   }
 
   app.get(
-    '/userinfo',
+    ENDPOINTS.userinfo.path,
     { onRequest: app.browserCors, config: { errorStyle: 'bearer' } },
     async (request, reply) => {
       return reply.headers(NO_STORE_HEADERS).send(await handler(request));
     },
   );
   app.post(
-    '/userinfo',
+    ENDPOINTS.userinfo.path,
     {
       bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
       onRequest: [app.browserCors, requireFormBodyWhenPresent],

@@ -1,0 +1,120 @@
+import type { ClientAuthenticationEndpoint } from '@oidc-orders/oauth-core';
+
+/**
+ * The protocol endpoints of the server, one row each: the one place a path is written. Discovery
+ * builds its URLs from it, client authentication its accepted assertion audiences, the CORS
+ * plugin its preflight routes, the route files their paths, and the OpenAPI descriptions their
+ * keys. test/endpoints.test.ts walks it against the running app, so a row without a route, or a
+ * client-authenticating route without a row, fails there.
+ */
+export interface ProtocolEndpoint {
+  readonly path: string;
+  /** Its name in the discovery document (OIDC Discovery §3, RFC 8414 §2); none for a page. */
+  readonly metadata?: string;
+  /** The endpoint the client authenticates at (RFC 6749 §2.3), as oauth-core names it. */
+  readonly clientAuthentication?: ClientAuthenticationEndpoint;
+  /**
+   * Called cross-origin by browser-based public clients (OAuth 2.0 for Browser-Based Applications
+   * §6.3.4): answers a CORS preflight, and carries the CORS headers on its answers.
+   */
+  readonly browserCors: boolean;
+  /** Where its routes live: `oauth` is src/routes/oauth/ (back-channel, form or bearer, never cached). */
+  readonly area: 'oauth' | 'front-channel' | 'discovery';
+  /** The OpenAPI tag of its operations. */
+  readonly tag: 'oauth' | 'openid' | 'pages';
+}
+
+export const ENDPOINTS = {
+  authorization: {
+    path: '/authorize',
+    metadata: 'authorization_endpoint',
+    browserCors: false,
+    area: 'front-channel',
+    tag: 'oauth',
+  },
+  token: {
+    path: '/token',
+    metadata: 'token_endpoint',
+    clientAuthentication: 'token',
+    browserCors: true,
+    area: 'oauth',
+    tag: 'oauth',
+  },
+  userinfo: {
+    path: '/userinfo',
+    metadata: 'userinfo_endpoint',
+    browserCors: true,
+    area: 'oauth',
+    tag: 'openid',
+  },
+  jwks: { path: '/jwks', metadata: 'jwks_uri', browserCors: false, area: 'discovery', tag: 'openid' },
+  revocation: {
+    path: '/revoke',
+    metadata: 'revocation_endpoint',
+    clientAuthentication: 'revocation',
+    browserCors: true,
+    area: 'oauth',
+    tag: 'oauth',
+  },
+  introspection: {
+    path: '/introspect',
+    metadata: 'introspection_endpoint',
+    clientAuthentication: 'introspection',
+    browserCors: false,
+    area: 'oauth',
+    tag: 'oauth',
+  },
+  endSession: {
+    path: '/logout',
+    metadata: 'end_session_endpoint',
+    browserCors: false,
+    area: 'front-channel',
+    tag: 'openid',
+  },
+  // RFC 9126 §5.
+  pushedAuthorization: {
+    path: '/par',
+    metadata: 'pushed_authorization_request_endpoint',
+    clientAuthentication: 'pushed_authorization',
+    browserCors: false,
+    area: 'oauth',
+    tag: 'oauth',
+  },
+  // RFC 8628 §4.
+  deviceAuthorization: {
+    path: '/device_authorization',
+    metadata: 'device_authorization_endpoint',
+    clientAuthentication: 'device_authorization',
+    browserCors: false,
+    area: 'oauth',
+    tag: 'oauth',
+  },
+  // RFC 8628 §3.3: where the user types the code; its URL is sent in the device response.
+  deviceVerification: { path: '/device', browserCors: false, area: 'front-channel', tag: 'pages' },
+} as const satisfies Record<string, ProtocolEndpoint>;
+
+const rows: readonly ProtocolEndpoint[] = Object.values(ENDPOINTS);
+
+/** Discovery's endpoint URLs (`token_endpoint`: `${issuer}/token`, …), in the table's order. */
+export function discoveryEndpointUrls(issuer: string): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const row of rows) if (row.metadata !== undefined) urls[row.metadata] = `${issuer}${row.path}`;
+  return urls;
+}
+
+/**
+ * The public URL of each endpoint that authenticates clients: an assertion's accepted `aud`
+ * (RFC 7523 §3, with the issuer also accepted by oauth-core).
+ */
+export function clientAuthenticationEndpointUrls(
+  issuer: string,
+): Record<ClientAuthenticationEndpoint, string> {
+  const urls: Partial<Record<ClientAuthenticationEndpoint, string>> = {};
+  for (const row of rows) {
+    if (row.clientAuthentication !== undefined) urls[row.clientAuthentication] = `${issuer}${row.path}`;
+  }
+  return urls as Record<ClientAuthenticationEndpoint, string>;
+}
+
+/** The endpoints browsers call cross-origin: each answers a preflight. */
+export const BROWSER_CORS_ENDPOINTS: readonly ProtocolEndpoint[] = rows.filter((row) => row.browserCors);
