@@ -36,16 +36,11 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
-import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
 import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
-import { introspectionRoutes } from './routes/introspect.js';
-import { pushedAuthorizationRequestRoutes } from './routes/par.js';
-import { revocationRoutes } from './routes/revoke.js';
+import { oauthRoutes } from './routes/oauth/index.js';
 import { signInRoutes } from './routes/sign-in.js';
-import { tokenRoutes } from './routes/token.js';
-import { userInfoRoutes } from './routes/userinfo.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
 import { createJtiReplayStore } from './storage/drizzle/jti-replay.js';
@@ -144,12 +139,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
 
   // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
   await app.register(discoveryRoutes);
-  await app.register(tokenRoutes);
-  await app.register(introspectionRoutes);
-  await app.register(revocationRoutes);
-  await app.register(userInfoRoutes);
-  await app.register(pushedAuthorizationRequestRoutes);
-  await app.register(deviceAuthorizationRoutes);
+  await app.register(oauthRoutes);
 
   // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
   await app.register(signInRoutes, {

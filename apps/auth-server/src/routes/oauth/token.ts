@@ -7,12 +7,11 @@ import {
 } from '@oidc-orders/oauth-core';
 import { annotateActiveSpan } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
-import { AUDIT_EVENTS, audit } from '../audit.js';
-import { ENDPOINTS } from '../endpoints.js';
-import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
-import { registerTokenRateLimit, tokenRateLimitRouteConfig } from '../http/token-rate-limit.js';
-import { tokensIssued } from '../metrics.js';
-import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { ENDPOINTS } from '../../endpoints.js';
+import { readFormParameters } from '../../http/oauth-form.js';
+import { registerTokenRateLimit, tokenRateLimitRouteConfig } from '../../http/token-rate-limit.js';
+import { tokensIssued } from '../../metrics.js';
 
 /**
  * RFC 6749 §3.2 token endpoint. The hot path: client authentication is a keyed HMAC against the
@@ -38,9 +37,8 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
   app.post(
     ENDPOINTS.token.path,
     {
-      bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
-      onRequest: [app.browserCors, requireFormBody],
-      config: { errorStyle: 'oauth', ...(rateLimited ? tokenRateLimitRouteConfig(app) : {}) },
+      onRequest: app.browserCors,
+      config: rateLimited ? tokenRateLimitRouteConfig(app) : {},
     },
     async (request, reply) => {
       const { params, repeated } = readFormParameters(request.body, repeatable);
@@ -65,7 +63,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
       tokensIssued.inc({ grant_type: params.grant_type });
       // RFC 9449 §8.2: a fresh nonce with every response, so the client's next proof is ready.
       if (client.dpopNonceRequired === true) reply.header('DPoP-Nonce', app.dpop.nonces.current());
-      return reply.headers(NO_STORE_HEADERS).send(response);
+      return reply.send(response);
     },
   );
 };

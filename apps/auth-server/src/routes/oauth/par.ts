@@ -6,10 +6,9 @@ import {
   verifyRequestObject,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ENDPOINTS } from '../endpoints.js';
-import { OAUTH_FORM_BODY_LIMIT_BYTES, readFormParameters, requireFormBody } from '../http/oauth-form.js';
-import { NO_STORE_HEADERS } from '../plugins/error-handler.js';
-import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
+import { ENDPOINTS } from '../../endpoints.js';
+import { readFormParameters } from '../../http/oauth-form.js';
+import { createPushedAuthorizationRequestStore } from '../../storage/drizzle/pushed-authorization-requests.js';
 
 /**
  * RFC 9126 §2.1: the client authenticates as at the token endpoint (a public client by `client_id`)
@@ -61,23 +60,19 @@ export const pushedAuthorizationRequestRoutes: FastifyPluginAsync = async (app) 
     return { ...params, dpop_jkt: jkt };
   }
 
-  app.post(
-    ENDPOINTS.pushedAuthorization.path,
-    { bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES, onRequest: requireFormBody, config: { errorStyle: 'oauth' } },
-    async (request, reply) => {
-      // RFC 8707 §2: `resource` may repeat; nothing else may (RFC 6749 §3.1).
-      const { params, repeated } = readFormParameters(request.body, ['resource']);
-      const { client } = await app.clientAuthentication.authenticate(request, 'pushed_authorization', params);
-      const authorization = await authorizationParameters(client, params, repeated.resource ?? []);
-      const response = await pushAuthorizationRequest(
-        {
-          client,
-          params: await withDpopBinding(request, client, authorization.params),
-          resources: authorization.resources,
-        },
-        { store, clients: stores.clients, resources: stores.resources, clock, random },
-      );
-      return reply.code(201).headers(NO_STORE_HEADERS).send(response);
-    },
-  );
+  app.post(ENDPOINTS.pushedAuthorization.path, async (request, reply) => {
+    // RFC 8707 §2: `resource` may repeat; nothing else may (RFC 6749 §3.1).
+    const { params, repeated } = readFormParameters(request.body, ['resource']);
+    const { client } = await app.clientAuthentication.authenticate(request, 'pushed_authorization', params);
+    const authorization = await authorizationParameters(client, params, repeated.resource ?? []);
+    const response = await pushAuthorizationRequest(
+      {
+        client,
+        params: await withDpopBinding(request, client, authorization.params),
+        resources: authorization.resources,
+      },
+      { store, clients: stores.clients, resources: stores.resources, clock, random },
+    );
+    return reply.code(201).send(response);
+  });
 };

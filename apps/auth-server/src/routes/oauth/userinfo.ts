@@ -10,13 +10,9 @@ import {
   resolveUserInfo,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ENDPOINTS } from '../endpoints.js';
-import {
-  OAUTH_FORM_BODY_LIMIT_BYTES,
-  readFormParameters,
-  requireFormBodyWhenPresent,
-} from '../http/oauth-form.js';
-import { bearerChallenge, NO_STORE_HEADERS } from '../plugins/error-handler.js';
+import { ENDPOINTS } from '../../endpoints.js';
+import { readFormParameters } from '../../http/oauth-form.js';
+import { bearerChallenge } from '../../plugins/error-handler.js';
 
 /**
  * OpenID Connect Core §5.3 UserInfo, GET and POST. The access token comes from the
@@ -55,24 +51,13 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
     return resolveUserInfo(accessToken, context, { dpopJkt });
   }
 
-  app.get(
-    ENDPOINTS.userinfo.path,
-    { onRequest: app.browserCors, config: { errorStyle: 'bearer' } },
-    async (request, reply) => {
-      return reply.headers(NO_STORE_HEADERS).send(await handler(request));
-    },
-  );
-  app.post(
-    ENDPOINTS.userinfo.path,
-    {
-      bodyLimit: OAUTH_FORM_BODY_LIMIT_BYTES,
-      onRequest: [app.browserCors, requireFormBodyWhenPresent],
-      config: { errorStyle: 'bearer' },
-    },
-    async (request, reply) => {
-      return reply.headers(NO_STORE_HEADERS).send(await handler(request));
-    },
-  );
+  // RFC 6750 §3 challenges; POST takes a form only when it carries the token (§2.2).
+  const options = {
+    onRequest: app.browserCors,
+    config: { errorStyle: 'bearer', formBody: 'when-present' },
+  } as const;
+  app.get(ENDPOINTS.userinfo.path, options, (request) => handler(request));
+  app.post(ENDPOINTS.userinfo.path, options, (request) => handler(request));
 };
 
 /** The access token and how it was presented. */
