@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, onRequestHookHandler, RouteOptions } from 'fastify';
 import {
   OAUTH_FORM_BODY_LIMIT_BYTES,
   requireFormBody,
@@ -47,14 +47,19 @@ export function asOAuthRoute(route: RouteOptions): void {
   route.onRequest = [...([] as onRequestHookHandler[]).concat(route.onRequest ?? []), formCheck];
 }
 
+/** The area's hooks, on the encapsulated context `app` (and on every route registered in it after). */
+export function guardOAuthArea(app: FastifyInstance): void {
+  app.addHook('onRoute', asOAuthRoute);
+  app.addHook('onRequest', noStore);
+}
+
 /**
  * The back-channel OAuth endpoints (token, introspection, revocation, PAR, device authorization,
  * userinfo): the rows of src/endpoints.ts whose area is `oauth`. One encapsulated plugin, so its
  * hooks reach these routes alone.
  */
 export const oauthRoutes: FastifyPluginAsync = async (app) => {
-  app.addHook('onRoute', asOAuthRoute);
-  app.addHook('onRequest', noStore);
+  guardOAuthArea(app);
   await app.register(tokenRoutes);
   await app.register(introspectionRoutes);
   await app.register(revocationRoutes);

@@ -1,0 +1,82 @@
+/**
+ * The oauth area (src/routes/oauth/) guards every route it holds: a POST whose body is not a form
+ * is refused with RFC 6749 §5.2 `invalid_request` before any handler runs, and every answer,
+ * success or error, carries `cache-control: no-store` (RFC 6749 §5.1). Only POST /userinfo may
+ * take no body (OIDC Core §5.3.1 with the token in the header). Walks the routes as registered,
+ * so a route that slips the area's hook fails here.
+ */
+
+import formbody from '@fastify/formbody';
+import Fastify, { type RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../src/endpoints.js';
+import { errorHandlerPlugin } from '../src/plugins/error-handler.js';
+import { guardOAuthArea } from '../src/routes/oauth/index.js';
+import { FORM, startTestApp, type TestApp } from './helpers/app.js';
+
+const routes: RouteOptions[] = [];
+let app: TestApp;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ app, close } = await startTestApp({ onRoute: (route) => routes.push(route) }));
+});
+afterAll(() => close());
+
+const areaRoutes = () => routes.filter((route) => route.config?.area === 'oauth');
+const methodsOf = (route: RouteOptions) => ([] as string[]).concat(route.method).filter((m) => m !== 'HEAD');
+
+describe('the oauth area', () => {
+  it('holds the back-channel endpoints', () => {
+    expect(new Set(areaRoutes().map((route) => route.url)).size).toBe(6);
+  });
+
+  it('refuses a JSON body on every POST route, as an uncached OAuth error', async () => {
+    for (const route of areaRoutes().filter((r) => methodsOf(r).includes('POST'))) {
+      const response = await app.inject({
+        method: 'POST',
+        url: route.url,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+        payload: '{"token":"x"}',
+      });
+      expect(response.statusCode, route.url).toBe(400);
+      expect(response.json().error, route.url).toBe('invalid_request');
+      expect(response.headers['cache-control'], route.url).toBe('no-store');
+    }
+  });
+
+  it('answers every route uncached, whatever the outcome', async () => {
+    for (const route of areaRoutes()) {
+      for (const method of methodsOf(route)) {
+        const response = await app.inject({ method: method as 'GET' | 'POST', url: route.url });
+        expect(response.headers['cache-control'], `${method} ${route.url}`).toBe('no-store');
+        expect(response.headers.pragma, `${method} ${route.url}`).toBe('no-cache');
+      }
+    }
+  });
+
+  it('lets only POST /userinfo go without a body', () => {
+    const optional = areaRoutes().filter((route) => route.config?.formBody === 'when-present');
+    expect([...new Set(optional.map((route) => route.url))]).toEqual([ENDPOINTS.userinfo.path]);
+  });
+});
+
+describe('a route added to the oauth area', () => {
+  it('gets the form check, the OAuth error style and no-store without declaring them', async () => {
+    const bare = Fastify();
+    await bare.register(errorHandlerPlugin);
+    await bare.register(formbody);
+    await bare.register(async (area) => {
+      guardOAuthArea(area);
+      area.post('/fixture', async () => ({ issued: true }));
+    });
+    const ok = await bare.inject({ method: 'POST', url: '/fixture', headers: FORM, payload: 'a=b' });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['cache-control']).toBe('no-store');
+    const json = await bare.inject({ method: 'POST', url: '/fixture', payload: { a: 'b' } });
+    expect(json.statusCode).toBe(400);
+    expect(json.json().error).toBe('invalid_request');
+    expect(json.headers['cache-control']).toBe('no-store');
+    await bare.close();
+  });
+});
