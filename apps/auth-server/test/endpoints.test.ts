@@ -94,7 +94,7 @@ describe('the endpoint table against the app', () => {
   });
 
   it('keeps every OAuth-styled route in the oauth area, each with its row', () => {
-    const oauthRows = rows.filter((row) => row.area === 'oauth').map((row) => row.path);
+    const oauthRows: string[] = rows.filter((row) => row.area === 'oauth').map((row) => row.path);
     const outside = oauthStyled().filter((route) => route.config?.area !== 'oauth');
     expect(outside.map((route) => `${methodsOf(route)} ${route.url}`)).toEqual([]);
     const withoutRow = oauthStyled().filter((route) => !oauthRows.includes(route.url));
