@@ -26,7 +26,8 @@ import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
 import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
-import { accountRoutes } from './account.js';
+import { accountRoutes } from './account/account.js';
+import { emailLinkRoutes } from './account/email-verification.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -36,7 +37,6 @@ import {
   type DeviceVerificationOptions,
   deviceVerificationRoutes,
 } from './device.js';
-import { emailLinkRoutes } from './email-verification.js';
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';

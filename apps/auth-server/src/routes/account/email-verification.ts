@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type EmailChange, isEmailAddress } from '../mail/email-change.js';
-import type { EmailVerification } from '../mail/email-verification.js';
-import { changeContextOf } from '../mail/security-notices.js';
-import { html } from '../pages/html.js';
-import { renderPage } from '../pages/layout.js';
-import { sendHtml } from '../pages/respond.js';
+import { type EmailChange, isEmailAddress } from '../../mail/email-change.js';
+import type { EmailVerification } from '../../mail/email-verification.js';
+import { changeContextOf } from '../../mail/security-notices.js';
+import { html } from '../../pages/html.js';
+import { renderPage } from '../../pages/layout.js';
+import { sendHtml } from '../../pages/respond.js';
 import type { AccountPerson } from './account-passkeys.js';
 
 type Notice = { kind: 'ok' | 'error'; text: string };

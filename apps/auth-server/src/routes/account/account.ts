@@ -4,37 +4,37 @@ import {
   ACCOUNT_CLIENT,
   ACCOUNT_INTERACTION_PARAMS,
   RECENT_AUTHENTICATION_SECONDS,
-} from '../account/account-interaction.js';
+} from '../../account/account-interaction.js';
 import {
   type AccountNotice,
   accountResultUrl,
   formKeyOf,
   readAccountResult,
-} from '../account/account-result.js';
-import type { AppAccessRepository } from '../account/app-access.js';
-import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../account/password-change.js';
-import { describeUserAgent } from '../account/user-agent.js';
-import { AUDIT_EVENTS, audit } from '../audit.js';
-import type { AppDatabase } from '../db/client.js';
-import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
-import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
-import type { SsoSession } from '../interaction/sso-session-repository.js';
-import type { PasskeyRepository } from '../mfa/passkey-repository.js';
-import { qrCodeDataUrl } from '../mfa/qr-code.js';
-import type { RecoveryCodeRepository } from '../mfa/recovery-codes.js';
-import type { TotpRepository } from '../mfa/totp-repository.js';
-import type { RelyingParty } from '../mfa/webauthn.js';
-import type { WebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
-import { renderAccountPage } from '../pages/account.js';
-import { renderEnrolTotpPage } from '../pages/enrol-totp.js';
-import { renderRecoveryCodesShownPage } from '../pages/recovery.js';
-import { sendHtml } from '../pages/respond.js';
+} from '../../account/account-result.js';
+import type { AppAccessRepository } from '../../account/app-access.js';
+import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../../account/password-change.js';
+import { describeUserAgent } from '../../account/user-agent.js';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import type { AppDatabase } from '../../db/client.js';
+import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
+import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
+import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import type { PasskeyRepository } from '../../mfa/passkey-repository.js';
+import { qrCodeDataUrl } from '../../mfa/qr-code.js';
+import type { RecoveryCodeRepository } from '../../mfa/recovery-codes.js';
+import type { TotpRepository } from '../../mfa/totp-repository.js';
+import type { RelyingParty } from '../../mfa/webauthn.js';
+import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
+import { renderAccountPage } from '../../pages/account.js';
+import { renderEnrolTotpPage } from '../../pages/enrol-totp.js';
+import { renderRecoveryCodesShownPage } from '../../pages/recovery.js';
+import { sendHtml } from '../../pages/respond.js';
+import type { PageContext } from '../authorization-reply.js';
+import { formActionSourcesOf, sendFormExpiredPage } from '../authorization-reply.js';
+import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from '../interaction/index.js';
+import { clientHomeLink, interactionPageUrl } from '../interaction/url.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
-import type { PageContext } from './authorization-reply.js';
-import { formActionSourcesOf, sendFormExpiredPage } from './authorization-reply.js';
 import { registerAccountEmailRoutes } from './email-verification.js';
-import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from './interaction/index.js';
-import { clientHomeLink, interactionPageUrl } from './interaction/url.js';
 
 export interface AccountRoutesOptions {
   appAccess: AppAccessRepository;

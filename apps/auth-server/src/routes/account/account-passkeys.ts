@@ -1,19 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AUDIT_EVENTS, audit } from '../audit.js';
-import { csrfTokenFor } from '../interaction/csrf.js';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { csrfTokenFor } from '../../interaction/csrf.js';
 import {
   finishPasskeyRegistration,
   type PasskeyRegistration,
   passkeyNameOf,
   REGISTRATION_FAILED,
   startPasskeyRegistration,
-} from '../mfa/passkey-registration.js';
-import type { CeremonyBinding } from '../mfa/webauthn-challenges.js';
-import { html } from '../pages/html.js';
-import { renderEnrolPasskeyPage } from '../pages/passkey.js';
-import { sendHtml } from '../pages/respond.js';
+} from '../../mfa/passkey-registration.js';
+import type { CeremonyBinding } from '../../mfa/webauthn-challenges.js';
+import { html } from '../../pages/html.js';
+import { renderEnrolPasskeyPage } from '../../pages/passkey.js';
+import { sendHtml } from '../../pages/respond.js';
 
-/** The account page's signed-in person, as src/routes/account.ts hands it over. */
+/** The account page's signed-in person, as src/routes/account/account.ts hands it over. */
 export interface AccountPerson {
   session: { id: string; sub: string };
   user: { sub: string; username: string; name: string | null };
