@@ -26,8 +26,8 @@ type Notice = { kind: 'ok' | 'error'; text: string };
 export interface AccountPasskeyDeps<Person extends AccountPerson> extends PasskeyRegistration {
   accountUrl: string;
   basePath: string;
-  /** Signed in, CSRF token valid, and (when `sensitive`) authenticated within five minutes; else answered. */
-  authorizedChange(request: FastifyRequest, reply: FastifyReply, sensitive: boolean): Promise<Person | null>;
+  /** The person the area's guard let through (signed in, CSRF token valid, recent where the route says). */
+  accountHolder(request: FastifyRequest): Person;
   sendAccountPage(reply: FastifyReply, person: Person, status: number, notice: Notice): Promise<unknown>;
   /** A factor was just proven: record it in the session, then the recovery codes or the account page. */
   factorEnrolled(
@@ -83,15 +83,13 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
     return sendHtml(reply, status, page);
   }
 
-  app.post('/account/passkeys', async (request, reply) => {
-    const person = await deps.authorizedChange(request, reply, true);
-    if (person === null) return reply;
+  app.post('/account/passkeys', { config: { account: 'recent-change' } }, async (request, reply) => {
+    const person = deps.accountHolder(request);
     return sendEnrolPage(reply, person, passkeyNameOf(field(request.body, 'name')));
   });
 
-  app.post('/account/passkeys/confirm', async (request, reply) => {
-    const person = await deps.authorizedChange(request, reply, true);
-    if (person === null) return reply;
+  app.post('/account/passkeys/confirm', { config: { account: 'recent-change' } }, async (request, reply) => {
+    const person = deps.accountHolder(request);
     const name = passkeyNameOf(field(request.body, 'name'));
     const credential = field(request.body, 'credential');
     const outcome = await finishPasskeyRegistration(
@@ -116,36 +114,45 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
     return deps.factorEnrolled(request, reply, person, method, { kind: 'ok', text: 'Passkey added.' });
   });
 
-  app.post<{ Params: { id: string } }>('/account/passkeys/:id/rename', async (request, reply) => {
-    const person = await deps.authorizedChange(request, reply, false);
-    if (person === null) return reply;
-    const name = field(request.body, 'name').trim().slice(0, 60);
-    if (name === '' || !(await passkeys.rename(request.params.id, person.user.sub, name))) {
-      return deps.sendAccountPage(reply, person, 400, {
-        kind: 'error',
-        text: 'That passkey could not be renamed.',
+  app.post<{ Params: { id: string } }>(
+    '/account/passkeys/:id/rename',
+    { config: { account: 'change' } },
+    async (request, reply) => {
+      const person = deps.accountHolder(request);
+      const name = field(request.body, 'name').trim().slice(0, 60);
+      if (name === '' || !(await passkeys.rename(request.params.id, person.user.sub, name))) {
+        return deps.sendAccountPage(reply, person, 400, {
+          kind: 'error',
+          text: 'That passkey could not be renamed.',
+        });
+      }
+      audit(request.log, AUDIT_EVENTS.factorRenamed, {
+        sub: person.user.sub,
+        method: 'passkey',
+        credential_id: request.params.id,
       });
-    }
-    audit(request.log, AUDIT_EVENTS.factorRenamed, {
-      sub: person.user.sub,
-      method: 'passkey',
-      credential_id: request.params.id,
-    });
-    return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Renamed.' });
-  });
+      return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Renamed.' });
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/account/passkeys/:id/remove', async (request, reply) => {
-    const person = await deps.authorizedChange(request, reply, true);
-    if (person === null) return reply;
-    if (!(await passkeys.remove(request.params.id, person.user.sub))) {
-      return deps.sendAccountPage(reply, person, 404, { kind: 'error', text: 'That passkey was not found.' });
-    }
-    audit(request.log, AUDIT_EVENTS.factorRemoved, {
-      sub: person.user.sub,
-      method: 'passkey',
-      credential_id: request.params.id,
-    });
-    app.securityNotices?.notify(request, person.user.sub, 'factor_removed');
-    return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Passkey removed.' });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/account/passkeys/:id/remove',
+    { config: { account: 'recent-change' } },
+    async (request, reply) => {
+      const person = deps.accountHolder(request);
+      if (!(await passkeys.remove(request.params.id, person.user.sub))) {
+        return deps.sendAccountPage(reply, person, 404, {
+          kind: 'error',
+          text: 'That passkey was not found.',
+        });
+      }
+      audit(request.log, AUDIT_EVENTS.factorRemoved, {
+        sub: person.user.sub,
+        method: 'passkey',
+        credential_id: request.params.id,
+      });
+      app.securityNotices?.notify(request, person.user.sub, 'factor_removed');
+      return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Passkey removed.' });
+    },
+  );
 }

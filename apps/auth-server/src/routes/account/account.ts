@@ -61,6 +61,25 @@ interface SignedIn {
 
 type Notice = Pick<AccountNotice, 'kind' | 'text'>;
 
+/**
+ * What a route of the account area asks of the browser before its handler runs (the area's one
+ * `preHandler` hook checks it): `signed-in` (a page), `change` (a POST: also the form's CSRF
+ * token), `recent-change` (a change to how the account is entered: also an authentication
+ * within five minutes, NIST SP 800-63B §4.2.3 re-authentication). A route that declares none is
+ * refused: the area fails closed.
+ */
+export type AccountGuard = 'signed-in' | 'change' | 'recent-change';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    account?: AccountGuard;
+  }
+  interface FastifyRequest {
+    /** The signed-in person, set by the account area's guard. */
+    accountHolder: SignedIn | null;
+  }
+}
+
 /** Remembers which application sent the person to the account page, for its "Back to" link. */
 const RETURN_COOKIE = 'op_account_from';
 
@@ -146,6 +165,24 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     }
     return current;
   }
+
+  /** The guard's person; a handler of the area runs only after the guard set it. */
+  function accountHolder(request: FastifyRequest): SignedIn {
+    if (request.accountHolder === null) throw new Error('account route without its guard');
+    return request.accountHolder;
+  }
+
+  app.decorateRequest('accountHolder', null);
+  app.addHook('preHandler', async (request, reply) => {
+    const guard = request.routeOptions.config.account;
+    if (guard === undefined) throw new Error(`${request.routeOptions.url} declares no account guard`);
+    const current =
+      guard === 'signed-in'
+        ? await signedIn(request, reply)
+        : await authorizedChange(request, reply, guard === 'recent-change');
+    if (current === null) return reply;
+    request.accountHolder = current;
+  });
 
   /**
    * Which application the person came from: `?from=<client_id>` (the link of the orders app, the
@@ -252,17 +289,17 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return sendHtml(reply, 200, page);
   }
 
-  app.get('/account', async (request, reply) => {
-    await rememberReturn(request, reply);
-    const current = await signedIn(request, reply);
-    if (current === null) return reply;
-    return sendAccountPage(reply, current);
-  });
+  app.get(
+    '/account',
+    { config: { account: 'signed-in' }, onRequest: rememberReturn },
+    async (request, reply) => {
+      const current = accountHolder(request);
+      return sendAccountPage(reply, current);
+    },
+  );
 
   // The "continue" button of the recovery codes page.
-  app.post('/account', async (request, reply) => {
-    const current = await authorizedChange(request, reply, false);
-    if (current === null) return reply;
+  app.post('/account', { config: { account: 'change' } }, async (_request, reply) => {
     return reply.header('cache-control', 'no-store').redirect(accountUrl, 303);
   });
 
@@ -287,16 +324,14 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return sendHtml(reply, status, page);
   }
 
-  app.post('/account/totp', async (request, reply) => {
-    const current = await authorizedChange(request, reply, true);
-    if (current === null) return reply;
+  app.post('/account/totp', { config: { account: 'recent-change' } }, async (request, reply) => {
+    const current = accountHolder(request);
     const enrolment = await totp.startEnrolment(current.user.sub, current.user.username, 'Authenticator app');
     return sendEnrolment(reply, current, enrolment);
   });
 
-  app.post('/account/totp/confirm', async (request, reply) => {
-    const current = await authorizedChange(request, reply, true);
-    if (current === null) return reply;
+  app.post('/account/totp/confirm', { config: { account: 'recent-change' } }, async (request, reply) => {
+    const current = accountHolder(request);
     const { user } = current;
     const enrolment = await totp.pendingEnrolment(field(request.body, 'enrolment'), user.sub, user.username);
     if (enrolment === null) return reply.header('cache-control', 'no-store').redirect(accountUrl, 303);
@@ -317,35 +352,44 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app added.' });
   });
 
-  app.post<{ Params: { id: string } }>('/account/totp/:id/rename', async (request, reply) => {
-    const current = await authorizedChange(request, reply, false);
-    if (current === null) return reply;
-    const name = field(request.body, 'name').trim().slice(0, 60);
-    if (name === '' || !(await totp.rename(request.params.id, current.user.sub, name))) {
-      return sendAccountPage(reply, current, 400, { kind: 'error', text: 'That app could not be renamed.' });
-    }
-    audit(request.log, AUDIT_EVENTS.factorRenamed, {
-      sub: current.user.sub,
-      method: 'otp',
-      credential_id: request.params.id,
-    });
-    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Renamed.' });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/account/totp/:id/rename',
+    { config: { account: 'change' } },
+    async (request, reply) => {
+      const current = accountHolder(request);
+      const name = field(request.body, 'name').trim().slice(0, 60);
+      if (name === '' || !(await totp.rename(request.params.id, current.user.sub, name))) {
+        return sendAccountPage(reply, current, 400, {
+          kind: 'error',
+          text: 'That app could not be renamed.',
+        });
+      }
+      audit(request.log, AUDIT_EVENTS.factorRenamed, {
+        sub: current.user.sub,
+        method: 'otp',
+        credential_id: request.params.id,
+      });
+      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Renamed.' });
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/account/totp/:id/remove', async (request, reply) => {
-    const current = await authorizedChange(request, reply, true);
-    if (current === null) return reply;
-    if (!(await totp.remove(request.params.id, current.user.sub))) {
-      return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That app was not found.' });
-    }
-    audit(request.log, AUDIT_EVENTS.factorRemoved, {
-      sub: current.user.sub,
-      method: 'otp',
-      credential_id: request.params.id,
-    });
-    app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
-    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/account/totp/:id/remove',
+    { config: { account: 'recent-change' } },
+    async (request, reply) => {
+      const current = accountHolder(request);
+      if (!(await totp.remove(request.params.id, current.user.sub))) {
+        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That app was not found.' });
+      }
+      audit(request.log, AUDIT_EVENTS.factorRemoved, {
+        sub: current.user.sub,
+        method: 'otp',
+        credential_id: request.params.id,
+      });
+      app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
+      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
+    },
+  );
 
   // ─── Passkeys ──────────────────────────────────────────────────────────────────────────────────
 
@@ -355,7 +399,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     rp: options.relyingParty,
     accountUrl,
     basePath: pageContext.basePath,
-    authorizedChange,
+    accountHolder,
     sendAccountPage,
     async factorEnrolled(request, reply, current, method, notice) {
       app.securityNotices?.notify(request, current.user.sub, 'factor_added');
@@ -368,20 +412,18 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
 
   if (app.emailVerification && app.emailChange) {
     const { emailVerification: verification, emailChange: change } = app;
-    registerAccountEmailRoutes(app, { verification, change, authorizedChange, sendAccountPage });
+    registerAccountEmailRoutes(app, { verification, change, accountHolder, sendAccountPage });
   }
 
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
 
-  app.post('/account/recovery-codes', async (request, reply) => {
-    const current = await authorizedChange(request, reply, true);
-    if (current === null) return reply;
+  app.post('/account/recovery-codes', { config: { account: 'recent-change' } }, async (request, reply) => {
+    const current = accountHolder(request);
     return sendRecoveryCodes(reply, current, request);
   });
 
-  app.post('/account/password', async (request, reply) => {
-    const current = await authorizedChange(request, reply, false);
-    if (current === null) return reply;
+  app.post('/account/password', { config: { account: 'change' } }, async (request, reply) => {
+    const current = accountHolder(request);
     // The current password is asked even in a recent session: whoever finds an unlocked browser
     // cannot lock the owner out (src/account/password-change.ts says in which order it is checked).
     const outcome = await changePassword(
@@ -407,21 +449,23 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return sendAccountPage(reply, { ...current, user }, answer.status, answer.notice);
   });
 
-  app.post<{ Params: { clientId: string } }>('/account/apps/:clientId/revoke', async (request, reply) => {
-    const current = await authorizedChange(request, reply, false);
-    if (current === null) return reply;
-    const revoked = await options.appAccess.revoke(current.user.sub, request.params.clientId);
-    audit(request.log, AUDIT_EVENTS.appAccessRevoked, {
-      sub: current.user.sub,
-      client_id: request.params.clientId,
-      count: revoked,
-    });
-    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
-  });
+  app.post<{ Params: { clientId: string } }>(
+    '/account/apps/:clientId/revoke',
+    { config: { account: 'change' } },
+    async (request, reply) => {
+      const current = accountHolder(request);
+      const revoked = await options.appAccess.revoke(current.user.sub, request.params.clientId);
+      audit(request.log, AUDIT_EVENTS.appAccessRevoked, {
+        sub: current.user.sub,
+        client_id: request.params.clientId,
+        count: revoked,
+      });
+      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
+    },
+  );
 
-  app.post('/account/sessions/sign-out-others', async (request, reply) => {
-    const current = await authorizedChange(request, reply, false);
-    if (current === null) return reply;
+  app.post('/account/sessions/sign-out-others', { config: { account: 'change' } }, async (request, reply) => {
+    const current = accountHolder(request);
     const ended = await app.ssoSessions.endOthers(request, current.session);
     audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
       sub: current.user.sub,
@@ -435,17 +479,20 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   });
 
   // One session of the list: only an id among the person's own other sessions ends anything.
-  app.post<{ Params: { id: string } }>('/account/sessions/:id/end', async (request, reply) => {
-    const current = await authorizedChange(request, reply, false);
-    if (current === null) return reply;
-    if (!(await app.ssoSessions.endOne(request, current.session, request.params.id))) {
-      return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That session was not found.' });
-    }
-    audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
-      sub: current.user.sub,
-      sid: current.session.id,
-      count: 1,
-    });
-    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Signed out of that session.' });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/account/sessions/:id/end',
+    { config: { account: 'change' } },
+    async (request, reply) => {
+      const current = accountHolder(request);
+      if (!(await app.ssoSessions.endOne(request, current.session, request.params.id))) {
+        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That session was not found.' });
+      }
+      audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
+        sub: current.user.sub,
+        sid: current.session.id,
+        count: 1,
+      });
+      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Signed out of that session.' });
+    },
+  );
 };

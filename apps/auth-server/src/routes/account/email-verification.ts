@@ -13,7 +13,8 @@ type Notice = { kind: 'ok' | 'error'; text: string };
 export interface AccountEmailDeps<Person extends AccountPerson> {
   verification: EmailVerification;
   change: EmailChange;
-  authorizedChange(request: FastifyRequest, reply: FastifyReply, sensitive: boolean): Promise<Person | null>;
+  /** The person the area's guard let through (signed in, CSRF token valid, recent where the route says). */
+  accountHolder(request: FastifyRequest): Person;
   sendAccountPage(reply: FastifyReply, person: Person, status: number, notice: Notice): Promise<unknown>;
 }
 
@@ -25,9 +26,8 @@ export function registerAccountEmailRoutes<Person extends AccountPerson>(
   app: FastifyInstance,
   deps: AccountEmailDeps<Person>,
 ): void {
-  app.post('/account/email/verify', async (request, reply) => {
-    const person = await deps.authorizedChange(request, reply, false);
-    if (person === null) return reply;
+  app.post('/account/email/verify', { config: { account: 'change' } }, async (request, reply) => {
+    const person = deps.accountHolder(request);
     const outcome = await deps.verification.send(person.user.sub);
     if (outcome.sent) {
       const text = 'We sent a link to your address. Open it within 24 hours to confirm the address.';
@@ -50,9 +50,8 @@ export function registerAccountEmailRoutes<Person extends AccountPerson>(
   });
 
   // A new address needs a recent sign-in: whoever finds an unlocked browser cannot take the account.
-  app.post('/account/email', async (request, reply) => {
-    const person = await deps.authorizedChange(request, reply, true);
-    if (person === null) return reply;
+  app.post('/account/email', { config: { account: 'recent-change' } }, async (request, reply) => {
+    const person = deps.accountHolder(request);
     const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').trim();
     if (!isEmailAddress(email)) {
       return deps.sendAccountPage(reply, person, 400, {
