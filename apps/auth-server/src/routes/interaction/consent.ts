@@ -18,68 +18,74 @@ export function registerConsentRoutes(
 ): void {
   const { flow, interactions, consents, pageContext } = options;
 
-  app.get<{ Params: { id: string } }>('/interaction/:id/consent', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null) return reply;
-    const session = await app.ssoSessions.current(request);
-    const step = await flow.nextStep(
-      loaded.purpose.requirements,
-      session,
-      steps.progressOf(loaded.interaction),
-    );
-    if (step.kind !== 'consent' && step.kind !== 'complete') {
-      return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
-    }
-    const page = renderConsentPage({
-      clientName: loaded.purpose.client.clientName,
-      userDisplayName: step.user.name ?? step.user.username,
-      scopes: step.scopes,
-      csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),
-      basePath: pageContext.basePath,
-      notice: loaded.purpose.consentNotice,
-    });
-    return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
-  });
-
-  app.post<{ Params: { id: string } }>('/interaction/:id/consent', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'consent')) return reply;
-    const decision = stringField(request.body, 'decision');
-    if (decision !== 'approve' && decision !== 'deny') {
-      return sendErrorPage(
-        reply,
-        400,
-        { title: 'Unknown choice', message: 'Please choose Allow or Deny.', code: 'invalid_request' },
-        pageContext,
+  app.get<{ Params: { id: string } }>(
+    '/interaction/:id/consent',
+    { config: { interaction: {} } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const session = await app.ssoSessions.current(request);
+      const step = await flow.nextStep(
+        loaded.purpose.requirements,
+        session,
+        steps.progressOf(loaded.interaction),
       );
-    }
-    const session = await app.ssoSessions.current(request);
-    const clientId = loaded.purpose.client.clientId;
-
-    if (decision === 'deny') {
-      const { id, browserHash } = loaded.interaction;
-      const consumed = await interactions.consume(id, browserHash, options.nowSeconds());
-      if (consumed === null) return steps.sendAlreadyCompleted(reply);
-      audit(request.log, AUDIT_EVENTS.consentDenied, {
-        ...(session ? { sub: session.sub } : {}),
-        client_id: clientId,
+      if (step.kind !== 'consent' && step.kind !== 'complete') {
+        return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
+      }
+      const page = renderConsentPage({
+        clientName: loaded.purpose.client.clientName,
+        userDisplayName: step.user.name ?? step.user.username,
+        scopes: step.scopes,
+        csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),
+        basePath: pageContext.basePath,
+        notice: loaded.purpose.consentNotice,
       });
-      return loaded.purpose.deny(reply, session?.sub ?? null);
-    }
+      return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
+    },
+  );
 
-    const progress = steps.progressOf(loaded.interaction);
-    const step = await flow.nextStep(loaded.purpose.requirements, session, progress);
-    if (step.kind !== 'consent' && step.kind !== 'complete') {
-      // The session ended (or changed) while the consent page was open: sign in first.
-      return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
-    }
-    await consents.remember(step.user.sub, clientId, step.scopes, options.nowSeconds());
-    await interactions.recordApproval(loaded.interaction.id, step.scopes);
-    audit(request.log, AUDIT_EVENTS.consentGranted, {
-      sub: step.user.sub,
-      client_id: clientId,
-      scopes: [...step.scopes],
-    });
-    return steps.proceed(reply, loaded, session, { ...progress, approvedScopes: step.scopes });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/consent',
+    { config: { interaction: { csrf: 'consent' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const decision = stringField(request.body, 'decision');
+      if (decision !== 'approve' && decision !== 'deny') {
+        return sendErrorPage(
+          reply,
+          400,
+          { title: 'Unknown choice', message: 'Please choose Allow or Deny.', code: 'invalid_request' },
+          pageContext,
+        );
+      }
+      const session = await app.ssoSessions.current(request);
+      const clientId = loaded.purpose.client.clientId;
+
+      if (decision === 'deny') {
+        const { id, browserHash } = loaded.interaction;
+        const consumed = await interactions.consume(id, browserHash, options.nowSeconds());
+        if (consumed === null) return steps.sendAlreadyCompleted(reply);
+        audit(request.log, AUDIT_EVENTS.consentDenied, {
+          ...(session ? { sub: session.sub } : {}),
+          client_id: clientId,
+        });
+        return loaded.purpose.deny(reply, session?.sub ?? null);
+      }
+
+      const progress = steps.progressOf(loaded.interaction);
+      const step = await flow.nextStep(loaded.purpose.requirements, session, progress);
+      if (step.kind !== 'consent' && step.kind !== 'complete') {
+        // The session ended (or changed) while the consent page was open: sign in first.
+        return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
+      }
+      await consents.remember(step.user.sub, clientId, step.scopes, options.nowSeconds());
+      await interactions.recordApproval(loaded.interaction.id, step.scopes);
+      audit(request.log, AUDIT_EVENTS.consentGranted, {
+        sub: step.user.sub,
+        client_id: clientId,
+        scopes: [...step.scopes],
+      });
+      return steps.proceed(reply, loaded, session, { ...progress, approvedScopes: step.scopes });
+    },
+  );
 }

@@ -76,56 +76,71 @@ export function registerEnrolRoutes(
 
   const sendRecoveryCodesOnce = recoveryCodesSender(steps, options);
 
-  app.get<{ Params: { id: string } }>('/interaction/:id/enrol', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null) return reply;
-    const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
-    if (current === null) return reply;
-    const { sub, username } = current.user;
-    const enrolment = await options.totp.startEnrolment(sub, username, 'Authenticator app');
-    return sendEnrolPage(reply, loaded, 200, enrolment, undefined, current.passkeyOnly);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/interaction/:id/enrol',
+    { config: { interaction: {} } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      if (current === null) return reply;
+      const { sub, username } = current.user;
+      const enrolment = await options.totp.startEnrolment(sub, username, 'Authenticator app');
+      return sendEnrolPage(reply, loaded, 200, enrolment, undefined, current.passkeyOnly);
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/interaction/:id/enrol', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'enrol')) return reply;
-    const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
-    if (current === null) return reply;
-    const { session, user } = current;
-    const enrolmentId = stringField(request.body, 'enrolment') ?? '';
-    const enrolment = await options.totp.pendingEnrolment(enrolmentId, user.sub, user.username);
-    if (enrolment === null) return steps.redirectToPage(reply, loaded, 'enrol');
-    const clientId = loaded.purpose.client.clientId;
-    const decision = await steps.secondFactorAllowed(request, user.sub, clientId);
-    if (!decision.allowed) {
-      reply.header('retry-after', String(decision.retryAfterSeconds));
-      return sendEnrolPage(reply, loaded, 429, enrolment, tooManyAttemptsMessage(decision.retryAfterSeconds));
-    }
-    const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${user.sub}` };
-    if (!(await options.totp.confirm(enrolment.id, user.sub, stringField(request.body, 'otp') ?? ''))) {
-      await options.loginAttemptGuard?.recordFailure(attempt);
-      return sendEnrolPage(reply, loaded, 400, enrolment, INVALID_CODE_MESSAGE);
-    }
-    await options.loginAttemptGuard?.recordSuccess(attempt);
-    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
-      sub: user.sub,
-      method: 'otp',
-      credential_id: enrolment.id,
-      client_id: clientId,
-    });
-    // The confirming code proved possession: it completes the second factor of this sign-in.
-    const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'otp' });
-    if (await options.recoveryCodes.hasSet(user.sub)) {
-      return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
-    }
-    return sendRecoveryCodesOnce(reply, loaded, user.sub);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/enrol',
+    { config: { interaction: { csrf: 'enrol' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      if (current === null) return reply;
+      const { session, user } = current;
+      const enrolmentId = stringField(request.body, 'enrolment') ?? '';
+      const enrolment = await options.totp.pendingEnrolment(enrolmentId, user.sub, user.username);
+      if (enrolment === null) return steps.redirectToPage(reply, loaded, 'enrol');
+      const clientId = loaded.purpose.client.clientId;
+      const decision = await steps.secondFactorAllowed(request, user.sub, clientId);
+      if (!decision.allowed) {
+        reply.header('retry-after', String(decision.retryAfterSeconds));
+        return sendEnrolPage(
+          reply,
+          loaded,
+          429,
+          enrolment,
+          tooManyAttemptsMessage(decision.retryAfterSeconds),
+        );
+      }
+      const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${user.sub}` };
+      if (!(await options.totp.confirm(enrolment.id, user.sub, stringField(request.body, 'otp') ?? ''))) {
+        await options.loginAttemptGuard?.recordFailure(attempt);
+        return sendEnrolPage(reply, loaded, 400, enrolment, INVALID_CODE_MESSAGE);
+      }
+      await options.loginAttemptGuard?.recordSuccess(attempt);
+      audit(request.log, AUDIT_EVENTS.factorEnrolled, {
+        sub: user.sub,
+        method: 'otp',
+        credential_id: enrolment.id,
+        client_id: clientId,
+      });
+      // The confirming code proved possession: it completes the second factor of this sign-in.
+      const stepped = await app.ssoSessions.addMethod(reply, session, { method: 'otp' });
+      if (await options.recoveryCodes.hasSet(user.sub)) {
+        return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
+      }
+      return sendRecoveryCodesOnce(reply, loaded, user.sub);
+    },
+  );
 
   /** After the recovery codes were shown: on with the interaction. */
-  app.post<{ Params: { id: string } }>('/interaction/:id/continue', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'enrol')) return reply;
-    const session = await app.ssoSessions.current(request);
-    return steps.proceed(reply, loaded, session, steps.progressOf(loaded.interaction));
-  });
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/continue',
+    { config: { interaction: { csrf: 'enrol' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const session = await app.ssoSessions.current(request);
+      return steps.proceed(reply, loaded, session, steps.progressOf(loaded.interaction));
+    },
+  );
 }

@@ -1,13 +1,50 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { CsrfPurpose } from '../../interaction/csrf.js';
 import { registerConsentRoutes } from './consent.js';
 import { registerEnrolRoutes } from './enrol.js';
 import { registerLoginRoutes } from './login.js';
 import type { InteractionRoutesOptions } from './options.js';
 import { registerPasskeyRoutes } from './passkey.js';
 import { registerSecondFactorRoutes } from './second-factor.js';
-import { createInteractionSteps } from './steps.js';
+import {
+  createInteractionSteps,
+  type InteractionRequest,
+  type InteractionSteps,
+  type LoadedInteraction,
+} from './steps.js';
 
 export * from './options.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A page of the interaction area: its interaction is loaded for this browser before the
+     * handler runs, and a form's CSRF token checked for `csrf` (every POST names one).
+     */
+    interaction?: { csrf?: CsrfPurpose };
+  }
+  interface FastifyRequest {
+    /** Set by the interaction area's guard; read with `steps.loaded(request)`. */
+    loadedInteraction: LoadedInteraction | null;
+  }
+}
+
+/**
+ * The area's one `preHandler`: the interaction of `/interaction/:id/…`, live and started by this
+ * browser (else an error page), and on a form its CSRF token (else the form-expired page). A
+ * route that declares no `interaction` config is refused: the area fails closed.
+ */
+function guardInteractionArea(app: FastifyInstance, steps: InteractionSteps): void {
+  app.decorateRequest('loadedInteraction', null);
+  app.addHook('preHandler', async (request, reply) => {
+    const guard = request.routeOptions.config.interaction;
+    if (guard === undefined) throw new Error(`${request.routeOptions.url} declares no interaction guard`);
+    const loaded = await steps.load(request as InteractionRequest, reply);
+    if (loaded === null) return reply;
+    if (guard.csrf !== undefined && !steps.checkCsrf(request, reply, loaded, guard.csrf)) return reply;
+    request.loadedInteraction = loaded;
+  });
+}
 
 /**
  * The pages of an interaction (README "Pages"), one file per page flow, all built on the shared
@@ -17,6 +54,7 @@ export * from './options.js';
  */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
   const steps = createInteractionSteps(app, options);
+  guardInteractionArea(app, steps);
   await registerLoginRoutes(app, steps, options);
   registerSecondFactorRoutes(app, steps, options);
   registerEnrolRoutes(app, steps, options);

@@ -26,8 +26,8 @@ import { sendErrorPage } from '../authorization-reply.js';
 
 /** What the interaction routes lend this one: loading the interaction and its pages. */
 export interface KerberosInteractionSteps<Loaded> {
-  /** The interaction of the URL for this browser, or `null` after an error page was sent. */
-  load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
+  /** The interaction of the URL for this browser, as the interaction area's guard loaded it. */
+  loaded(request: FastifyRequest): Loaded;
   clientIdOf(loaded: Loaded): string;
   /** The login form (posting to the login URL) with `message` above it. */
   showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): Promise<FastifyReply>;
@@ -93,49 +93,52 @@ export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignI
       return fresh ? acceptance : rejected('token replayed (seen by another request or instance)');
     }
 
-    app.get<{ Params: { id: string } }>('/interaction/:id/kerberos', async (request, reply) => {
-      const loaded = await steps.load(request, reply);
-      if (loaded === null) return reply;
-      reply.header('cache-control', 'no-store');
-      const token = negotiateToken(request.headers.authorization);
-      if (token === null) {
-        // RFC 4559 §4.1 (RFC 9110 §11.6.1): the challenge, once per visit of the link.
-        reply.header('www-authenticate', 'Negotiate');
-        return steps.showLoginPage(reply, loaded, 401, KERBEROS_NO_TICKET_MESSAGE);
-      }
-      const clientId = steps.clientIdOf(loaded);
-      const acceptance = await acceptedPrincipal(request, token, clientId);
-      if (acceptance === null) return steps.showLoginPage(reply, loaded, 403, KERBEROS_REJECTED_MESSAGE);
+    app.get<{ Params: { id: string } }>(
+      '/interaction/:id/kerberos',
+      { config: { interaction: {} } },
+      async (request, reply) => {
+        const loaded = steps.loaded(request);
+        reply.header('cache-control', 'no-store');
+        const token = negotiateToken(request.headers.authorization);
+        if (token === null) {
+          // RFC 4559 §4.1 (RFC 9110 §11.6.1): the challenge, once per visit of the link.
+          reply.header('www-authenticate', 'Negotiate');
+          return steps.showLoginPage(reply, loaded, 401, KERBEROS_NO_TICKET_MESSAGE);
+        }
+        const clientId = steps.clientIdOf(loaded);
+        const acceptance = await acceptedPrincipal(request, token, clientId);
+        if (acceptance === null) return steps.showLoginPage(reply, loaded, 403, KERBEROS_REJECTED_MESSAGE);
 
-      const user = await options.userForPrincipal(acceptance.principal);
-      if (user === null) {
-        audit(request.log, AUDIT_EVENTS.loginFailed, {
-          reason: 'kerberos_principal_unknown',
-          kerberos_principal: acceptance.principal,
+        const user = await options.userForPrincipal(acceptance.principal);
+        if (user === null) {
+          audit(request.log, AUDIT_EVENTS.loginFailed, {
+            reason: 'kerberos_principal_unknown',
+            kerberos_principal: acceptance.principal,
+            client_id: clientId,
+            ip: request.ip,
+            method: 'kerberos',
+          });
+          return sendErrorPage(
+            reply,
+            403,
+            {
+              title: 'Your organisation account is not registered here',
+              message: `${acceptance.principal} has no account at this sign-in service. Ask your administrator to register it, or sign in with a username and password.`,
+              code: 'kerberos_principal_unknown',
+            },
+            options.pageContext,
+          );
+        }
+        audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+          sub: user.sub,
           client_id: clientId,
           ip: request.ip,
           method: 'kerberos',
         });
-        return sendErrorPage(
-          reply,
-          403,
-          {
-            title: 'Your organisation account is not registered here',
-            message: `${acceptance.principal} has no account at this sign-in service. Ask your administrator to register it, or sign in with a username and password.`,
-            code: 'kerberos_principal_unknown',
-          },
-          options.pageContext,
-        );
-      }
-      audit(request.log, AUDIT_EVENTS.loginSucceeded, {
-        sub: user.sub,
-        client_id: clientId,
-        ip: request.ip,
-        method: 'kerberos',
-      });
-      // RFC 4559 §5: the final response carries the server's token for mutual authentication.
-      if (acceptance.mutualToken !== null)
-        reply.header('www-authenticate', `Negotiate ${acceptance.mutualToken}`);
-      return steps.signedIn(request, reply, loaded, user);
-    });
+        // RFC 4559 §5: the final response carries the server's token for mutual authentication.
+        if (acceptance.mutualToken !== null)
+          reply.header('www-authenticate', `Negotiate ${acceptance.mutualToken}`);
+        return steps.signedIn(request, reply, loaded, user);
+      },
+    );
   };

@@ -77,56 +77,62 @@ export async function registerLoginRoutes(
     return null;
   }
 
-  app.get<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null) return reply;
-    return sendLoginPage(reply, loaded, 200);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/interaction/:id/login',
+    { config: { interaction: {} } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      return sendLoginPage(reply, loaded, 200);
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/interaction/:id/login', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'login')) return reply;
-    // `null`: refused and answered; else the decision, which may warn of the last attempt.
-    const limit = await refusedByRateLimit(request, reply, loaded);
-    if (limit === null) return reply;
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/login',
+    { config: { interaction: { csrf: 'login' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      // `null`: refused and answered; else the decision, which may warn of the last attempt.
+      const limit = await refusedByRateLimit(request, reply, loaded);
+      if (limit === null) return reply;
 
-    const username = stringField(request.body, 'username') ?? '';
-    const password = stringField(request.body, 'password') ?? '';
-    const attempt: LoginAttempt = { ip: request.ip, username };
-    const clientId = loaded.purpose.client.clientId;
-    const user = username === '' ? null : await stores.users.findUserByUsername(username);
-    // An unknown username costs the same scrypt run as a known one: timing does not tell them apart.
-    let valid = false;
-    if (user === null) await dummyPasswordVerify();
-    else valid = await verifyPassword(password, user.passwordHash);
-    if (user === null || !valid) {
-      await options.loginAttemptGuard?.recordFailure(attempt);
-      audit(request.log, AUDIT_EVENTS.loginFailed, {
-        reason: user === null ? 'unknown_user' : 'wrong_password',
-        ...(user === null ? {} : { sub: user.sub }),
+      const username = stringField(request.body, 'username') ?? '';
+      const password = stringField(request.body, 'password') ?? '';
+      const attempt: LoginAttempt = { ip: request.ip, username };
+      const clientId = loaded.purpose.client.clientId;
+      const user = username === '' ? null : await stores.users.findUserByUsername(username);
+      // An unknown username costs the same scrypt run as a known one: timing does not tell them apart.
+      let valid = false;
+      if (user === null) await dummyPasswordVerify();
+      else valid = await verifyPassword(password, user.passwordHash);
+      if (user === null || !valid) {
+        await options.loginAttemptGuard?.recordFailure(attempt);
+        audit(request.log, AUDIT_EVENTS.loginFailed, {
+          reason: user === null ? 'unknown_user' : 'wrong_password',
+          ...(user === null ? {} : { sub: user.sub }),
+          client_id: clientId,
+          ip: request.ip,
+        });
+        const warning = lastAttemptWarning(limit);
+        const message = warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE;
+        return sendLoginPage(reply, loaded, 401, username, message);
+      }
+      await options.loginAttemptGuard?.recordSuccess(attempt);
+      audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+        sub: user.sub,
         client_id: clientId,
         ip: request.ip,
+        method: 'password',
       });
-      const warning = lastAttemptWarning(limit);
-      const message = warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE;
-      return sendLoginPage(reply, loaded, 401, username, message);
-    }
-    await options.loginAttemptGuard?.recordSuccess(attempt);
-    audit(request.log, AUDIT_EVENTS.loginSucceeded, {
-      sub: user.sub,
-      client_id: clientId,
-      ip: request.ip,
-      method: 'password',
-    });
-    return steps.signedIn(request, reply, loaded, user, 'password');
-  });
+      return steps.signedIn(request, reply, loaded, user, 'password');
+    },
+  );
 
   if (options.kerberos) {
     await app.register(kerberosSignInRoutes<LoadedInteraction>(), {
       ...options.kerberos,
       pageContext,
       steps: {
-        load: steps.load,
+        loaded: steps.loaded,
         clientIdOf: (loaded) => loaded.purpose.client.clientId,
         showLoginPage: (reply, loaded, status, message) =>
           sendLoginPage(reply, loaded, status, undefined, message),

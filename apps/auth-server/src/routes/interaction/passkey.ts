@@ -195,43 +195,49 @@ export function registerPasskeyRoutes(
     return steps.signedIn(request, reply, loaded, user, 'passkey', { userVerified, synced });
   }
 
-  app.get<{ Params: { id: string } }>('/interaction/:id/passkey', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null) return reply;
-    const step = await passkeyStepOf(request, reply, loaded);
-    if (step === null) return reply;
-    return sendSignInPage(reply, loaded, step);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/interaction/:id/passkey',
+    { config: { interaction: {} } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const step = await passkeyStepOf(request, reply, loaded);
+      if (step === null) return reply;
+      return sendSignInPage(reply, loaded, step);
+    },
+  );
 
   // No lockout here, unlike passwords and codes: an assertion is a signature over a fresh
   // challenge (WebAuthn §13.4.1), which trying cannot guess.
-  app.post<{ Params: { id: string } }>('/interaction/:id/passkey', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'passkey')) return reply;
-    const step = await passkeyStepOf(request, reply, loaded);
-    if (step === null) return reply;
-    // Taken out first, whatever follows: a challenge answers one assertion (§13.4.3).
-    const pending = await challenges.consume(bindingOf(loaded, 'authenticate'));
-    const response = parseCredentialJson<AuthenticationResponseJSON>(
-      stringField(request.body, 'credential') ?? '',
-    );
-    const passkey = response === null ? null : await passkeys.find(response.id);
-    const problem = precheck(pending, response, passkey, step);
-    if (problem !== null || pending === null || response === null || passkey === null) {
-      return refuse(request, reply, loaded, step, { reason: problem ?? 'malformed', passkey });
-    }
-    const outcome = await verifyAuthentication(rp, response, pending.challenge, passkey);
-    if (!outcome.ok) return refuse(request, reply, loaded, step, { ...outcome, passkey });
-    // §6.1.1: of two assertions racing with the same counter, only one is recorded.
-    if (!(await passkeys.recordUse(passkey, { counter: outcome.counter, backedUp: outcome.backedUp }))) {
-      return refuse(request, reply, loaded, step, { reason: 'counter', passkey });
-    }
-    return accept(request, reply, loaded, step, {
-      passkey,
-      userVerified: outcome.userVerified,
-      synced: outcome.backedUp,
-    });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/passkey',
+    { config: { interaction: { csrf: 'passkey' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const step = await passkeyStepOf(request, reply, loaded);
+      if (step === null) return reply;
+      // Taken out first, whatever follows: a challenge answers one assertion (§13.4.3).
+      const pending = await challenges.consume(bindingOf(loaded, 'authenticate'));
+      const response = parseCredentialJson<AuthenticationResponseJSON>(
+        stringField(request.body, 'credential') ?? '',
+      );
+      const passkey = response === null ? null : await passkeys.find(response.id);
+      const problem = precheck(pending, response, passkey, step);
+      if (problem !== null || pending === null || response === null || passkey === null) {
+        return refuse(request, reply, loaded, step, { reason: problem ?? 'malformed', passkey });
+      }
+      const outcome = await verifyAuthentication(rp, response, pending.challenge, passkey);
+      if (!outcome.ok) return refuse(request, reply, loaded, step, { ...outcome, passkey });
+      // §6.1.1: of two assertions racing with the same counter, only one is recorded.
+      if (!(await passkeys.recordUse(passkey, { counter: outcome.counter, backedUp: outcome.backedUp }))) {
+        return refuse(request, reply, loaded, step, { reason: 'counter', passkey });
+      }
+      return accept(request, reply, loaded, step, {
+        passkey,
+        userVerified: outcome.userVerified,
+        synced: outcome.backedUp,
+      });
+    },
+  );
 
   registerEnrolPasskeyRoutes(app, steps, options);
 }
@@ -273,45 +279,55 @@ function registerEnrolPasskeyRoutes(
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
 
-  app.get<{ Params: { id: string } }>('/interaction/:id/enrol-passkey', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null) return reply;
-    const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
-    if (current === null) return reply;
-    return sendEnrolPage(reply, loaded, current.user);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/interaction/:id/enrol-passkey',
+    { config: { interaction: {} } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      if (current === null) return reply;
+      return sendEnrolPage(reply, loaded, current.user);
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/interaction/:id/enrol-passkey', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'enrol')) return reply;
-    const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
-    if (current === null) return reply;
-    const { user, session } = current;
-    const name = passkeyNameOf(stringField(request.body, 'name') ?? '');
-    const credential = stringField(request.body, 'credential') ?? '';
-    const outcome = await finishPasskeyRegistration(
-      registration,
-      bindingOf(loaded),
-      user.sub,
-      credential,
-      name,
-    );
-    if (!outcome.ok) {
-      request.log.info({ reason: outcome.reason, detail: outcome.detail }, 'passkey registration refused');
-      return sendEnrolPage(reply, loaded, user, 400, REGISTRATION_FAILED);
-    }
-    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
-      sub: user.sub,
-      method: 'passkey',
-      credential_id: outcome.credentialId,
-      client_id: loaded.purpose.client.clientId,
-    });
-    // The new credential's attestation proved possession: it completes this sign-in's second factor.
-    const method = { method: 'passkey' as const, userVerified: outcome.userVerified, synced: outcome.synced };
-    const stepped = await app.ssoSessions.addMethod(reply, session, method);
-    if (await options.recoveryCodes.hasSet(user.sub)) {
-      return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
-    }
-    return sendRecoveryCodesOnce(reply, loaded, user.sub);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/enrol-passkey',
+    { config: { interaction: { csrf: 'enrol' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      if (current === null) return reply;
+      const { user, session } = current;
+      const name = passkeyNameOf(stringField(request.body, 'name') ?? '');
+      const credential = stringField(request.body, 'credential') ?? '';
+      const outcome = await finishPasskeyRegistration(
+        registration,
+        bindingOf(loaded),
+        user.sub,
+        credential,
+        name,
+      );
+      if (!outcome.ok) {
+        request.log.info({ reason: outcome.reason, detail: outcome.detail }, 'passkey registration refused');
+        return sendEnrolPage(reply, loaded, user, 400, REGISTRATION_FAILED);
+      }
+      audit(request.log, AUDIT_EVENTS.factorEnrolled, {
+        sub: user.sub,
+        method: 'passkey',
+        credential_id: outcome.credentialId,
+        client_id: loaded.purpose.client.clientId,
+      });
+      // The new credential's attestation proved possession: it completes this sign-in's second factor.
+      const method = {
+        method: 'passkey' as const,
+        userVerified: outcome.userVerified,
+        synced: outcome.synced,
+      };
+      const stepped = await app.ssoSessions.addMethod(reply, session, method);
+      if (await options.recoveryCodes.hasSet(user.sub)) {
+        return steps.proceed(reply, loaded, stepped, steps.progressOf(loaded.interaction));
+      }
+      return sendRecoveryCodesOnce(reply, loaded, user.sub);
+    },
+  );
 }

@@ -154,27 +154,33 @@ export function registerSecondFactorRoutes(
     ['otp', otpCheck],
     ['recovery', recoveryCheck],
   ] as const) {
-    app.get<{ Params: { id: string } }>(`/interaction/:id/${page}`, async (request, reply) => {
-      const loaded = await steps.load(request, reply);
-      if (loaded === null) return reply;
-      const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
-      if (current === null) return reply;
-      const offer = await passkeyOffer(loaded, current.user.sub, current.passkeyOnly);
-      // A recovery code stays usable without an app, but never below a passkeyOnly level.
-      if (offer.redirect && (page === 'otp' || current.passkeyOnly))
-        return steps.redirectToPage(reply, loaded, 'passkey');
-      return check.page(reply, loaded, 200, undefined, offer.url);
-    });
+    app.get<{ Params: { id: string } }>(
+      `/interaction/:id/${page}`,
+      { config: { interaction: {} } },
+      async (request, reply) => {
+        const loaded = steps.loaded(request);
+        const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
+        if (current === null) return reply;
+        const offer = await passkeyOffer(loaded, current.user.sub, current.passkeyOnly);
+        // A recovery code stays usable without an app, but never below a passkeyOnly level.
+        if (offer.redirect && (page === 'otp' || current.passkeyOnly))
+          return steps.redirectToPage(reply, loaded, 'passkey');
+        return check.page(reply, loaded, 200, undefined, offer.url);
+      },
+    );
 
-    app.post<{ Params: { id: string } }>(`/interaction/:id/${page}`, async (request, reply) => {
-      const loaded = await steps.load(request, reply);
-      if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'otp')) return reply;
-      const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
-      if (current === null) return reply;
-      // A code cannot reach a level only a passkey reaches (oauth-core `nextLevelStep` passkeyOnly).
-      if (current.passkeyOnly) return steps.redirectToPage(reply, loaded, 'passkey');
-      const offer = await passkeyOffer(loaded, current.user.sub, false);
-      return submit(request, reply, loaded, current.session, check, offer.url);
-    });
+    app.post<{ Params: { id: string } }>(
+      `/interaction/:id/${page}`,
+      { config: { interaction: { csrf: 'otp' } } },
+      async (request, reply) => {
+        const loaded = steps.loaded(request);
+        const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
+        if (current === null) return reply;
+        // A code cannot reach a level only a passkey reaches (oauth-core `nextLevelStep` passkeyOnly).
+        if (current.passkeyOnly) return steps.redirectToPage(reply, loaded, 'passkey');
+        const offer = await passkeyOffer(loaded, current.user.sub, false);
+        return submit(request, reply, loaded, current.session, check, offer.url);
+      },
+    );
   }
 }

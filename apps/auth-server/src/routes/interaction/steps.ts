@@ -37,6 +37,8 @@ export interface InteractionSteps {
   pageUrl(interaction: Interaction, page: InteractionPage): string;
   /** The interaction of the URL if live and started by this browser; else an error page and `null`. */
   load(request: InteractionRequest, reply: FastifyReply): Promise<LoadedInteraction | null>;
+  /** The interaction the area's guard loaded for this request (src/routes/interaction/index.ts). */
+  loaded(request: FastifyRequest): LoadedInteraction;
   /** True when the form's CSRF token is valid; else a 403 page was sent. */
   checkCsrf(
     request: FastifyRequest,
@@ -213,6 +215,11 @@ export function createInteractionSteps(
     return false;
   }
 
+  function loaded(request: FastifyRequest): LoadedInteraction {
+    if (request.loadedInteraction === null) throw new Error('interaction route without its guard');
+    return request.loadedInteraction;
+  }
+
   /** Finishes the interaction: consume it (exactly once), then let its purpose answer. */
   async function complete(reply: FastifyReply, loaded: LoadedInteraction, step: CompleteStep) {
     const { id, browserHash } = loaded.interaction;
@@ -299,6 +306,7 @@ export function createInteractionSteps(
   return {
     pageUrl,
     load,
+    loaded,
     checkCsrf,
     progressOf,
     redirectToPage,
