@@ -43,7 +43,7 @@ export interface AccountRoutesOptions {
   db: AppDatabase;
   totp: TotpRepository;
   recoveryCodes: RecoveryCodeRepository;
-  /** Passkeys (src/routes/account-passkeys.ts). */
+  /** Passkeys (src/routes/account/account-passkeys.ts). */
   passkeys: PasskeyRepository;
   webauthnChallenges: WebAuthnChallengeStore;
   relyingParty: RelyingParty;
