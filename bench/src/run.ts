@@ -46,6 +46,7 @@ import {
   type TargetLabel,
   type WorkloadOutcome,
 } from './runner.js';
+import { redisServerMissing } from './store/redis-server.js';
 import {
   BENCH_DIR,
   type StartContext,
@@ -55,7 +56,6 @@ import {
   startOidcProvider,
   startOurs,
 } from './targets.js';
-import { redisServerMissing } from './store/redis-server.js';
 import { type BenchName, WORKLOAD_NAMES, type WorkloadName } from './workloads/types.js';
 
 type Db = 'postgres' | 'pglite';

@@ -169,7 +169,11 @@ export function providerServerName(store: 'memory' | 'redis'): string {
   return store === 'memory' ? 'oidc-provider' : 'oidc-provider-redis';
 }
 
-function providerConfig(port: number, ids: BenchIdentities, redis: RedisServerProcess | undefined): ProviderPeerConfig {
+function providerConfig(
+  port: number,
+  ids: BenchIdentities,
+  redis: RedisServerProcess | undefined,
+): ProviderPeerConfig {
   return {
     issuer: `http://127.0.0.1:${port}`,
     port,

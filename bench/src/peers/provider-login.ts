@@ -77,6 +77,8 @@ export async function handleLoginPages(
     return true;
   }
   const details = await provider.interactionDetails(request, response);
-  response.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end(loginPage(details.uid));
+  response
+    .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+    .end(loginPage(details.uid));
   return true;
 }

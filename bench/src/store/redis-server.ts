@@ -48,15 +48,24 @@ const STOP_GRACE_MS = 10_000;
  */
 function serverArguments(port: number, dir: string): string[] {
   return [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--protected-mode', 'yes',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', 'yes',
-    '--appendfsync', 'everysec',
-    '--daemonize', 'no',
-    '--logfile', '',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--protected-mode',
+    'yes',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
   ];
 }
 
@@ -70,7 +79,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const pid = child.pid;
   if (pid === undefined) throw new Error('redis-server: spawn failed');
   const output: string[] = [];
-  const log = options.logDir ? createWriteStream(join(options.logDir, 'redis-server.log'), { flags: 'a' }) : undefined;
+  const log = options.logDir
+    ? createWriteStream(join(options.logDir, 'redis-server.log'), { flags: 'a' })
+    : undefined;
   const onOutput = (chunk: Buffer) => {
     log?.write(chunk);
     output.push(chunk.toString('utf8'));
