@@ -247,8 +247,11 @@ export async function startOidcProvider(context: StartContext, store: 'memory' |
   }
 }
 
-/** Below the in-memory adapter's 1,000 entries, leaving room for sessions, grants and refresh tokens. */
-const MEMORY_ADAPTER_CODE_POOL = 700;
+/**
+ * Codes the in-memory adapter's 1,000 entries hold without evicting one before its turn: every
+ * exchange stores a refresh token beside its code, and sessions and grants need room too.
+ */
+const MEMORY_ADAPTER_CODE_POOL = 400;
 
 function authWorkloads(target: AuthTarget): Workload[] {
   const list = [
