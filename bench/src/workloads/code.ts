@@ -58,7 +58,10 @@ export function codeWorkload(target: AuthTarget): Workload {
       const first = pool.codes[0];
       if (!first) return { ok: false, unavailable: false, detail: 'no code issued' };
       try {
-        await exchangeCode(flow, first);
+        const tokens = await exchangeCode(flow, first);
+        // OIDC Core §3.1.3.3: an `openid` request's token response carries an ID Token; both
+        // servers must sign one, or the comparison would leave out a signature on one side.
+        if (!tokens.id_token) return { ok: false, unavailable: false, detail: 'no id_token in the response' };
       } catch (error) {
         return {
           ok: false,
