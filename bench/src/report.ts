@@ -486,7 +486,7 @@ function textTable(header: string[], body: string[][]): string[] {
 export function placementLine(report: BenchReport): string {
   const pin = report.settings.pin;
   if (pin?.pinned) {
-    return `Pinned with taskset: every server on CPU ${pin.serverCpu}, the load generator on CPU ${pin.loadCpu}; PostgreSQL's backends where the OS puts them.`;
+    return `Pinned with taskset: every server on CPU ${pin.serverCpu}, the load generator on CPU ${pin.loadCpu}; the stores (PostgreSQL's backends, the peer's redis-server) where the OS puts them.`;
   }
   const why = pin ? ` (--pin: ${pin.reason})` : '';
   return `The load generator and the server under test share these cores${why}.`;
