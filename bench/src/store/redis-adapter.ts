@@ -80,7 +80,11 @@ export class RedisAdapter implements Adapter {
     return id ? this.find(id) : undefined;
   }
 
-  /** RFC 6749 §4.1.2: a code is single-use; the provider reads `consumed` to detect a replay. */
+  /**
+   * RFC 6749 §4.1.2: a code is single-use; the provider reads `consumed` to detect a replay. One
+   * HSET, as cheap as the in-memory adapter's assignment: the provider consumes only a record it
+   * has just found, and one that expired in between leaves a payload-less hash `find` ignores.
+   */
   async consume(id: string): Promise<void> {
     await this.redis.hset(this.key(id), 'consumed', epochSeconds());
   }
