@@ -1,4 +1,8 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config.js';
 import {
   activeDirectoryRefusal,
   mustChangeAfterBind,
@@ -7,7 +11,9 @@ import {
 import { parseDirectoryConfig } from '../src/directory/config.js';
 import { userFilterFor } from '../src/directory/ldap-directory.js';
 import { decodeObjectGuid, encodeObjectGuid } from '../src/directory/object-guid.js';
+import { openDirectory } from '../src/directory/open-directory.js';
 import { createServiceBindGuard } from '../src/directory/service-bind-guard.js';
+import { testConfig } from './helpers/app.js';
 
 const complete = {
   LDAP_URL: 'ldap://ldap1.example.test ldaps://ldap2.example.test:636',
@@ -153,5 +159,57 @@ describe("the service account's bind", () => {
     guard.succeeded();
     expect(guard.mayBind()).toBe(true);
     expect(guard.failed()).toBe(0);
+  });
+});
+
+describe('start-up', () => {
+  it('names every directory mistake on its own line, with the other settings still checked', () => {
+    expect(() => testConfig({ LDAP_URL: 'ldap://ldap.example.test' })).toThrow(
+      new ConfigError(
+        [
+          'LDAP_BIND_DN is required when LDAP_URL is set (the service account that searches)',
+          'LDAP_BIND_PASSWORD is required when LDAP_URL is set (or LDAP_BIND_PASSWORD_FILE)',
+          'LDAP_USER_BASE_DN is required when LDAP_URL is set (where users are searched)',
+        ].join('\n'),
+      ),
+    );
+  });
+
+  it('reads LDAP_BIND_PASSWORD_FILE, and has no directory without LDAP_URL', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'ldap-secret-'));
+    writeFileSync(join(folder, 'bind'), 'from-a-file\n');
+    const config = testConfig({
+      ...complete,
+      LDAP_BIND_PASSWORD: '',
+      LDAP_BIND_PASSWORD_FILE: join(folder, 'bind'),
+    });
+    expect(config.directory?.bindPassword).toBe('from-a-file');
+    expect(testConfig().directory).toBeNull();
+  });
+});
+
+describe('nothing LDAP is loaded without LDAP_URL', () => {
+  const sourceRoot = join(import.meta.dirname, '..', 'src');
+  const sources = readdirSync(sourceRoot, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({
+      file: file.replaceAll('\\', '/'),
+      text: readFileSync(join(sourceRoot, file), 'utf8'),
+    }));
+  /** Files with a value (not type-only) import statement whose specifier matches. */
+  const staticImportOf = (specifier: RegExp) =>
+    sources
+      .filter(({ text }) =>
+        [...text.matchAll(/^import (?!type )[^;]*?from '([^']+)';/gms)].some((match) =>
+          specifier.test(match[1] ?? ''),
+        ),
+      )
+      .map(({ file }) => file)
+      .sort();
+
+  it('ldapts is imported by the LDAP modules only, and those only dynamically from open-directory.ts', async () => {
+    expect(staticImportOf(/^ldapts$/)).toEqual(['directory/groups.ts', 'directory/ldap-directory.ts']);
+    expect(staticImportOf(/\/(ldap-directory|groups)\.js$/)).toEqual(['directory/ldap-directory.ts']);
+    expect(await openDirectory(null, { warn: () => undefined })).toBeNull();
   });
 });

@@ -77,11 +77,13 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
   async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
     let lastError: unknown;
     for (const url of config.urls) {
+      // ldapts speaks TLS from the first byte whenever tlsOptions is given: only for ldaps://.
+      const implicitTls = url.toLowerCase().startsWith('ldaps:');
       const client = new Client({
         url,
         timeout: config.timeoutMs,
         connectTimeout: config.timeoutMs,
-        tlsOptions: tls,
+        ...(implicitTls ? { tlsOptions: tls } : {}),
       });
       try {
         if (config.startTls) await client.startTLS(tls);
