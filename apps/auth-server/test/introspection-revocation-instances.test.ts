@@ -118,7 +118,6 @@ describe.runIf(runs)(
         ).toBeGreaterThan(0);
         expect(later.length).toBeGreaterThan(20);
         expect(later.filter((reading) => reading.active)).toEqual([]);
-        console.log('SIZES', JSON.stringify(((globalThis as any).__sizes ?? []).slice(-30)));
         // The tokens that shared the batches were not revoked with it.
         const otherReadings = load.readings.filter((reading) => reading.token !== target);
         expect(otherReadings.filter((reading) => !reading.active)).toEqual([]);
