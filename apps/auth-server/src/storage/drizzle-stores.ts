@@ -85,7 +85,7 @@ export function createDrizzleStores(db: AppDatabase, options: DrizzleStoresOptio
 function createTokenStores(db: AppDatabase, context: { inTransaction: boolean }): TokenStores {
   const statements = createRedemptionStatements(db);
   const hot = createHotPathStatements(db);
-  const lookups = context.inTransaction ? null : createCoalescedLookups(hot, statements);
+  const lookups = context.inTransaction ? null : createCoalescedLookups(db);
   return {
     grants: createGrantStore(db, hot, context),
     codes: createAuthorizationCodeStore(db, hot, statements),

@@ -1,6 +1,6 @@
 import type { IssuedTokenRecords } from '@oidc-orders/oauth-core';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
-import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from '../../db/client.js';
 import {
   accessTokens,
@@ -25,15 +25,6 @@ export function lazy<T>(build: () => T): () => T {
     value ??= build();
     return value;
   };
-}
-
-/**
- * `column = any($name::text[])`: one parameter whatever the number of keys, so one prepared
- * statement (parsed and planned once per connection) serves every batch size; an index scan on the
- * primary key looks each distinct key up once.
- */
-function anyOf(column: AnyPgColumn, name: string) {
-  return sql`${column} = any(${sql.placeholder(name)}::text[])`;
 }
 
 export type RedemptionStatements = ReturnType<typeof createRedemptionStatements>;
@@ -80,21 +71,6 @@ export function createHotPathStatements(db: AppDatabase) {
         .limit(1)
         .prepare('auth_find_access_token'),
     ),
-    // The coalesced lookups (coalesced-lookups.ts): one statement for the keys of one batch.
-    findAccessTokens: lazy(() =>
-      db
-        .select()
-        .from(accessTokens)
-        .where(anyOf(accessTokens.tokenHash, 'hashes'))
-        .prepare('auth_find_access_tokens'),
-    ),
-    findRefreshTokens: lazy(() =>
-      db
-        .select()
-        .from(refreshTokens)
-        .where(anyOf(refreshTokens.tokenHash, 'hashes'))
-        .prepare('auth_find_refresh_tokens'),
-    ),
     createAccessToken: lazy(() =>
       db
         .insert(accessTokens)
@@ -138,16 +114,6 @@ export function createRedemptionStatements(db: AppDatabase) {
         .where(eq(refreshTokens.tokenHash, hash))
         .limit(1)
         .prepare('auth_refresh_token_with_grant_and_user'),
-    ),
-    /** The same join for the keys of one batch (coalesced-lookups.ts). */
-    refreshTokensWithGrantAndUser: lazy(() =>
-      db
-        .select({ token: refreshTokens, grant: grants, user: users })
-        .from(refreshTokens)
-        .leftJoin(grants, eq(grants.id, refreshTokens.grantId))
-        .leftJoin(users, and(eq(users.sub, refreshTokens.sub), isNull(users.disabledAt)))
-        .where(anyOf(refreshTokens.tokenHash, 'hashes'))
-        .prepare('auth_refresh_tokens_with_grant_and_user'),
     ),
     codeWithGrantAndUser: lazy(() =>
       db
