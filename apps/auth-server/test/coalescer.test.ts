@@ -97,6 +97,16 @@ describe('createCoalescer', () => {
     expect(batches).toEqual([['a', 'b'], ['a']]);
   });
 
+  it('rejects the lookups of a batch whose reader throws before it returns a promise', async () => {
+    const find = createCoalescer<string, Row>({
+      readBatch() {
+        throw new Error('no connection');
+      },
+      keyOf: (row) => row.key,
+    });
+    await expect(Promise.all([find('a'), find('b')])).rejects.toThrow('no connection');
+  });
+
   it('never answers from an earlier batch: each batch reads afresh', async () => {
     const table: Record<string, number> = { a: 1 };
     const reader = recordingReader(table);

@@ -60,16 +60,15 @@ async function readAndSettle<K, V>(
   batch: Map<K, Waiter<V>[]>,
   options: Pick<CoalescerOptions<K, V>, 'readBatch' | 'keyOf'>,
 ): Promise<void> {
-  let rows: readonly V[];
+  let found: Map<K, V>;
   try {
-    rows = await options.readBatch([...batch.keys()]);
+    const rows = await options.readBatch([...batch.keys()]);
+    found = new Map(rows.map((row) => [options.keyOf(row), row]));
   } catch (error) {
     // Every lookup of the batch shared the statement, so every one of them failed with it.
     for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
     return;
   }
-  const found = new Map<K, V>();
-  for (const row of rows) found.set(options.keyOf(row), row);
   for (const [key, waiters] of batch) {
     const row = found.get(key) ?? null;
     for (const waiter of waiters) waiter.resolve(row);
