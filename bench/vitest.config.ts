@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import { reporters } from '../vitest.shared.js';
 
-// Unit tests of the harness's pure parts only: fast and offline. The benchmarks themselves are
-// scripts (`pnpm bench`), never timed assertions in tests.
+// Unit tests of the harness's pure parts, and the oidc-provider peer's Redis store and the peer
+// itself against a redis-server each test starts on its own port (seconds, loopback only). The
+// benchmarks themselves are scripts (`pnpm bench`), never timed assertions in tests.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

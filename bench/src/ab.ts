@@ -16,7 +16,10 @@
  * `drizzle/` and `node_modules/`: a `git worktree` of the other commit, installed and bundled.
  * `--traced=label,…` starts those builds with OTEL_EXPORTER_OTLP_ENDPOINT set to an OTLP/HTTP sink
  * of the harness that accepts and drops every export: the cost of tracing, export included. The
- * same bundle may be named twice (`off=… on=… --traced=on`).
+ * same bundle may be named twice (`off=… on=… --traced=on`). `--postgres` also reads the CPU of
+ * the PostgreSQL backends connected to each build's database (as the harness's `postgres` column)
+ * and prints it per 2xx beside the server's. `refresh` rotates chains minted through the sign-in
+ * pages before the warm-up and again before the measured run (bench's `refresh` workload).
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,14 +28,25 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { connectAdmin, DEFAULT_ADMIN_URL } from './databases.js';
+import { connectAdmin, type DatabaseAdmin, DEFAULT_ADMIN_URL } from './databases.js';
 import { pinHarness } from './pinning.js';
 import { readCpuMs } from './proc.js';
 import { freePort, type ServerProcess, startServer } from './processes.js';
 import { type BenchIdentities, newIdentities, writeSeedFile } from './seed.js';
 import { BENCH_DIR } from './targets.js';
+import { refreshWorkload } from './workloads/refresh.js';
+import { loadDiscovery } from './workloads/types.js';
 
-export const AB_WORKLOADS = ['cc-jwt', 'cc-opaque', 'introspect', 'discovery', 'jwks', 'live'] as const;
+export const AB_WORKLOADS = [
+  'cc-jwt',
+  'cc-opaque',
+  'introspect',
+  'introspect-distinct',
+  'refresh',
+  'discovery',
+  'jwks',
+  'live',
+] as const;
 const FLOOR_WORKLOADS = ['http-ceiling', 'token-floor'] as const;
 type AbWorkload = (typeof AB_WORKLOADS)[number] | (typeof FLOOR_WORKLOADS)[number];
 
@@ -45,6 +59,8 @@ export interface AbOptions {
   floor: boolean;
   /** Labels of the builds started with tracing on (exporting to the harness's sink). */
   traced: string[];
+  /** Also the CPU of the PostgreSQL backends serving each build, per 2xx. */
+  postgres: boolean;
 }
 
 /** `label=path` builds and `--name=value` options; throws with a usage line on anything else. */
@@ -57,12 +73,14 @@ export function parseAbArguments(argv: readonly string[]): AbOptions {
     connections: 32,
     floor: false,
     traced: [],
+    postgres: false,
   };
   for (const argument of argv) {
     const option = /^--([a-z]+)(?:=(.*))?$/.exec(argument);
     if (option) {
       const [, name, value = ''] = option;
       if (name === 'floor') options.floor = true;
+      else if (name === 'postgres') options.postgres = true;
       else if (name === 'workloads') options.workloads = value.split(',').map(knownWorkload);
       else if (name === 'traced') options.traced = value.split(',');
       else if (name === 'rounds' || name === 'seconds' || name === 'connections')
@@ -107,6 +125,8 @@ interface Target {
   label: string;
   server: ServerProcess;
   workloads: readonly AbWorkload[];
+  /** The build's own database (none for the floor). */
+  database?: string;
 }
 
 type AutocannonRequest = {
@@ -116,12 +136,15 @@ type AutocannonRequest = {
   body?: string;
 };
 
+/** The web client's redirect URI in the seed; the sign-ins of `refresh` stop at it (nothing listens). */
+const AB_REDIRECT_URI = 'http://127.0.0.1:1/signin-oidc';
+
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
 /** The request of a workload; introspection gets a fresh opaque token from the same server. */
 async function requestFor(
-  workload: AbWorkload,
+  workload: Exclude<AbWorkload, 'refresh' | 'introspect-distinct'>,
   baseUrl: string,
   ids: BenchIdentities,
 ): Promise<AutocannonRequest> {
@@ -152,24 +175,107 @@ async function requestFor(
   }
 }
 
+/** autocannon options of one load of `workload`; `refresh` mints fresh chains for each load. */
+async function loadOptionsFor(
+  workload: AbWorkload,
+  target: Target,
+  ids: BenchIdentities,
+  connections: number,
+): Promise<autocannon.Options> {
+  const baseUrl = target.server.baseUrl;
+  if (workload === 'introspect-distinct') return introspectDistinct(baseUrl, ids, connections);
+  if (workload !== 'refresh') return { url: baseUrl, requests: [await requestFor(workload, baseUrl, ids)] };
+  const { url, document } = await loadDiscovery(baseUrl);
+  const plan = await refreshWorkload({
+    issuer: baseUrl,
+    discoveryUrl: url,
+    tokenEndpoint: document.token_endpoint,
+    introspectionEndpoint: document.introspection_endpoint,
+    jwksUri: document.jwks_uri,
+    ccClient: ids.ccClient,
+    introspector: { id: ids.opaqueResource.id, secret: ids.opaqueResource.secret },
+    jwtResource: ids.jwtResource,
+    opaqueResource: ids.opaqueResource,
+    codeFlow: {
+      authorizationEndpoint: document.authorization_endpoint,
+      tokenEndpoint: document.token_endpoint,
+      client: ids.webClient,
+      redirectUri: AB_REDIRECT_URI,
+      scope: ids.webScope,
+      user: ids.user,
+    },
+  }).plan({ phase: 'measure', seconds: 0, connections });
+  return plan.options;
+}
+
+/**
+ * `introspect-distinct`: as `introspect`, but every connection introspects a token of its own, so the
+ * lookups that share a statement ask for distinct keys (`introspect` asks for one token throughout).
+ */
+async function introspectDistinct(
+  baseUrl: string,
+  ids: BenchIdentities,
+  connections: number,
+): Promise<autocannon.Options> {
+  const requests = await Promise.all(
+    Array.from({ length: connections }, () => requestFor('introspect', baseUrl, ids)),
+  );
+  let next = 0;
+  return {
+    url: baseUrl,
+    setupClient(client: autocannon.Client) {
+      client.setRequests([requests[next++ % requests.length]!]);
+    },
+  };
+}
+
+/** CPU ms so far of the PostgreSQL backends connected to `database` (a new backend counts from 0). */
+async function readBackendCpu(admin: DatabaseAdmin, database: string): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  for (const pid of await admin.backendPids([database])) {
+    const ms = await readCpuMs(pid);
+    if (ms !== undefined) cpu.set(pid, ms);
+  }
+  return cpu;
+}
+
+function backendCpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** One reading: a second of warm-up, then `seconds` of load; server CPU (µs) per 2xx answer. */
-async function measure(target: Target, workload: AbWorkload, ids: BenchIdentities, options: AbOptions) {
-  const request = await requestFor(workload, target.server.baseUrl, ids);
-  const load = (duration: number) =>
+async function measure(
+  target: Target,
+  workload: AbWorkload,
+  ids: BenchIdentities,
+  options: AbOptions,
+  admin: DatabaseAdmin,
+) {
+  const load = async (duration: number) =>
     autocannon({
-      url: target.server.baseUrl,
+      ...(await loadOptionsFor(workload, target, ids, options.connections)),
       connections: options.connections,
       duration,
-      requests: [request],
     });
   await load(1);
+  const database = options.postgres ? target.database : undefined;
+  const measuredLoad = await loadOptionsFor(workload, target, ids, options.connections);
+  const pgBefore = database ? await readBackendCpu(admin, database) : undefined;
   const before = await readCpuMs(target.server.pid);
-  const result = await load(options.seconds);
+  const result = await autocannon({
+    ...measuredLoad,
+    connections: options.connections,
+    duration: options.seconds,
+  });
   const after = await readCpuMs(target.server.pid);
+  const pgAfter = database ? await readBackendCpu(admin, database) : undefined;
   if (before === undefined || after === undefined) throw new Error(`${target.label}: no CPU reading`);
   if (result['2xx'] === 0) throw new Error(`${target.label} ${workload}: no 2xx answer`);
   return {
     cpuUs: ((after - before) * 1000) / result['2xx'],
+    postgresUs: pgBefore && pgAfter ? (backendCpuDelta(pgBefore, pgAfter) * 1000) / result['2xx'] : undefined,
     okRps: result['2xx'] / options.seconds,
     non2xx: result.non2xx,
   };
@@ -197,7 +303,7 @@ async function startTargets(
   otlpEndpoint: string,
 ) {
   const admin = await connectAdmin(process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL);
-  const seedFile = await writeSeedFile(dir, ids, 'http://127.0.0.1:1/signin-oidc', { idTokenAlg: 'ES256' });
+  const seedFile = await writeSeedFile(dir, ids, AB_REDIRECT_URI, { idTokenAlg: 'ES256' });
   const stamp = `ab${Date.now()}`;
   const targets: Target[] = [];
   const logDir = join(dir, 'logs');
@@ -206,7 +312,8 @@ async function startTargets(
   );
   for (const [index, build] of options.builds.entries()) {
     const port = await freePort();
-    const databaseUrl = await admin.create(`${stamp}_${index}`);
+    const database = `${stamp}_${index}`;
+    const databaseUrl = await admin.create(database);
     const server = await startServer({
       name: build.label,
       // The app directory: a bundle resolves src/, drizzle/ and public/ from beside its dist folder.
@@ -226,10 +333,13 @@ async function startTargets(
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
         SHUTDOWN_PAUSE_MS: '0',
+        // The sign-ins that mint `refresh`'s chains come from one address (as in targets.ts).
+        LOGIN_MAX_FAILURES_PER_USERNAME: '0',
+        LOGIN_MAX_FAILURES_PER_IP: '0',
         ...(options.traced.includes(build.label) ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } : {}),
       },
     });
-    targets.push({ label: build.label, server, workloads: ours });
+    targets.push({ label: build.label, server, workloads: ours, database });
   }
   if (options.floor) {
     const port = await freePort();
@@ -272,16 +382,24 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const workload of workloads) {
         for (const target of order.filter((candidate) => candidate.workloads.includes(workload))) {
-          const reading = await measure(target, workload, ids, options);
+          const reading = await measure(target, workload, ids, options, admin);
           const key = `${workload} ${target.label}`;
           readings.set(key, [...(readings.get(key) ?? []), reading.cpuUs]);
+          if (reading.postgresUs !== undefined) {
+            const pgKey = `${key} postgres`;
+            readings.set(pgKey, [...(readings.get(pgKey) ?? []), reading.postgresUs]);
+          }
+          const pg =
+            reading.postgresUs === undefined ? '' : `, postgres ${reading.postgresUs.toFixed(1)} µs/2xx`;
           console.log(
-            `round ${round + 1} ${key}: ${reading.cpuUs.toFixed(1)} µs/2xx, ${Math.round(reading.okRps)} 2xx/s, ${reading.non2xx} non-2xx`,
+            `round ${round + 1} ${key}: ${reading.cpuUs.toFixed(1)} µs/2xx${pg}, ${Math.round(reading.okRps)} 2xx/s, ${reading.non2xx} non-2xx`,
           );
         }
       }
     }
-    console.log(`\nserver CPU per 2xx over ${options.rounds} rounds of ${options.seconds} s:`);
+    console.log(
+      `\nserver (and, with --postgres, its PostgreSQL backends') CPU per 2xx over ${options.rounds} rounds of ${options.seconds} s:`,
+    );
     for (const line of summariseRounds(readings)) console.log(line);
   } finally {
     for (const target of targets) await target.server.stop();

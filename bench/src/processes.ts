@@ -61,6 +61,12 @@ const TAIL_LINES = 40;
 
 const live = new Set<ChildProcess>();
 
+/** Adds a child the harness started elsewhere (the peer's Redis) to those killed on exit. */
+export function trackChild(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
 /** Kills every child still running, synchronously: safe to call from `process.on('exit')`. */
 export function killAllChildrenNow(): void {
   for (const child of live) {

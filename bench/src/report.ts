@@ -59,23 +59,37 @@ interface Aggregate {
   errors: number;
 }
 
-/** CPU per 2xx response, µs, mean over the runs: the server that answered, and its PostgreSQL backends. */
+/**
+ * CPU per 2xx response, µs, mean over the runs: the server that answered, and its store (the
+ * PostgreSQL backends serving our databases, or the oidc-provider peer's redis-server).
+ */
 export interface CpuPerOk {
   serverUs: number;
-  /** Absent when the system has no PostgreSQL database (PGlite, the peer, bare Fastify). */
+  /** Absent when the system has no PostgreSQL database (PGlite, the peers, bare Fastify). */
   postgresUs?: number;
+  /** The redis-server of the oidc-provider peer on Redis; absent elsewhere. */
+  redisUs?: number;
+}
+
+/** Server plus store: what one request costs the machine, whichever process spends it. */
+export function totalUs(cpu: CpuPerOk): number {
+  return round1(cpu.serverUs + (cpu.postgresUs ?? 0) + (cpu.redisUs ?? 0));
 }
 
 export interface CpuSummary {
   ours: CpuPerOk | undefined;
   pglite: CpuPerOk | undefined;
   peer: CpuPerOk | undefined;
+  /** oidc-provider on Redis, its redis-server included. */
+  peerRedis: CpuPerOk | undefined;
   /** What the workload cannot go below: the bare route (plus one signature for `cc-jwt`). */
   ceiling: (CpuPerOk & { label: string }) | undefined;
   /** Server CPU, ours ÷ oidc-provider: below 1 means we spend less per request. */
   vsPeer: number | undefined;
   /** The same with our PostgreSQL backends added to our side (the peer keeps its tokens in memory). */
   vsPeerWithPostgres: number | undefined;
+  /** Sums, ours (server + PostgreSQL) ÷ oidc-provider on Redis (server + redis-server). */
+  vsPeerRedis: number | undefined;
 }
 
 type Cell = Aggregate | { status: 'unavailable' | 'failed' | 'not run'; detail?: string };
@@ -87,8 +101,12 @@ export interface SummaryRow {
   /** What ratios and targets read: PostgreSQL, or PGlite when PostgreSQL was not run. */
   primary: Cell;
   peer: { label: string; cell: Cell } | undefined;
+  /** oidc-provider on Redis, for the workloads it runs. */
+  peerRedis: Cell | undefined;
   ceiling: { label: string; okRps: number } | undefined;
   vsPeer: number | undefined;
+  /** 2xx/s, ours ÷ oidc-provider on Redis. */
+  vsPeerRedis: number | undefined;
   vsCeiling: number | undefined;
   /** The open-loop run at the target's rate (`Workload.paced`) of the primary target, if any. */
   paced: RunRecord | undefined;
@@ -102,13 +120,19 @@ export interface TargetCheck {
   result: 'PASS' | 'FAIL' | 'n/a' | 'not evaluated (smoke)';
 }
 
-const PEER: Partial<Record<WorkloadName, TargetLabel>> = {
-  'cc-jwt': 'oidc-provider',
-  'cc-opaque': 'oidc-provider',
-  introspect: 'oidc-provider',
-  discovery: 'oidc-provider',
-  jwks: 'oidc-provider',
-};
+/** The workloads oidc-provider runs, on its in-memory adapter (`oidc-provider`) and on Redis. */
+const PEER_WORKLOADS: ReadonlySet<WorkloadName> = new Set([
+  'cc-jwt',
+  'cc-opaque',
+  'introspect',
+  'refresh',
+  'code',
+  'discovery',
+  'jwks',
+]);
+const PEER: Partial<Record<WorkloadName, TargetLabel>> = Object.fromEntries(
+  [...PEER_WORKLOADS].map((workload) => [workload, 'oidc-provider']),
+);
 
 export const RSS_TARGET_MB = 150;
 
@@ -152,10 +176,15 @@ export function cpuPerOk(runs: RunRecord[], server: string): CpuPerOk | undefine
   if (measured.length === 0) return undefined;
   const meanUs = (values: number[]) =>
     round1((values.reduce((sum, value) => sum + value, 0) / values.length) * 1000);
-  const serverUs = meanUs(measured.map((run) => run.cpuMsPerOk?.[server] ?? 0));
-  const withPostgres = measured.filter((run) => run.cpuMsPerOk?.postgres !== undefined);
-  if (withPostgres.length === 0) return { serverUs };
-  return { serverUs, postgresUs: meanUs(withPostgres.map((run) => run.cpuMsPerOk?.postgres ?? 0)) };
+  const result: CpuPerOk = { serverUs: meanUs(measured.map((run) => run.cpuMsPerOk?.[server] ?? 0)) };
+  for (const [store, field] of [
+    ['postgres', 'postgresUs'],
+    ['redis', 'redisUs'],
+  ] as const) {
+    const withStore = measured.filter((run) => run.cpuMsPerOk?.[store] !== undefined);
+    if (withStore.length > 0) result[field] = meanUs(withStore.map((run) => run.cpuMsPerOk?.[store] ?? 0));
+  }
+  return result;
 }
 
 function cpuFor(outcomes: WorkloadOutcome[], target: TargetLabel, workload: BenchName): CpuPerOk | undefined {
@@ -195,16 +224,21 @@ function cpuSummary(report: BenchReport, workload: WorkloadName, primaryLabel: T
   const primary = primaryLabel === 'ours-postgres' ? ours : pglite;
   const peerLabel = PEER[workload];
   const peer = peerLabel ? cpuFor(report.outcomes, peerLabel, workload) : undefined;
+  const peerRedis = PEER_WORKLOADS.has(workload)
+    ? cpuFor(report.outcomes, 'oidc-provider-redis', workload)
+    : undefined;
   return {
     ours,
     pglite,
     peer,
+    peerRedis,
     ceiling: cpuCeiling(report, workload),
     vsPeer: ratioOf(primary?.serverUs, peer?.serverUs),
     vsPeerWithPostgres:
       primary?.postgresUs === undefined
         ? undefined
         : ratioOf(primary.serverUs + primary.postgresUs, peer?.serverUs),
+    vsPeerRedis: ratioOf(primary && totalUs(primary), peerRedis && totalUs(peerRedis)),
   };
 }
 
@@ -252,14 +286,19 @@ export function summarize(report: BenchReport): SummaryRow[] {
     }
 
     const primaryRps = isAggregate(primary) ? primary.okRps : undefined;
+    const peerRedis = PEER_WORKLOADS.has(workload)
+      ? cellFor(report.outcomes, 'oidc-provider-redis', workload)
+      : undefined;
     return {
       workload,
       ours,
       pglite,
       primary,
       peer,
+      peerRedis,
       ceiling,
       vsPeer: ratioOf(primaryRps, peer && isAggregate(peer.cell) ? peer.cell.okRps : undefined),
+      vsPeerRedis: ratioOf(primaryRps, isAggregate(peerRedis) ? peerRedis.okRps : undefined),
       vsCeiling: ratioOf(primaryRps, ceiling?.okRps),
       paced,
       cpu: cpuSummary(report, workload, primaryLabel),
@@ -355,8 +394,10 @@ function tableCells(rows: SummaryRow[]): string[][] {
     formatCell(row.ours),
     formatCell(row.pglite),
     row.peer ? `${formatCell(row.peer.cell)}` : '–',
+    row.peerRedis ? formatCell(row.peerRedis) : '–',
     row.ceiling ? `${row.ceiling.okRps.toLocaleString('en-US')} (${row.ceiling.label})` : '–',
     ratio(row.vsPeer),
+    ratio(row.vsPeerRedis),
     ratio(row.vsCeiling),
   ]);
 }
@@ -370,11 +411,19 @@ function cpuCell(cpu: CpuPerOk | undefined): string {
   return cpu === undefined ? '–' : `${formatMicros(cpu.serverUs)} µs`;
 }
 
+/** `260 + 110 = 370 µs`: the server, its store, and the sum the ratios read. */
+function cpuSumCell(cpu: CpuPerOk | undefined): string {
+  if (cpu === undefined) return '–';
+  const store = cpu.postgresUs ?? cpu.redisUs;
+  if (store === undefined) return `${formatMicros(cpu.serverUs)} µs`;
+  return `${formatMicros(cpu.serverUs)} + ${formatMicros(store)} = ${formatMicros(totalUs(cpu))} µs`;
+}
+
+/** Sums against the in-memory peer (whose store is its own heap), with the server-only ratio beside. */
 function cpuRatio(cpu: CpuSummary): string {
   if (cpu.vsPeer === undefined) return '–';
-  const withPostgres =
-    cpu.vsPeerWithPostgres === undefined ? '' : ` (${cpu.vsPeerWithPostgres.toFixed(2)}× with PostgreSQL)`;
-  return `${cpu.vsPeer.toFixed(2)}×${withPostgres}`;
+  if (cpu.vsPeerWithPostgres === undefined) return `${cpu.vsPeer.toFixed(2)}×`;
+  return `${cpu.vsPeerWithPostgres.toFixed(2)}× (servers alone ${cpu.vsPeer.toFixed(2)}×)`;
 }
 
 function cpuCeilingCell(ceiling: CpuSummary['ceiling']): string {
@@ -388,37 +437,40 @@ function cpuCeilingCell(ceiling: CpuSummary['ceiling']): string {
 export function cpuTableCells(rows: SummaryRow[]): string[][] {
   return rows.map((row) => {
     const cpu = row.cpu;
-    if (!cpu) return [row.workload, '–', '–', '–', '–', '–', '–'];
-    const postgres = cpu.ours?.postgresUs;
+    if (!cpu) return [row.workload, ...CPU_HEADER.slice(1).map(() => '–')];
     return [
       row.workload,
-      cpuCell(cpu.ours),
-      postgres === undefined ? '–' : `${formatMicros(postgres)} µs`,
+      cpuSumCell(cpu.ours),
       cpuCell(cpu.pglite),
       row.peer ? cpuCell(cpu.peer) : '–',
+      row.peerRedis ? cpuSumCell(cpu.peerRedis) : '–',
       cpuCeilingCell(cpu.ceiling),
       cpuRatio(cpu),
+      ratio(cpu.vsPeerRedis),
     ];
   });
 }
 
 export const CPU_HEADER = [
   'workload',
-  'ours, PostgreSQL: server CPU/2xx',
-  'its PostgreSQL backends: CPU/2xx',
+  'ours, PostgreSQL: server + its backends = CPU/2xx',
   'ours, PGlite: server CPU/2xx',
-  'oidc-provider: CPU/2xx',
+  'oidc-provider, memory: CPU/2xx',
+  'oidc-provider, Redis: server + redis-server = CPU/2xx',
   'floor: CPU/2xx',
-  'CPU ours ÷ oidc-provider',
+  'sums, ours ÷ oidc-provider memory',
+  'sums, ours ÷ oidc-provider Redis',
 ];
 
 export const THROUGHPUT_HEADER = [
   'workload',
   'ours, PostgreSQL: 2xx/s',
   'ours, PGlite: 2xx/s',
-  'oidc-provider: 2xx/s',
+  'oidc-provider, memory: 2xx/s',
+  'oidc-provider, Redis: 2xx/s',
   'ceiling',
-  '2xx/s ours ÷ oidc-provider',
+  '2xx/s ours ÷ oidc-provider memory',
+  '2xx/s ours ÷ oidc-provider Redis',
   'ours ÷ ceiling',
 ];
 
@@ -434,7 +486,7 @@ function textTable(header: string[], body: string[][]): string[] {
 export function placementLine(report: BenchReport): string {
   const pin = report.settings.pin;
   if (pin?.pinned) {
-    return `Pinned with taskset: every server on CPU ${pin.serverCpu}, the load generator on CPU ${pin.loadCpu}; PostgreSQL's backends where the OS puts them.`;
+    return `Pinned with taskset: every server on CPU ${pin.serverCpu}, the load generator on CPU ${pin.loadCpu}; the stores (PostgreSQL's backends, the peer's redis-server) where the OS puts them.`;
   }
   const why = pin ? ` (--pin: ${pin.reason})` : '';
   return `The load generator and the server under test share these cores${why}.`;
@@ -442,7 +494,7 @@ export function placementLine(report: BenchReport): string {
 
 export function formatText(report: BenchReport, rows: SummaryRow[], checks: TargetCheck[]): string {
   const out = [
-    'CPU per 2xx response (utime + stime from /proc, µs):',
+    'CPU per 2xx response (utime + stime from /proc, µs; server + store = sum):',
     ...textTable(CPU_HEADER, cpuTableCells(rows)),
     '',
     'Throughput (2xx responses per second):',
@@ -576,7 +628,8 @@ export function formatMarkdown(report: BenchReport, rows: SummaryRow[], checks: 
         : '') +
       `. ${placementLine(report)}`,
     '',
-    'CPU per 2xx response (utime + stime of each process from /proc, mean of the runs):',
+    'CPU per 2xx response (utime + stime of each process from /proc, mean of the runs): each server plus its store ' +
+      "(our PostgreSQL backends, the peer's redis-server; the in-memory peer's store is its own heap), and the sums' ratios:",
     '',
     ...table(CPU_HEADER, cpuTableCells(rows)),
     '',

@@ -6,7 +6,13 @@ import autocannon from 'autocannon';
 import { type PacedResult, runPaced } from './paced.js';
 import type { BenchName, Workload } from './workloads/types.js';
 
-export type TargetLabel = 'ours-postgres' | 'ours-pglite' | 'oidc-provider' | 'bare-fastify' | 'bare-pg';
+export type TargetLabel =
+  | 'ours-postgres'
+  | 'ours-pglite'
+  | 'oidc-provider'
+  | 'oidc-provider-redis'
+  | 'bare-fastify'
+  | 'bare-pg';
 
 export interface RunRecord {
   type: 'run';
@@ -35,7 +41,8 @@ export interface RunRecord {
   statusCodes: Record<string, number>;
   /**
    * CPU time per 2xx response during the run, ms, per process of the system under test (each
-   * server; `postgres`: the database backends serving its databases; `load-generator`: this
+   * server; `postgres`: the database backends serving its databases; `redis`: the peer's
+   * redis-server; `load-generator`: this
    * harness, which runs autocannon). Steadier than throughput when other work shares the machine.
    */
   cpuMsPerOk?: Record<string, number>;
@@ -264,8 +271,11 @@ function pacedRecord(
   };
 }
 
-/** CPU ms per 2xx response by group (the part of a key before `:`), from two probe readings. */
-function cpuPerResponse(
+/**
+ * CPU ms per 2xx response by group (the part of a key before `:`, e.g. every `postgres:<pid>`
+ * backend summed into `postgres`), from two probe readings.
+ */
+export function cpuPerResponse(
   before: Map<string, number>,
   after: Map<string, number>,
   responses: number,

@@ -13,6 +13,7 @@ import type { CodeFlowSettings } from './oauth-flow.js';
 import type { BarePgPeerConfig, ProviderPeerConfig } from './peers/peer-config.js';
 import { freePort, type ServerProcess, startServer } from './processes.js';
 import { BENCH_ACCESS_TOKEN_TTL, type BenchIdentities, newIdentities, writeSeedFile } from './seed.js';
+import { type RedisServerProcess, startRedisServer } from './store/redis-server.js';
 import { clientCredentialsWorkload } from './workloads/client-credentials.js';
 import { codeWorkload } from './workloads/code.js';
 import { httpCeilingWorkload } from './workloads/http-ceiling.js';
@@ -21,7 +22,7 @@ import { discoveryWorkload, jwksWorkload } from './workloads/metadata.js';
 import { type OrdersTarget, ordersCreateWorkload, ordersListWorkload } from './workloads/orders.js';
 import { refreshWorkload } from './workloads/refresh.js';
 import { tokenFloorWorkload } from './workloads/token-floor.js';
-import { type AuthTarget, loadDiscovery, type Workload } from './workloads/types.js';
+import { type AuthTarget, type Discovery, loadDiscovery, type Workload } from './workloads/types.js';
 import { issueUserTokens } from './workloads/user-flows.js';
 
 export const BENCH_DIR = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -31,6 +32,8 @@ export interface System {
   servers: ServerProcess[];
   /** PostgreSQL databases its servers use: the CPU of their backends is reported per request. */
   databases?: string[];
+  /** Store processes sampled like the servers (`<group>:<pid>` in `cpuMsPerOk`), e.g. the peer's Redis. */
+  stores?: { group: string; pid: number }[];
   workloads: Workload[];
   /** Start failures: the workloads of a server that did not start are reported failed. */
   failures: { server: string; detail: string; workloads: Workload['name'][] }[];
@@ -161,12 +164,18 @@ export async function startBarePg(context: StartContext): Promise<System> {
   };
 }
 
-export async function startOidcProvider(context: StartContext): Promise<System> {
-  const port = await freePort();
-  const ids = newIdentities();
-  const issuer = `http://127.0.0.1:${port}`;
-  const config: ProviderPeerConfig = {
-    issuer,
+/** The oidc-provider peer's server name in logs and `cpuMsPerOk`: `oidc-provider` or `oidc-provider-redis`. */
+export function providerServerName(store: 'memory' | 'redis'): string {
+  return store === 'memory' ? 'oidc-provider' : 'oidc-provider-redis';
+}
+
+function providerConfig(
+  port: number,
+  ids: BenchIdentities,
+  redis: RedisServerProcess | undefined,
+): ProviderPeerConfig {
+  return {
+    issuer: `http://127.0.0.1:${port}`,
     port,
     ccClient: ids.ccClient,
     introspector: { id: ids.opaqueResource.id, secret: ids.opaqueResource.secret },
@@ -174,19 +183,16 @@ export async function startOidcProvider(context: StartContext): Promise<System> 
     jwtResource: { id: 'urn:bench:orders-api', scope: ids.jwtResource.scope },
     opaqueResource: { id: 'urn:bench:orders-opaque', scope: ids.opaqueResource.scope },
     accessTokenTtl: BENCH_ACCESS_TOKEN_TTL,
+    // Never contacted: the harness stops at the redirect and reads the code from it.
+    webClient: { ...ids.webClient, redirectUri: `http://127.0.0.1:${port}/bench-callback` },
+    user: { username: ids.user.username, password: ids.user.password },
+    store: redis ? { kind: 'redis', url: redis.url } : { kind: 'memory' },
   };
-  const server = await startServer({
-    name: 'oidc-provider',
-    cwd: BENCH_DIR,
-    entry: 'src/peers/oidc-provider.ts',
-    port,
-    env: { BENCH_PEER_CONFIG: JSON.stringify(config), NODE_ENV: 'production' },
-    logDir: context.logDir,
-    ...pinning(context),
-  });
-  const { url, document } = await loadDiscovery(issuer);
-  const target: AuthTarget = {
-    issuer,
+}
+
+function providerTarget(config: ProviderPeerConfig, document: Discovery, url: string): AuthTarget {
+  return {
+    issuer: config.issuer,
     discoveryUrl: url,
     tokenEndpoint: document.token_endpoint,
     introspectionEndpoint: document.introspection_endpoint,
@@ -195,9 +201,57 @@ export async function startOidcProvider(context: StartContext): Promise<System> 
     introspector: config.introspector,
     jwtResource: config.jwtResource,
     opaqueResource: config.opaqueResource,
+    codeFlow: {
+      authorizationEndpoint: document.authorization_endpoint,
+      tokenEndpoint: document.token_endpoint,
+      client: config.webClient,
+      redirectUri: config.webClient.redirectUri,
+      scope: `openid email ${config.jwtResource.scope}`,
+      user: config.user,
+    },
   };
-  return { servers: [server], workloads: authWorkloads(target), failures: [] };
 }
+
+/**
+ * The oidc-provider peer on the library's in-memory adapter or on Redis (a redis-server of its own,
+ * whose CPU is counted with the peer's). The in-memory adapter is an LRU of 1,000 entries, so the
+ * `code` workload spends its codes in pools that fit (`AuthTarget.codePoolLimit`).
+ */
+export async function startOidcProvider(context: StartContext, store: 'memory' | 'redis'): Promise<System> {
+  const redis = store === 'redis' ? await startRedisServer({ logDir: context.logDir }) : undefined;
+  try {
+    const port = await freePort();
+    const config = providerConfig(port, newIdentities(), redis);
+    const server = await startServer({
+      name: providerServerName(store),
+      cwd: BENCH_DIR,
+      entry: 'src/peers/oidc-provider.ts',
+      port,
+      env: { BENCH_PEER_CONFIG: JSON.stringify(config), NODE_ENV: 'production' },
+      logDir: context.logDir,
+      ...pinning(context),
+    });
+    const { url, document } = await loadDiscovery(config.issuer);
+    const target = providerTarget(config, document, url);
+    if (!redis) target.codePoolLimit = MEMORY_ADAPTER_CODE_POOL;
+    return {
+      servers: [server],
+      ...(redis ? { stores: [{ group: 'redis', pid: redis.pid }] } : {}),
+      workloads: authWorkloads(target),
+      failures: [],
+      ...(redis ? { cleanup: () => redis.stop() } : {}),
+    };
+  } catch (error) {
+    await redis?.stop();
+    throw error;
+  }
+}
+
+/**
+ * Codes the in-memory adapter's 1,000 entries hold without evicting one before its turn: every
+ * exchange stores a refresh token beside its code, and sessions and grants need room too.
+ */
+const MEMORY_ADAPTER_CODE_POOL = 400;
 
 function authWorkloads(target: AuthTarget): Workload[] {
   const list = [

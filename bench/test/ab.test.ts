@@ -27,6 +27,12 @@ describe('parseAbArguments', () => {
     ]);
   });
 
+  it('reads --postgres and the refresh workload', () => {
+    const options = parseAbArguments(['a=x.js', '--workloads=introspect,refresh', '--postgres']);
+    expect(options).toMatchObject({ postgres: true, workloads: ['introspect', 'refresh'] });
+    expect(parseAbArguments(['a=x.js']).postgres).toBe(false);
+  });
+
   it('names the builds started with tracing on; the same bundle may run twice', () => {
     const options = parseAbArguments(['off=dist/server.js', 'on=dist/server.js', '--traced=on']);
     expect(options.traced).toEqual(['on']);
@@ -37,7 +43,7 @@ describe('parseAbArguments', () => {
   it('refuses what it does not know, with the reason', () => {
     expect(() => parseAbArguments([])).toThrow(/at least one build/);
     expect(() => parseAbArguments(['dist/server.js'])).toThrow(/label=path/);
-    expect(() => parseAbArguments(['a=x.js', '--workloads=refresh'])).toThrow(/unknown workload refresh/);
+    expect(() => parseAbArguments(['a=x.js', '--workloads=code'])).toThrow(/unknown workload code/);
     expect(() => parseAbArguments(['a=x.js', '--rounds=0'])).toThrow(/positive integer/);
     expect(() => parseAbArguments(['a=x.js', '--fast'])).toThrow(/unknown option --fast/);
   });

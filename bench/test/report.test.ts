@@ -4,6 +4,7 @@ import {
   CPU_HEADER,
   checkTargets,
   cpuPerOk,
+  cpuTableCells,
   formatMarkdown,
   formatText,
   loadGeneratorBusy,
@@ -91,6 +92,13 @@ const outcomes: WorkloadOutcome[] = [
       postgres: 0,
     }),
   ]),
+  measured('oidc-provider-redis', 'refresh', [
+    run('oidc-provider-redis', 'refresh', 900, { 'oidc-provider-redis': 0.7, redis: 0.12 }),
+    run('oidc-provider-redis', 'refresh', 1_100, { 'oidc-provider-redis': 0.74, redis: 0.1 }),
+  ]),
+  measured('ours-postgres', 'refresh', [
+    run('ours-postgres', 'refresh', 1_500, { 'auth-server-postgres': 0.52, postgres: 0.25 }),
+  ]),
   measured('ours-postgres', 'introspect', [
     run('ours-postgres', 'introspect', 3_080, { 'auth-server-postgres': 0.28, postgres: 0.07 }),
   ]),
@@ -175,6 +183,18 @@ describe('summarize: CPU per request', () => {
     expect(introspect?.ceiling).toMatchObject({ serverUs: 41, label: 'bare-fastify' });
   });
 
+  it('adds the Redis peer with its redis-server, and compares the sums of server and store', () => {
+    const refresh = row('refresh')?.cpu;
+    expect(refresh?.peerRedis).toEqual({ serverUs: 720, redisUs: 110 });
+    expect(refresh?.ours).toEqual({ serverUs: 520, postgresUs: 250 });
+    expect(refresh?.vsPeerRedis).toBeCloseTo(770 / 830, 6);
+    expect(row('refresh')?.vsPeerRedis).toBeCloseTo(1_500 / 1_000, 6);
+    const cells = cpuTableCells(summarize(report(outcomes))).find((cells) => cells[0] === 'refresh');
+    expect(cells?.[1]).toBe('520 + 250 = 770 µs');
+    expect(cells?.[4]).toBe('720 + 110 = 830 µs');
+    expect(cells?.[7]).toBe('0.93×');
+  });
+
   it('takes the measured bare token route as the cc-jwt floor when the run has it', () => {
     const withFloor = summarize(
       report([
@@ -199,7 +219,7 @@ describe('summarize: CPU per request', () => {
   });
 
   it('leaves workloads without CPU readings empty', () => {
-    expect(row('refresh')?.cpu?.ours).toBeUndefined();
+    expect(row('code')?.cpu?.ours).toBeUndefined();
   });
 });
 
@@ -219,12 +239,13 @@ describe('the tables', () => {
     const ccJwt = lines[cpuHeader + 2]?.split('│').map((cell) => cell.trim());
     expect(ccJwt).toEqual([
       'cc-jwt',
-      '260 µs',
-      '0.0 µs',
+      '260 + 0.0 = 260 µs',
       '–',
       '430 µs',
+      '–',
       '66 µs (bare-fastify + 1 ES256 sign (node:crypto))',
-      '0.60× (0.60× with PostgreSQL)',
+      '0.60× (servers alone 0.60×)',
+      '–',
     ]);
   });
 
@@ -232,10 +253,12 @@ describe('the tables', () => {
     const lines = formatMarkdown(withPin, rows, checks).split('\n');
     const cpuHeader = lines.indexOf(`| ${CPU_HEADER.join(' | ')} |`);
     expect(cpuHeader).toBeGreaterThan(0);
-    expect(lines.findIndex((line) => line.includes('2xx/s ours ÷ oidc-provider'))).toBeGreaterThan(cpuHeader);
-    const introspect = lines.find((line) => line.startsWith('| introspect | 280 µs'));
+    expect(lines.findIndex((line) => line.includes('2xx/s ours ÷ oidc-provider memory'))).toBeGreaterThan(
+      cpuHeader,
+    );
+    const introspect = lines.find((line) => line.startsWith('| introspect | 280 + 70 = 350 µs'));
     expect(introspect?.split(' | ')).toHaveLength(CPU_HEADER.length);
-    expect(introspect).toContain('| 1.00× (1.25× with PostgreSQL) |');
+    expect(introspect).toContain('| 1.25× (servers alone 1.00×) |');
   });
 
   it('say where the processes ran', () => {

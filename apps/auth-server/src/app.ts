@@ -26,6 +26,7 @@ import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/cli
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
+import { directoryPlugin } from './plugins/directory.js';
 import { dpopPlugin } from './plugins/dpop.js';
 import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
 import { healthPlugin } from './plugins/health.js';
@@ -131,6 +132,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   await app.register(mailPlugin, deps.mail ?? {});
+  await app.register(directoryPlugin);
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated

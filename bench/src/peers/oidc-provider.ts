@@ -2,15 +2,21 @@
  * Peer: panva's `oidc-provider`, configured the way its documentation recommends for production
  * with JWT access tokens: Resource Indicators (RFC 8707) resolve each resource server, with
  * `accessTokenFormat: 'jwt'` signed ES256 from `jwks`, plus an opaque resource server for the
- * opaque-token and introspection workloads. In-memory adapter (the library default), no proxy,
- * no development interactions. Run as its own process by the harness:
+ * opaque-token and introspection workloads, and a browser client for the code and refresh
+ * workloads with its own login pages (src/peers/provider-login.ts). State in the library's
+ * in-memory adapter (which its documentation calls development-only) or, as in production, on
+ * Redis (src/store/redis-adapter.ts). No proxy, no development interactions. Run as its own
+ * process by the harness:
  * `node --import tsx src/peers/oidc-provider.ts` with `BENCH_PEER_CONFIG`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration, errors, type ResourceServer } from 'oidc-provider';
+import { redisAdapterFactory } from '../store/redis-adapter.js';
 import { exitWithParent, type ProviderPeerConfig, readPeerConfig } from './peer-config.js';
+import { handleLoginPages, type LoginSettings } from './provider-login.js';
 
 const config = readPeerConfig<ProviderPeerConfig>();
 
@@ -39,8 +45,21 @@ const resourceServers = new Map<string, ResourceServer>([
   ],
 ]);
 
+const redis = config.store.kind === 'redis' ? new Redis(config.store.url) : undefined;
+const WEB_OIDC_SCOPE = 'openid email';
+
 const configuration: Configuration = {
+  ...(redis ? { adapter: redisAdapterFactory(redis) } : {}),
   clients: [
+    {
+      client_id: config.webClient.id,
+      client_secret: config.webClient.secret,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: [config.webClient.redirectUri],
+      token_endpoint_auth_method: 'client_secret_basic',
+      'urn:bench:resources': [config.jwtResource.id],
+    },
     {
       client_id: config.ccClient.id,
       client_secret: config.ccClient.secret,
@@ -91,7 +110,10 @@ const configuration: Configuration = {
       },
     },
   },
-  // Not reached by the workloads (client credentials only), but production needs one.
+  // Refresh tokens without `offline_access` (whose consent rules the pages do not model), and
+  // rotated on every use as our server does (RFC 9700 §4.14.2).
+  issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+  rotateRefreshToken: () => true,
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
 };
 
@@ -99,14 +121,31 @@ const provider = new Provider(config.issuer, configuration);
 provider.on('server_error', (_ctx, error) => console.error('server_error', error));
 const callback = provider.callback();
 
+const login: LoginSettings = {
+  user: config.user,
+  oidcScope: WEB_OIDC_SCOPE,
+  resource: config.jwtResource,
+};
+
 const server = createServer((request, response) => {
   if (request.url === '/health/ready' || request.url === '/health/live') {
     response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return;
   }
-  callback(request, response);
+  handleLoginPages(provider, login, request, response).then(
+    (handled) => {
+      if (!handled) callback(request, response);
+    },
+    (error: unknown) => {
+      console.error('login page', error);
+      if (!response.headersSent) response.writeHead(500).end();
+    },
+  );
 });
 server.keepAliveTimeout = 72_000;
 server.listen(config.port, '127.0.0.1');
 
-exitWithParent(() => new Promise((resolve) => server.close(resolve)));
+exitWithParent(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await redis?.quit();
+});

@@ -11,6 +11,12 @@ export interface ProviderPeerConfig {
   jwtResource: { id: string; scope: string };
   opaqueResource: { id: string; scope: string };
   accessTokenTtl: number;
+  /** The browser client of the `refresh` and `code` workloads (authorization code + PKCE, rotation). */
+  webClient: { id: string; secret: string; redirectUri: string };
+  /** The one account the login page accepts. */
+  user: { username: string; password: string };
+  /** Where the provider keeps its state: the library's in-memory adapter, or Redis at this URL. */
+  store: { kind: 'memory' } | { kind: 'redis'; url: string };
 }
 
 export interface BarePgPeerConfig {

@@ -27,6 +27,7 @@ function exchangeBody(
 
 export function codeWorkload(target: AuthTarget): Workload {
   const flow = target.codeFlow;
+  const maxPool = Math.min(MAX_POOL, target.codePoolLimit ?? MAX_POOL);
   return {
     name: 'code',
     paced: {
@@ -35,7 +36,7 @@ export function codeWorkload(target: AuthTarget): Workload {
         if (!flow) throw new Error('no browser flow for this target');
         const pool = await issueCodePool(
           flow,
-          Math.min(MAX_POOL, Math.round(PACED_RATE * seconds) + connections),
+          Math.min(maxPool, Math.round(PACED_RATE * seconds) + connections),
         );
         const codes = pool.codes;
         return {
@@ -57,7 +58,10 @@ export function codeWorkload(target: AuthTarget): Workload {
       const first = pool.codes[0];
       if (!first) return { ok: false, unavailable: false, detail: 'no code issued' };
       try {
-        await exchangeCode(flow, first);
+        const tokens = await exchangeCode(flow, first);
+        // OIDC Core §3.1.3.3: an `openid` request's token response carries an ID Token; both
+        // servers must sign one, or the comparison would leave out a signature on one side.
+        if (!tokens.id_token) return { ok: false, unavailable: false, detail: 'no id_token in the response' };
       } catch (error) {
         return {
           ok: false,
@@ -74,7 +78,7 @@ export function codeWorkload(target: AuthTarget): Workload {
           ? Math.max(connections * 4, Math.round(seconds * 200))
           : // A margin over the last rate: a cold warm-up underestimates, and a short run is worse than a long one.
             Math.round(expectedRps * seconds * 1.3);
-      const count = Math.min(MAX_POOL, Math.max(connections * 2, wanted));
+      const count = Math.min(maxPool, Math.max(connections * 2, wanted));
       const pool = await issueCodePool(flow, count);
       const codes = pool.codes;
       const amount = Math.max(connections, codes.length);
@@ -100,7 +104,7 @@ export function codeWorkload(target: AuthTarget): Workload {
           verifyBody: (body) => String(body).includes('"access_token"'),
         },
         amount,
-        note: `${pool.codes.length} codes pre-issued at ${Math.round(pool.issueRate)}/s${pool.truncated ? ' (issuing stopped at the code-lifetime budget)' : ''}`,
+        note: `${pool.codes.length} codes pre-issued at ${Math.round(pool.issueRate)}/s${pool.truncated ? ' (issuing stopped at the code-lifetime budget)' : ''}${count === target.codePoolLimit ? " (the most the server's store holds at once)" : ''}`,
       };
     },
   };

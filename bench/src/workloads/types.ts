@@ -69,8 +69,10 @@ export interface AuthTarget {
   introspector: Credentials;
   jwtResource: { id: string; scope: string };
   opaqueResource: { id: string; scope: string };
-  /** Only for our server: the browser flow that mints codes and refresh tokens. */
+  /** The browser flow that mints codes and refresh tokens (ours, and oidc-provider's login pages). */
   codeFlow?: CodeFlowSettings;
+  /** Most codes the server can hold at once (oidc-provider's in-memory LRU); no limit when absent. */
+  codePoolLimit?: number;
 }
 
 export interface Discovery {

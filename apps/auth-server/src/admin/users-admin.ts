@@ -32,7 +32,7 @@ export interface UserOverview {
   emailVerified: boolean;
   mfaRequired: boolean;
   /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/drizzle/user-ownership.ts). */
-  managedBy: 'seed' | 'operator';
+  managedBy: 'seed' | 'operator' | 'directory' | 'federation';
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;
   authenticatorApps: number;

@@ -115,10 +115,15 @@ export const users = pgTable('users', {
   /**
    * Who keeps this user: `seed` (the seed file names it, or named it: a start whose file no longer
    * names it disables it) or `operator` (`users add`, or `users enable` of a user the file dropped;
-   * the seed leaves it alone). Rows from before this column were all written by the seed or by an
-   * earlier `users add` that the next start disabled anyway, so `seed` is their default.
+   * the seed leaves it alone), `directory` (created at a first sign-in with a directory account) or
+   * `federation` (created at a first sign-in through an upstream OpenID provider); the seed leaves
+   * the last two alone. Rows from before this column were all written by the seed or by an earlier
+   * `users add` that the next start disabled anyway, so `seed` is their default.
    */
-  managedBy: text('managed_by').$type<'seed' | 'operator'>().notNull().default('seed'),
+  managedBy: text('managed_by')
+    .$type<'seed' | 'operator' | 'directory' | 'federation'>()
+    .notNull()
+    .default('seed'),
   /**
    * Who set `disabled_at`: the seed re-enables only a user it disabled itself, never one an
    * operator disabled. Null while enabled, and for users disabled before this column existed.
@@ -464,6 +469,29 @@ export const kerberosPrincipals = pgTable(
     updatedAt: epochSeconds('updated_at').notNull(),
   },
   (table) => [index('kerberos_principals_sub_idx').on(table.sub)],
+);
+
+/**
+ * A person whose identity lives elsewhere: a directory entry (`source` = `ldap`, `subject` = the
+ * directory's stable id, `entryUUID` or the decoded `objectGUID`) or an upstream OpenID provider
+ * (`source` = `idp:<id>`, `subject` = the upstream's stable subject, `sub`, or `tid:oid` for Entra
+ * ID). Keyed by that stable id and never by a mutable name or e-mail address, so the local `sub`
+ * issued to our clients never changes, and a deleted and re-created account is a new person. One
+ * local user may hold several external identities (linked providers).
+ */
+export const externalIdentities = pgTable(
+  'external_identities',
+  {
+    source: text('source').notNull(),
+    subject: text('subject').notNull(),
+    sub: text('sub').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    lastSignInAt: epochSeconds('last_sign_in_at'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.source, table.subject] }),
+    index('external_identities_sub_idx').on(table.sub),
+  ],
 );
 
 // ─── 8. Passkeys (WebAuthn Level 3) ──────────────────────────────────────────────────────────────

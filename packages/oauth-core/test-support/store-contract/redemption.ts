@@ -40,6 +40,21 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
       expect(await find(`rt-${t.n}-missing`)).toBeNull();
     });
 
+    it('findRefreshTokenWithGrantAndUser: 100 concurrent finds each answer their own token', async (context) => {
+      const find = t.stores.refreshTokens.findRefreshTokenWithGrantAndUser?.bind(t.stores.refreshTokens);
+      if (!find) return context.skip();
+      const tokens = Array.from({ length: 40 }, (_, index) => t.refresh(`c${index}`));
+      for (const token of tokens) await t.stores.refreshTokens.createRefreshToken(token);
+      const hashes = Array.from({ length: 100 }, (_, index) =>
+        index % 5 === 4 ? `rt-${t.n}-missing-${index}` : tokens[index % tokens.length]!.tokenHash,
+      );
+      const found = await Promise.all(hashes.map((hash) => find(hash)));
+      found.forEach((answer, index) => {
+        const token = tokens.find((candidate) => candidate.tokenHash === hashes[index]);
+        expect(answer).toEqual(token ? { token, grant: t.grant(), user: t.user() } : null);
+      });
+    });
+
     it('findAuthorizationCodeWithGrantAndUser: the code, its grant and its user; nulls when gone', async (context) => {
       const find = t.stores.codes.findAuthorizationCodeWithGrantAndUser?.bind(t.stores.codes);
       if (!find) return context.skip();

@@ -22,6 +22,18 @@ export function describeRefreshTokenStoreContract(t: ContractContext): void {
       expect(await t.stores.refreshTokens.findRefreshToken(`rt-${t.n}-missing`)).toBeNull();
     });
 
+    it('answers 100 concurrent finds (repeats and unknown hashes among them) each with its own token', async () => {
+      const tokens = Array.from({ length: 40 }, (_, index) => t.refresh(`c${index}`));
+      for (const token of tokens) await t.stores.refreshTokens.createRefreshToken(token);
+      const hashes = Array.from({ length: 100 }, (_, index) =>
+        index % 5 === 4 ? `rt-${t.n}-missing-${index}` : tokens[index % tokens.length]!.tokenHash,
+      );
+      const found = await Promise.all(hashes.map((hash) => t.stores.refreshTokens.findRefreshToken(hash)));
+      found.forEach((token, index) => {
+        expect(token).toEqual(tokens.find((candidate) => candidate.tokenHash === hashes[index]) ?? null);
+      });
+    });
+
     it('markRefreshTokenUsed is true once, then false; the used token stays findable', async () => {
       await t.stores.refreshTokens.createRefreshToken(t.refresh());
       expect(await t.stores.refreshTokens.markRefreshTokenUsed(`rt-${t.n}-r`, T0 + 2)).toBe(true);

@@ -2,10 +2,15 @@ import type { AccessTokenStore, OpaqueAccessToken } from '@oidc-orders/oauth-cor
 import { and, eq, isNull } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
 import { accessTokens, revokedJwtAccessTokens } from '../../db/schema.js';
+import type { CoalescedLookups } from './coalesced-lookups.js';
 import type { HotPathStatements } from './prepared-statements.js';
 
 /** Opaque access tokens (introspected, RFC 7662) and the revoked JWT access tokens' `jti`s. */
-export function createAccessTokenStore(db: AppDatabase, hot: HotPathStatements): AccessTokenStore {
+export function createAccessTokenStore(
+  db: AppDatabase,
+  hot: HotPathStatements,
+  lookups: CoalescedLookups | null,
+): AccessTokenStore {
   return {
     async createAccessToken(token) {
       // One INSERT, no transaction around it (client_credentials writes nothing else).
@@ -17,8 +22,11 @@ export function createAccessTokenStore(db: AppDatabase, hot: HotPathStatements):
       });
     },
     async findAccessToken(tokenHash) {
-      // Introspection: one SELECT by primary key, never cached (revocation is visible at once).
-      const [row] = await hot.findAccessToken().execute({ hash: tokenHash });
+      // Introspection: a SELECT by primary key, shared by the lookups of one event-loop turn on the
+      // pool, never cached (RFC 7009 §2: revocation is visible at once).
+      const row = lookups
+        ? await lookups.accessToken(tokenHash)
+        : (await hot.findAccessToken().execute({ hash: tokenHash }))[0];
       return row ? accessTokenFromRow(row) : null;
     },
     async revokeAccessToken(tokenHash, at) {

@@ -2,6 +2,7 @@ import type { RefreshToken, RefreshTokenStore } from '@oidc-orders/oauth-core';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
+import type { CoalescedLookups } from './coalesced-lookups.js';
 import { grantFromRow } from './grant-store.js';
 import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
 import { userFromRow } from './user-store.js';
@@ -11,6 +12,7 @@ export function createRefreshTokenStore(
   db: AppDatabase,
   hot: HotPathStatements,
   statements: RedemptionStatements,
+  lookups: CoalescedLookups | null,
 ): RefreshTokenStore {
   return {
     async createRefreshToken(token) {
@@ -19,7 +21,9 @@ export function createRefreshTokenStore(
         .values({ ...token, scopes: [...token.scopes], resources: [...token.resources] });
     },
     async findRefreshToken(tokenHash) {
-      const [row] = await hot.findRefreshToken().execute({ hash: tokenHash });
+      const row = lookups
+        ? await lookups.refreshToken(tokenHash)
+        : (await hot.findRefreshToken().execute({ hash: tokenHash }))[0];
       return row ? refreshTokenFromRow(row) : null;
     },
     async markRefreshTokenUsed(tokenHash, at) {
@@ -44,7 +48,11 @@ export function createRefreshTokenStore(
         .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.revokedAt)));
     },
     async findRefreshTokenWithGrantAndUser(tokenHash) {
-      const [row] = await statements.refreshTokenWithGrantAndUser().execute({ hash: tokenHash });
+      // Shared by the refreshes of one event-loop turn on the pool; the rotation that follows is
+      // still one conditional statement per token (RFC 9700 §4.14.2).
+      const row = lookups
+        ? await lookups.refreshTokenWithGrantAndUser(tokenHash)
+        : (await statements.refreshTokenWithGrantAndUser().execute({ hash: tokenHash }))[0];
       if (!row) return null;
       return {
         token: refreshTokenFromRow(row.token),

@@ -9,6 +9,7 @@ import type {
 import type { AppDatabase } from '../../db/client.js';
 import { createAccessTokenStore } from './access-token-store.js';
 import { createAuthorizationCodeStore } from './authorization-code-store.js';
+import { createCoalescedLookups } from './coalesced-lookups.js';
 import { createDeviceCodeStore } from './device-code-store.js';
 import { createGrantStore } from './grant-store.js';
 import { createKeyStore } from './key-store.js';
@@ -76,15 +77,20 @@ export function createDrizzleStores(db: AppDatabase, options: DrizzleStoresOptio
   };
 }
 
-/** The grant, code and token stores on one executor: the pool, or one transaction. */
+/**
+ * The grant, code and token stores on one executor: the pool, or one transaction. On the pool the
+ * reads by token hash are coalesced (drizzle/coalesced-lookups.ts); a transaction has one
+ * connection and reads one statement at a time.
+ */
 function createTokenStores(db: AppDatabase, context: { inTransaction: boolean }): TokenStores {
   const statements = createRedemptionStatements(db);
   const hot = createHotPathStatements(db);
+  const lookups = context.inTransaction ? null : createCoalescedLookups(db);
   return {
     grants: createGrantStore(db, hot, context),
     codes: createAuthorizationCodeStore(db, hot, statements),
-    refreshTokens: createRefreshTokenStore(db, hot, statements),
-    accessTokens: createAccessTokenStore(db, hot),
+    refreshTokens: createRefreshTokenStore(db, hot, statements, lookups),
+    accessTokens: createAccessTokenStore(db, hot, lookups),
     deviceCodes: createDeviceCodeStore(db),
   };
 }
