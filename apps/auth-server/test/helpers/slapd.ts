@@ -50,6 +50,7 @@ export interface SlapdFixture {
   url: string;
   ldapsUrl: string;
   caFile: string;
+  baseDn: string;
   serviceDn: string;
   servicePassword: string;
   /** The environment that points the auth server at this directory. */
@@ -64,6 +65,11 @@ export interface SlapdFixture {
   addGroup(cn: string, memberDns: readonly string[], base?: string): Promise<string>;
   /** Changes the default password policy (ppolicy attributes, e.g. `pwdMaxAge`). */
   setPolicy(attributes: Record<string, string>): Promise<void>;
+  /**
+   * Gives one person a password policy of their own (a `pwdPolicy` entry named by their
+   * `pwdPolicySubentry`), so that a tiny `pwdMaxAge` expires them and nobody else.
+   */
+  applyPolicy(uid: string, name: string, attributes: Record<string, string>): Promise<void>;
   entryUuid(uid: string): Promise<string>;
   personDn(uid: string): string;
   /** Simple binds the server has answered, by DN (from its `stats` log). */
@@ -245,6 +251,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
     url,
     ldapsUrl,
     caFile: ca.caFile,
+    baseDn: BASE_DN,
     serviceDn: SERVICE_DN,
     servicePassword,
     personDn,
@@ -310,6 +317,24 @@ export async function startSlapd(): Promise<SlapdFixture> {
             new Change({ operation: 'replace', modification: new Attribute({ type, values: [value] }) }),
         );
         await client.modify(POLICY_DN, changes);
+      }),
+    applyPolicy: (uid, name, attributes) =>
+      asRoot(async (client) => {
+        const policyDn = `cn=${name},ou=policies,${BASE_DN}`;
+        await client.add(policyDn, {
+          objectClass: ['pwdPolicy', 'person'],
+          cn: name,
+          sn: name,
+          pwdAttribute: 'userPassword',
+          ...attributes,
+        });
+        await client.modify(
+          personDn(uid),
+          new Change({
+            operation: 'replace',
+            modification: new Attribute({ type: 'pwdPolicySubentry', values: [policyDn] }),
+          }),
+        );
       }),
     entryUuid: (uid) =>
       asRoot(async (client) => {
