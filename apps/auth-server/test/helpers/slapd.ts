@@ -44,6 +44,11 @@ export interface DirectoryPerson {
   cn?: string;
   mail?: string;
   krbPrincipalName?: string;
+  /**
+   * Their own password policy (`pwdPolicySubentry`). Given at creation: ppolicy stamps
+   * `pwdChangedTime`, which expiry counts from, only when the entry's policy ages passwords.
+   */
+  policyDn?: string;
 }
 
 export interface SlapdFixture {
@@ -66,10 +71,10 @@ export interface SlapdFixture {
   /** Changes the default password policy (ppolicy attributes, e.g. `pwdMaxAge`). */
   setPolicy(attributes: Record<string, string>): Promise<void>;
   /**
-   * Gives one person a password policy of their own (a `pwdPolicy` entry named by their
-   * `pwdPolicySubentry`), so that a tiny `pwdMaxAge` expires them and nobody else.
+   * A password policy of its own (a `pwdPolicy` entry) for the people added with its DN as
+   * `policyDn`, so that a tiny `pwdMaxAge` expires them and nobody else.
    */
-  applyPolicy(uid: string, name: string, attributes: Record<string, string>): Promise<void>;
+  addPolicy(name: string, attributes: Record<string, string>): Promise<string>;
   entryUuid(uid: string): Promise<string>;
   personDn(uid: string): string;
   /** Simple binds the server has answered, by DN (from its `stats` log). */
@@ -275,6 +280,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
           userPassword: person.password,
           ...(person.mail ? { mail: person.mail } : {}),
           ...(person.krbPrincipalName ? { krbPrincipalName: person.krbPrincipalName } : {}),
+          ...(person.policyDn ? { pwdPolicySubentry: person.policyDn } : {}),
         });
         return dn;
       }),
@@ -318,7 +324,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
         );
         await client.modify(POLICY_DN, changes);
       }),
-    applyPolicy: (uid, name, attributes) =>
+    addPolicy: (name, attributes) =>
       asRoot(async (client) => {
         const policyDn = `cn=${name},ou=policies,${BASE_DN}`;
         await client.add(policyDn, {
@@ -328,13 +334,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
           pwdAttribute: 'userPassword',
           ...attributes,
         });
-        await client.modify(
-          personDn(uid),
-          new Change({
-            operation: 'replace',
-            modification: new Attribute({ type: 'pwdPolicySubentry', values: [policyDn] }),
-          }),
-        );
+        return policyDn;
       }),
     entryUuid: (uid) =>
       asRoot(async (client) => {
