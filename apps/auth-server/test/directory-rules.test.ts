@@ -213,3 +213,42 @@ describe('nothing LDAP is loaded without LDAP_URL', () => {
     expect(await openDirectory(null, { warn: () => undefined })).toBeNull();
   });
 });
+
+describe('the README settings', () => {
+  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  /** The `KEY=value` lines of the first shell block under a heading, shell quotes removed. */
+  function settingsUnder(heading: string): Record<string, string> {
+    const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const settings: Record<string, string> = {};
+    for (const line of block.split('\n')) {
+      const match = /^([A-Z_]+)=(.*)$/.exec(line);
+      if (match?.[1] && match[2] !== undefined) settings[match[1]] = match[2].replace(/^(['"])(.*)\1$/, '$2');
+    }
+    return settings;
+  }
+  /** A `*_FILE` setting stands for its secret, as loadConfig reads it. */
+  function withSecret(settings: Record<string, string>): Record<string, string> {
+    const { LDAP_BIND_PASSWORD_FILE: file, ...rest } = settings;
+    expect(file).toBeDefined();
+    return { ...rest, LDAP_BIND_PASSWORD: 'from-the-file' };
+  }
+
+  it('for OpenLDAP are accepted as they stand', () => {
+    const { config, problems } = parseDirectoryConfig(withSecret(settingsUnder('### OpenLDAP')));
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({ urls: [expect.any(String), expect.any(String)], startTls: true });
+  });
+
+  it('for Active Directory are accepted as they stand: objectGUID, sAMAccountName, nested groups, disabled accounts', () => {
+    const { config, problems } = parseDirectoryConfig(withSecret(settingsUnder('### Active Directory')));
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({
+      bindDn: 'CN=svc-auth-server,OU=Service Accounts,DC=corp,DC=example,DC=com',
+      matchingRuleInChain: true,
+      enabledFilter: '(!(userAccountControl:1.2.840.113556.1.4.803:=2))',
+      attributes: { id: 'objectGUID', username: 'sAMAccountName', kerberosPrincipal: 'userPrincipalName' },
+    });
+    expect(config?.userFilter).toContain('(sAMAccountName={username})');
+  });
+});
