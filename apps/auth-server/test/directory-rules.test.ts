@@ -79,6 +79,28 @@ describe('directory settings', () => {
   });
 });
 
+describe('LDAP_CA_FILE', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'ldap-ca-'));
+  writeFileSync(join(folder, 'not-a-certificate.pem'), 'hello');
+  writeFileSync(join(folder, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+  it.each([
+    ['missing.pem', `LDAP_CA_FILE: cannot read ${join(folder, 'missing.pem')} (ENOENT)`],
+    [
+      'not-a-certificate.pem',
+      `LDAP_CA_FILE: ${join(folder, 'not-a-certificate.pem')} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    ],
+  ])('%s is a line at start, resolved against the start directory', (file, line) => {
+    expect(parseDirectoryConfig({ ...complete, LDAP_CA_FILE: file }, folder).problems).toEqual([line]);
+  });
+
+  it('a readable PEM file is kept with its full path', () => {
+    const { config, problems } = parseDirectoryConfig({ ...complete, LDAP_CA_FILE: 'ca.pem' }, folder);
+    expect(problems).toEqual([]);
+    expect(config?.caFile).toBe(join(folder, 'ca.pem'));
+  });
+});
+
 describe('the username in the search filter (RFC 4515 §3)', () => {
   it.each([
     ['*', '(uid=\\2a)'],
@@ -227,21 +249,23 @@ describe('the README settings', () => {
     }
     return settings;
   }
-  /** A `*_FILE` setting stands for its secret, as loadConfig reads it. */
-  function withSecret(settings: Record<string, string>): Record<string, string> {
-    const { LDAP_BIND_PASSWORD_FILE: file, ...rest } = settings;
-    expect(file).toBeDefined();
-    return { ...rest, LDAP_BIND_PASSWORD: 'from-the-file' };
+  const caFolder = mkdtempSync(join(tmpdir(), 'readme-ca-'));
+  writeFileSync(join(caFolder, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  /** The files the examples name stand for their contents: the secret, and a CA here. */
+  function withFiles(settings: Record<string, string>): Record<string, string> {
+    const { LDAP_BIND_PASSWORD_FILE: secretFile, LDAP_CA_FILE: caFile, ...rest } = settings;
+    expect([secretFile, caFile]).toEqual([expect.any(String), expect.any(String)]);
+    return { ...rest, LDAP_BIND_PASSWORD: 'from-the-file', LDAP_CA_FILE: join(caFolder, 'ca.pem') };
   }
 
   it('for OpenLDAP are accepted as they stand', () => {
-    const { config, problems } = parseDirectoryConfig(withSecret(settingsUnder('### OpenLDAP')));
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### OpenLDAP')));
     expect(problems).toEqual([]);
     expect(config).toMatchObject({ urls: [expect.any(String), expect.any(String)], startTls: true });
   });
 
   it('for Active Directory are accepted as they stand: objectGUID, sAMAccountName, nested groups, disabled accounts', () => {
-    const { config, problems } = parseDirectoryConfig(withSecret(settingsUnder('### Active Directory')));
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### Active Directory')));
     expect(problems).toEqual([]);
     expect(config).toMatchObject({
       bindDn: 'CN=svc-auth-server,OU=Service Accounts,DC=corp,DC=example,DC=com',
