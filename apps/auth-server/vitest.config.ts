@@ -31,9 +31,9 @@ export default defineConfig({
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
         'test/email-verification.test.ts',
+        'test/directory-slapd-fixture.test.ts', // the slapd fixture, seen through ldapsearch
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',
-        'test/directory-slapd-fixture.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],
