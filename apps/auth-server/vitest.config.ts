@@ -21,6 +21,8 @@ export default defineConfig({
         'test/startup.test.ts',
         'test/users-cli.test.ts',
         'test/admin-commands-database.test.ts',
+        // The slapd fixture of the directory suites, seen through Debian's ldapsearch.
+        'test/directory-slapd-fixture.test.ts',
         // Slow by design: 120 random requests per route; means of sign-ins at the production scrypt cost.
         'test/property.test.ts',
         'test/login-timing.test.ts',
@@ -31,7 +33,6 @@ export default defineConfig({
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
         'test/email-verification.test.ts',
-        'test/directory-slapd-fixture.test.ts', // the slapd fixture, seen through ldapsearch
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',
       ],
