@@ -21,8 +21,6 @@ export default defineConfig({
         'test/startup.test.ts',
         'test/users-cli.test.ts',
         'test/admin-commands-database.test.ts',
-        // The slapd fixture of the directory suites, seen through Debian's ldapsearch.
-        'test/directory-slapd-fixture.test.ts',
         // Slow by design: 120 random requests per route; means of sign-ins at the production scrypt cost.
         'test/property.test.ts',
         'test/login-timing.test.ts',
@@ -35,6 +33,7 @@ export default defineConfig({
         'test/email-verification.test.ts',
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',
+        'test/directory-slapd-fixture.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],
