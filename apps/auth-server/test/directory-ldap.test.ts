@@ -126,7 +126,23 @@ describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
       expect(await directory.changePassword('dave', 'dave-old-pw', 'dave-new-pw')).toEqual({
         kind: 'changed',
       });
+      // RFC 3062: the server hashed it (a plain modify would have stored the clear text).
+      expect(await slapd.storedPassword('dave')).toMatch(/^\{SSHA\}/);
       expect(await directory.authenticate('dave', 'dave-new-pw')).toMatchObject({ kind: 'ok' });
+    });
+
+    it("a new password the directory's quality rules refuse is refused with their reason", async () => {
+      const policyDn = await slapd.addPolicy('twelve-characters', {
+        pwdMinLength: '12',
+        pwdCheckQuality: '2',
+      });
+      await slapd.addPerson({ uid: 'jack', password: 'jack-old-password', policyDn });
+      expect(await directory.changePassword('jack', 'jack-old-password', 'short')).toEqual({
+        kind: 'refused',
+        reason: 'policy',
+        message: 'The new password is too short for the directory.',
+      });
+      expect(await directory.authenticate('jack', 'jack-old-password')).toMatchObject({ kind: 'ok' });
     });
 
     it('an expired password with no grace logins left is expired, not a wrong password', async () => {

@@ -9,7 +9,7 @@ import {
   passwordPolicyRefusal,
 } from '../src/directory/bind-outcomes.js';
 import { parseDirectoryConfig } from '../src/directory/config.js';
-import { userFilterFor } from '../src/directory/ldap-directory.js';
+import { passwordModifyRequest, userFilterFor } from '../src/directory/ldap-directory.js';
 import { decodeObjectGuid, encodeObjectGuid } from '../src/directory/object-guid.js';
 import { openDirectory } from '../src/directory/open-directory.js';
 import { createServiceBindGuard } from '../src/directory/service-bind-guard.js';
@@ -110,6 +110,15 @@ describe('the username in the search filter (RFC 4515 §3)', () => {
     ['nul\u0000', '(uid=nul\\00)'],
   ])('%j becomes a value, never syntax', (username, filter) => {
     expect(userFilterFor('(uid={username})', username).toLowerCase()).toBe(filter);
+  });
+});
+
+describe('the Password Modify request (RFC 3062 §2)', () => {
+  it('is a SEQUENCE of the [0] identity, [1] old and [2] new password', () => {
+    expect(passwordModifyRequest('uid=a', { oldPassword: 'b', newPassword: 'cd' }).toString('hex')).toBe(
+      // 30 0e: SEQUENCE; 80 05 "uid=a"; 81 01 "b"; 82 02 "cd"
+      ['300e', '8005', '7569643d61', '8101', '62', '8202', '6364'].join(''),
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import {
   Attribute,
+  BerWriter,
   Change,
   Client,
   type Entry,
@@ -284,17 +285,16 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
 
   /**
    * OpenLDAP: bind as the user with the old password (allowed after an administrator's reset or
-   * during grace logins) and replace `userPassword`; the policy control names a quality refusal.
+   * during grace logins), then the Password Modify extended operation (RFC 3062) rather than a
+   * plain modify of `userPassword`: the server hashes the new password itself (`password-hash`),
+   * where a modify would store it as sent unless the policy hashes clear text. The policy control
+   * names a quality refusal.
    */
   async function changeOwnPassword(
     dn: string,
     change: { oldPassword: string; newPassword: string },
   ): Promise<PasswordChangeOutcome> {
     const policy = new PasswordPolicyControl();
-    const replace = new Change({
-      operation: 'replace',
-      modification: new Attribute({ type: 'userPassword', values: [change.newPassword] }),
-    });
     return await onServer(async (client) => {
       try {
         await client.bind(dn, change.oldPassword);
@@ -304,7 +304,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
         throw error;
       }
       try {
-        await client.modify(dn, replace, policy);
+        await client.exop(PASSWORD_MODIFY_OID, passwordModifyRequest(dn, change), policy);
         return { kind: 'changed' } as const;
       } catch (error) {
         if (!(error instanceof ResultCodeError)) throw error;
@@ -344,6 +344,26 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
       throw error;
     }
   }
+}
+
+/** RFC 3062 §2: the Password Modify extended operation. */
+const PASSWORD_MODIFY_OID = '1.3.6.1.4.1.4203.1.11.1';
+
+/**
+ * RFC 3062 §2 `PasswdModifyRequestValue ::= SEQUENCE { userIdentity [0], oldPasswd [1],
+ * newPasswd [2] }` (context-specific primitive OCTET STRINGs, tags 0x80–0x82).
+ */
+export function passwordModifyRequest(
+  userDn: string,
+  change: { oldPassword: string; newPassword: string },
+): Buffer {
+  const writer = new BerWriter();
+  writer.startSequence();
+  writer.writeString(userDn, 0x80);
+  writer.writeString(change.oldPassword, 0x81);
+  writer.writeString(change.newPassword, 0x82);
+  writer.endSequence();
+  return writer.buffer;
 }
 
 /** draft-behera-ldap-password-policy §6.2 errors a person can act on, in words. */
