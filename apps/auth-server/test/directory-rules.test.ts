@@ -9,6 +9,7 @@ import {
   passwordPolicyRefusal,
 } from '../src/directory/bind-outcomes.js';
 import { parseDirectoryConfig } from '../src/directory/config.js';
+import { inChainMemberFilter } from '../src/directory/groups.js';
 import { passwordModifyRequest, userFilterFor } from '../src/directory/ldap-directory.js';
 import { decodeObjectGuid, encodeObjectGuid } from '../src/directory/object-guid.js';
 import { openDirectory } from '../src/directory/open-directory.js';
@@ -118,6 +119,21 @@ describe('the Password Modify request (RFC 3062 §2)', () => {
     expect(passwordModifyRequest('uid=a', { oldPassword: 'b', newPassword: 'cd' }).toString('hex')).toBe(
       // 30 0e: SEQUENCE; 80 05 "uid=a"; 81 01 "b"; 82 02 "cd"
       ['300e', '8005', '7569643d61', '8101', '62', '8202', '6364'].join(''),
+    );
+  });
+});
+
+describe('nested groups on Active Directory', () => {
+  it('are asked of the server with LDAP_MATCHING_RULE_IN_CHAIN on the member attribute, the DN escaped', () => {
+    const { config } = parseDirectoryConfig({
+      ...complete,
+      LDAP_GROUP_BASE_DN: 'OU=Groups,DC=corp,DC=example,DC=com',
+      LDAP_GROUP_FILTER: '(objectClass=group)',
+      LDAP_MATCHING_RULE_IN_CHAIN: 'true',
+    });
+    if (config === null) throw new Error('settings refused');
+    expect(inChainMemberFilter(config, 'CN=Ann (HR)*,OU=Staff,DC=corp,DC=example,DC=com')).toBe(
+      '(&(objectClass=group)(member:1.2.840.113556.1.4.1941:=CN=Ann \\28HR\\29\\2a,OU=Staff,DC=corp,DC=example,DC=com))',
     );
   });
 });
