@@ -78,6 +78,25 @@ describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
     },
   );
 
+  it('a username that matches two entries signs in neither', async () => {
+    const byMail = createLdapDirectory(
+      configOf(slapd.env({ LDAP_USER_FILTER: '(|(uid={username})(mail={username}))' })),
+      log,
+    );
+    await slapd.addPerson({ uid: 'kim', password: 'shared-pw', mail: 'desk@example.test' });
+    await slapd.addPerson({ uid: 'kai', password: 'shared-pw', mail: 'desk@example.test' });
+    expect(await byMail.authenticate('desk@example.test', 'shared-pw')).toEqual({
+      kind: 'invalid_credentials',
+    });
+    expect(await byMail.lookupByUsername('desk@example.test')).toBeNull();
+    expect(await byMail.authenticate('ann@example.test', 'ann-directory-pw')).toMatchObject({
+      kind: 'ok',
+      entry: { username: 'ann' },
+    });
+    await slapd.deletePerson('kim');
+    await slapd.deletePerson('kai');
+  });
+
   it('looks users up by stable id, by Kerberos principal and lists them', async () => {
     const stableId = await slapd.entryUuid('ann');
     expect(await directory.lookupByStableId(stableId)).toMatchObject({ username: 'ann' });
