@@ -10,7 +10,7 @@ import {
 } from '../src/directory/bind-outcomes.js';
 import { parseDirectoryConfig } from '../src/directory/config.js';
 import { inChainMemberFilter } from '../src/directory/groups.js';
-import { passwordModifyRequest, userFilterFor } from '../src/directory/ldap-directory.js';
+import { createServerOrder, passwordModifyRequest, userFilterFor } from '../src/directory/ldap-directory.js';
 import { decodeObjectGuid, encodeObjectGuid } from '../src/directory/object-guid.js';
 import { openDirectory } from '../src/directory/open-directory.js';
 import { createServiceBindGuard } from '../src/directory/service-bind-guard.js';
@@ -182,6 +182,22 @@ describe('refused binds', () => {
     expect(passwordPolicyRefusal(undefined)).toBeNull();
     expect(mustChangeAfterBind({ error: 2 })).toBe(true);
     expect(mustChangeAfterBind({ timeBeforeExpiration: 60 })).toBe(false);
+  });
+});
+
+describe('the order of the servers', () => {
+  it('puts a server that failed last for 30 seconds, and back in place when it answers', () => {
+    let now = 0;
+    const order = createServerOrder(['ldap://a', 'ldap://b', 'ldap://c'], () => now);
+    order.failed('ldap://a');
+    expect(order.inOrder()).toEqual(['ldap://b', 'ldap://c', 'ldap://a']);
+    now = 29_999;
+    expect(order.inOrder()[0]).toBe('ldap://b');
+    now = 30_000;
+    expect(order.inOrder()).toEqual(['ldap://a', 'ldap://b', 'ldap://c']);
+    order.failed('ldap://b');
+    order.answered('ldap://b');
+    expect(order.inOrder()).toEqual(['ldap://a', 'ldap://b', 'ldap://c']);
   });
 });
 

@@ -52,6 +52,27 @@ function tlsOptions(config: DirectoryConfig): ConnectionOptions {
     : { minVersion: 'TLSv1.2' };
 }
 
+/** How long a server that failed to answer is tried after the others. */
+const FAILED_SERVER_PAUSE_MS = 30_000;
+
+/**
+ * The order in which `LDAP_URL`'s servers are tried: as configured, except that a server that just
+ * failed goes last for a while, so that a hanging first server does not cost every sign-in the
+ * whole timeout. It is still tried when all the others fail, and goes back in place once it answers.
+ */
+export function createServerOrder(urls: readonly string[], now: () => number = Date.now) {
+  const failedUntil = new Map<string, number>();
+  const isResting = (url: string) => (failedUntil.get(url) ?? 0) > now();
+  return {
+    inOrder: (): string[] => [
+      ...urls.filter((url) => !isResting(url)),
+      ...urls.filter((url) => isResting(url)),
+    ],
+    failed: (url: string) => failedUntil.set(url, now() + FAILED_SERVER_PAUSE_MS),
+    answered: (url: string) => failedUntil.delete(url),
+  };
+}
+
 /** RFC 4515 §3: `*`, `(`, `)`, `\` and NUL are escaped; the username never becomes filter syntax. */
 export function userFilterFor(template: string, username: string): string {
   return template.replaceAll('{username}', Filter.escape(username));
@@ -62,6 +83,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
   const objectGuid = isObjectGuid(attributes.id);
   const tls = tlsOptions(config);
   const serviceBind = createServiceBindGuard();
+  const servers = createServerOrder(config.urls);
   const requested = [
     attributes.id,
     attributes.username,
@@ -77,7 +99,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
    */
   async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
     let lastError: unknown;
-    for (const url of config.urls) {
+    for (const url of servers.inOrder()) {
       // ldapts speaks TLS from the first byte whenever tlsOptions is given: only for ldaps://.
       const implicitTls = url.toLowerCase().startsWith('ldaps:');
       const client = new Client({
@@ -88,9 +110,12 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
       });
       try {
         if (config.startTls) await client.startTLS(tls);
-        return await work(client);
+        const result = await work(client);
+        servers.answered(url);
+        return result;
       } catch (error) {
         if (error instanceof ResultCodeError || error instanceof DirectoryUnavailable) throw error;
+        servers.failed(url);
         lastError = error;
         log.warn({ ldap_server: url, reason: (error as Error).message }, 'directory: server not reachable');
       } finally {
