@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   CSV_COLUMNS,
+  FLAT_BOUND_MB_PER_HOUR,
   leastSquaresSlope,
+  memoryFlat,
   memoryTrends,
   nearestRank,
   p99,
@@ -17,6 +19,8 @@ function sample(t: number, authRssMb: number, over: Partial<SoakSample> = {}): S
     authHeapMb: 30,
     ordersRssMb: 90,
     ordersHeapMb: 25,
+    authHeapAfterGcMb: null,
+    ordersHeapAfterGcMb: null,
     authP99Ms: 12.5,
     ordersP99Ms: 8,
     signInP99Ms: 150,
@@ -63,12 +67,65 @@ describe('soak series', () => {
     expect(leaking?.flat).toBe(false);
   });
 
+  it('judges the heap after a full collection, not the sawtooth of heap used: teeth over a steady floor are flat', () => {
+    // 30 minutes, a sample every 10 s. Heap used climbs 6 MB over 15 minutes and falls back at each
+    // natural full collection (a tooth ending mid-window tilts a line through it upwards); every
+    // 6th sample also has the heap after a forced full collection: 27.5 MB ± 0.2.
+    const sawtooth = Array.from({ length: 180 }, (_, index) => {
+      const t = (index + 1) * 10;
+      const collected = (index + 1) % 6 === 0;
+      return sample(t, 100 + (index % 2) * 0.4, {
+        ordersHeapMb: 27.5 + ((t % 900) / 900) * 6 + (t > 1500 ? 3 : 0),
+        ordersHeapAfterGcMb: collected ? 27.5 + (index % 4 === 1 ? 0.2 : -0.2) : null,
+        authHeapAfterGcMb: collected ? 30 : null,
+      });
+    });
+    const trends = memoryTrends(sawtooth, 300);
+    const bySeries = new Map(trends.map((trend) => [trend.series, trend]));
+    expect(bySeries.get('ordersHeapMb')?.flat).toBeNull();
+    expect(bySeries.get('ordersHeapMb')?.slopeMbPerHour).toBeGreaterThan(
+      FLAT_BOUND_MB_PER_HOUR.ordersHeapAfterGcMb ?? 0,
+    );
+    const afterGc = bySeries.get('ordersHeapAfterGcMb');
+    expect(afterGc?.points).toBe(26); // one a minute: at 300, 360, … 1800 s
+    expect(afterGc?.boundMbPerHour).toBe(2);
+    expect(Math.abs(afterGc?.slopeMbPerHour ?? 99)).toBeLessThan(0.5);
+    expect(afterGc?.flat).toBe(true);
+    expect(bySeries.get('authRssMb')?.flat).toBe(true);
+    expect(memoryFlat(trends)).toBe(true);
+  });
+
+  it('a heap that keeps 3 MB/h more after each full collection is a leak; 1.5 MB/h is within the bound', () => {
+    const withFloor = (mbPerHour: number) =>
+      Array.from({ length: 30 }, (_, index) => {
+        const t = (index + 1) * 60;
+        return sample(t, 100, { ordersHeapAfterGcMb: 27 + (mbPerHour * t) / 3600, authHeapAfterGcMb: 30 });
+      });
+    const leaking = memoryTrends(withFloor(3), 300);
+    expect(leaking.find((trend) => trend.series === 'ordersHeapAfterGcMb')?.slopeMbPerHour).toBeCloseTo(3, 5);
+    expect(leaking.find((trend) => trend.series === 'ordersHeapAfterGcMb')?.flat).toBe(false);
+    expect(memoryFlat(leaking)).toBe(false);
+    const slow = memoryTrends(withFloor(1.5), 300);
+    expect(slow.find((trend) => trend.series === 'ordersHeapAfterGcMb')?.flat).toBe(true);
+    expect(memoryFlat(slow)).toBe(true);
+  });
+
+  it('gives no flat verdict on fewer than three samples after the warm-up', () => {
+    const short = [sample(310, 100, { authHeapAfterGcMb: 30 }), sample(320, 100, { authHeapAfterGcMb: 30 })];
+    const trends = memoryTrends(short, 300);
+    expect(trends.find((trend) => trend.series === 'authHeapAfterGcMb')?.flat).toBe(false);
+    expect(trends.find((trend) => trend.series === 'ordersHeapAfterGcMb')?.points).toBe(0);
+    expect(memoryFlat(trends)).toBe(false);
+  });
+
   it('writes one CSV row per sample under a header naming the columns', () => {
     const csv = toCsv([sample(10, 120.5), sample(20, 121, { errors: 2 })]);
     const [header, first, second, end] = csv.split('\n');
     expect(header).toBe(CSV_COLUMNS.join(','));
-    expect(first).toBe('10,120.5,30,90,25,12.5,8,150,200,0');
+    expect(first).toBe('10,120.5,30,90,25,,,12.5,8,150,200,0');
     expect(second?.split(',').at(-1)).toBe('2');
+    const collected = toCsv([sample(60, 120, { authHeapAfterGcMb: 27.4, ordersHeapAfterGcMb: 24.6 })]);
+    expect(collected.split('\n')[1]).toBe('60,120,30,90,25,27.4,24.6,12.5,8,150,200,0');
     expect(end).toBe('');
   });
 });

@@ -12,6 +12,12 @@ export interface SoakSample {
   authHeapMb: number;
   ordersRssMb: number;
   ordersHeapMb: number;
+  /**
+   * V8 heap still in use right after a forced full collection (`soak/inspector.ts`), MB; null in
+   * the samples between two collections (`--gc-every`).
+   */
+  authHeapAfterGcMb: number | null;
+  ordersHeapAfterGcMb: number | null;
   /** p99 of the window's single requests answered by each server, ms (0 when the window had none). */
   authP99Ms: number;
   ordersP99Ms: number;
@@ -28,6 +34,8 @@ export const CSV_COLUMNS = [
   'auth_heap_mb',
   'orders_rss_mb',
   'orders_heap_mb',
+  'auth_heap_after_gc_mb',
+  'orders_heap_after_gc_mb',
   'auth_p99_ms',
   'orders_p99_ms',
   'sign_in_p99_ms',
@@ -43,6 +51,8 @@ export function toCsv(samples: readonly SoakSample[]): string {
       s.authHeapMb,
       s.ordersRssMb,
       s.ordersHeapMb,
+      s.authHeapAfterGcMb ?? '',
+      s.ordersHeapAfterGcMb ?? '',
       s.authP99Ms,
       s.ordersP99Ms,
       s.signInP99Ms,
@@ -86,13 +96,44 @@ export function leastSquaresSlope(points: readonly { x: number; y: number }[]): 
   return variance === 0 ? 0 : covariance / variance;
 }
 
-export type MemorySeries = 'authRssMb' | 'authHeapMb' | 'ordersRssMb' | 'ordersHeapMb';
+export type MemorySeries =
+  | 'authRssMb'
+  | 'authHeapMb'
+  | 'authHeapAfterGcMb'
+  | 'ordersRssMb'
+  | 'ordersHeapMb'
+  | 'ordersHeapAfterGcMb';
 export const MEMORY_SERIES: readonly MemorySeries[] = [
   'authRssMb',
   'authHeapMb',
+  'authHeapAfterGcMb',
   'ordersRssMb',
   'ordersHeapMb',
+  'ordersHeapAfterGcMb',
 ];
+
+/**
+ * The bound on each memory series' slope after the warm-up under which it counts as flat, MB per
+ * hour; null: not judged.
+ *
+ * - The heap after a full collection is what a leak moves; our servers keep 25–35 MB there, and
+ *   2 MB/h would double it within a day of uptime. The samples of one soak measure that level to
+ *   about ±0.3 MB, which over the 25 minutes after the warm-up puts the slope's own error near
+ *   0.5 MB/h, well under the bound.
+ * - RSS also holds pages the allocator has not returned to the kernel yet, and moves by several MB
+ *   with the load; 12 MB/h is 5 MB over the 25 minutes, 5 % of a server's 100 MB.
+ * - "Heap used" at a random moment includes the garbage not yet collected: it follows the
+ *   collector's sawtooth (full collections many minutes apart), and a line through a few teeth
+ *   tilts with where they fall, so it is shown but not judged.
+ */
+export const FLAT_BOUND_MB_PER_HOUR: Readonly<Record<MemorySeries, number | null>> = {
+  authRssMb: 12,
+  ordersRssMb: 12,
+  authHeapAfterGcMb: 2,
+  ordersHeapAfterGcMb: 2,
+  authHeapMb: null,
+  ordersHeapMb: null,
+};
 
 export interface MemoryTrend {
   series: MemorySeries;
@@ -103,33 +144,51 @@ export interface MemoryTrend {
   minMb: number;
   maxMb: number;
   meanMb: number;
-  /** Growth over the window below 5 % of the mean and below 10 MB. */
-  flat: boolean;
+  /** Samples after the warm-up that had this series. */
+  points: number;
+  /** `FLAT_BOUND_MB_PER_HOUR` of the series. */
+  boundMbPerHour: number | null;
+  /** Slope below the bound (null when the series is not judged). */
+  flat: boolean | null;
 }
 
 /**
- * The trend of each memory series after `warmupSeconds`. "Flat" is judged on the growth over the
- * measured window, not on the slope alone: a slope from a few minutes extrapolated to an hour
- * says little, what it made happen in the window is what was observed.
+ * The trend of each memory series after `warmupSeconds`: the least-squares slope through the
+ * samples that have the series, judged against `FLAT_BOUND_MB_PER_HOUR`. At least three samples
+ * are needed for a verdict.
  */
 export function memoryTrends(samples: readonly SoakSample[], warmupSeconds: number): MemoryTrend[] {
   const steady = samples.filter((sample) => sample.t >= warmupSeconds);
-  const span = steady.length > 1 ? (steady.at(-1)?.t ?? 0) - (steady[0]?.t ?? 0) : 0;
-  return MEMORY_SERIES.map((series) => {
-    const values = steady.map((sample) => sample[series]);
-    const slopePerSecond = leastSquaresSlope(steady.map((sample) => ({ x: sample.t, y: sample[series] })));
-    const meanMb = values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
-    const growthMb = slopePerSecond * span;
-    return {
-      series,
-      slopeMbPerHour: round(slopePerSecond * 3600, 2),
-      growthMb: round(growthMb, 1),
-      minMb: values.length === 0 ? 0 : Math.min(...values),
-      maxMb: values.length === 0 ? 0 : Math.max(...values),
-      meanMb: round(meanMb, 1),
-      flat: values.length > 1 && growthMb < Math.min(10, meanMb * 0.05),
-    };
+  return MEMORY_SERIES.map((series) => trendOf(series, steady));
+}
+
+function trendOf(series: MemorySeries, steady: readonly SoakSample[]): MemoryTrend {
+  const points = steady.flatMap((sample) => {
+    const y = sample[series];
+    return y === null ? [] : [{ x: sample.t, y }];
   });
+  const values = points.map((point) => point.y);
+  const span = points.length > 1 ? (points.at(-1)?.x ?? 0) - (points[0]?.x ?? 0) : 0;
+  const slopePerSecond = leastSquaresSlope(points);
+  const meanMb = values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+  const slopeMbPerHour = slopePerSecond * 3600;
+  const bound = FLAT_BOUND_MB_PER_HOUR[series];
+  return {
+    series,
+    slopeMbPerHour: round(slopeMbPerHour, 2),
+    growthMb: round(slopePerSecond * span, 1),
+    minMb: values.length === 0 ? 0 : Math.min(...values),
+    maxMb: values.length === 0 ? 0 : Math.max(...values),
+    meanMb: round(meanMb, 1),
+    points: points.length,
+    boundMbPerHour: bound,
+    flat: bound === null ? null : points.length >= 3 && slopeMbPerHour < bound,
+  };
+}
+
+/** Memory is flat after the warm-up when every judged series is. */
+export function memoryFlat(trends: readonly MemoryTrend[]): boolean {
+  return trends.every((trend) => trend.flat !== false);
 }
 
 function round(value: number, digits: number): number {
