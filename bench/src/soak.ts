@@ -26,14 +26,7 @@ import { killAllChildrenNow, type ServerProcess } from './processes.js';
 import { heapSnapshotFlags, takeHeapSnapshot } from './soak/heap-snapshots.js';
 import { heapAfterFullGcMb, InspectorSession, inspectorFlags, inspectorUrl } from './soak/inspector.js';
 import { type Answerer, MIX, SoakMix } from './soak/mix.js';
-import {
-  FLAT_BOUND_MB_PER_HOUR,
-  memoryFlat,
-  memoryTrends,
-  p99,
-  type SoakSample,
-  toCsv,
-} from './soak/series.js';
+import { describeTrends, memoryFlat, memoryTrends, p99, type SoakSample, toCsv } from './soak/series.js';
 import { lineChartsSvg } from './soak/svg.js';
 import { BENCH_DIR, type StartContext, type System, startOurs } from './targets.js';
 
@@ -338,11 +331,6 @@ async function snapshotOrders(system: System, dir: string): Promise<void> {
     log(`orders heap snapshot: ${(await takeHeapSnapshot(orders, dir)) ?? 'not written'} in ${dir}`);
 }
 
-function verdict(flat: boolean | null, bound: number | null): string {
-  if (flat === null) return "not judged (the collector's sawtooth)";
-  return `${flat ? 'flat' : 'NOT flat'} (bound ${bound} MB/h)`;
-}
-
 function report(
   system: System,
   options: SoakOptions,
@@ -377,13 +365,7 @@ function report(
       2,
     ),
   );
-  for (const trend of trends)
-    log(
-      `${trend.series}: ${trend.slopeMbPerHour} MB/h after the warm-up (${trend.growthMb} MB over the window, ${trend.points} samples; min ${trend.minMb}, max ${trend.maxMb}, mean ${trend.meanMb} MB) ${verdict(trend.flat, trend.boundMbPerHour)}`,
-    );
-  log(
-    `memory after the warm-up: ${memoryFlat(trends) ? 'FLAT' : 'NOT FLAT'} (heap after a full collection under ${FLAT_BOUND_MB_PER_HOUR.authHeapAfterGcMb} MB/h, RSS under ${FLAT_BOUND_MB_PER_HOUR.authRssMb} MB/h)`,
-  );
+  for (const line of describeTrends(trends)) log(line);
   log(`${requests} operations, ${errors} failed, ${skipped} skipped (64 in flight); ${caption}`);
   log(`written ${base}.csv, .svg, .json`);
   const gone = system.servers.map((server) => server.unexpectedExit()).filter(Boolean);

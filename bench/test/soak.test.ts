@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   CSV_COLUMNS,
   FLAT_BOUND_MB_PER_HOUR,
+  fromCsv,
   leastSquaresSlope,
   memoryFlat,
   memoryTrends,
   nearestRank,
   p99,
+  rssFloorPoints,
   type SoakSample,
   toCsv,
 } from '../src/soak/series.js';
@@ -46,25 +48,64 @@ describe('soak series', () => {
     expect(leastSquaresSlope([{ x: 1, y: 2 }])).toBe(0);
   });
 
+  /** A collection every 6th sample (once a minute at 10 s), as the soak does by default. */
+  const collectedEvery6 = (index: number) =>
+    (index + 1) % 6 === 0 ? { authHeapAfterGcMb: 30, ordersHeapAfterGcMb: 25 } : {};
+  const trendOf = (trends: ReturnType<typeof memoryTrends>, series: string) =>
+    trends.find((trend) => trend.series === series);
+
   it('judges memory after the warm-up only: a warm-up climb then a plateau is flat, a steady climb is not', () => {
     // RSS climbs 40 MB in the first 300 s, then stays at 140 MB with ±0.5 MB of noise.
     const plateau = Array.from({ length: 180 }, (_, index) => {
       const t = (index + 1) * 10;
-      return sample(t, t < 300 ? 100 + (t / 300) * 40 : 140 + (index % 2 === 0 ? 0.5 : -0.5));
+      return sample(
+        t,
+        t < 300 ? 100 + (t / 300) * 40 : 140 + (index % 2 === 0 ? 0.5 : -0.5),
+        collectedEvery6(index),
+      );
     });
-    const [auth] = memoryTrends(plateau, 300);
-    expect(auth?.series).toBe('authRssMb');
-    expect(auth?.flat).toBe(true);
-    expect(Math.abs(auth?.slopeMbPerHour ?? 99)).toBeLessThan(1);
-    expect(auth?.minMb).toBe(139.5);
-    expect(auth?.maxMb).toBe(140.5);
+    const trends = memoryTrends(plateau, 300);
+    const raw = trendOf(trends, 'authRssMb');
+    expect(raw?.flat).toBeNull();
+    expect(Math.abs(raw?.slopeMbPerHour ?? 99)).toBeLessThan(1);
+    expect(raw?.minMb).toBe(139.5);
+    expect(raw?.maxMb).toBe(140.5);
+    const floor = trendOf(trends, 'authRssFloorMb');
+    expect(floor?.points).toBe(26);
+    expect(floor?.flat).toBe(true);
+    expect(memoryFlat(trends)).toBe(true);
 
-    // 1 MB a minute: 25 MB over the 25 minutes after the warm-up, 60 MB/h.
-    const leak = Array.from({ length: 180 }, (_, index) => sample((index + 1) * 10, 100 + (index + 1) / 6));
-    const [leaking] = memoryTrends(leak, 300);
-    expect(leaking?.slopeMbPerHour).toBeCloseTo(60, 5);
-    expect(leaking?.growthMb).toBeCloseTo(25, 1);
-    expect(leaking?.flat).toBe(false);
+    // 1 MB a minute: 25 MB over the 25 minutes after the warm-up, 60 MB/h, in every sample.
+    const leak = Array.from({ length: 180 }, (_, index) =>
+      sample((index + 1) * 10, 100 + (index + 1) / 6, collectedEvery6(index)),
+    );
+    const leaking = memoryTrends(leak, 300);
+    expect(trendOf(leaking, 'authRssMb')?.slopeMbPerHour).toBeCloseTo(60, 5);
+    expect(trendOf(leaking, 'authRssMb')?.growthMb).toBeCloseTo(25, 1);
+    expect(trendOf(leaking, 'authRssFloorMb')?.slopeMbPerHour).toBeCloseTo(60, 0);
+    expect(trendOf(leaking, 'authRssFloorMb')?.flat).toBe(false);
+    expect(memoryFlat(leaking)).toBe(false);
+  });
+
+  it("judges RSS on its floor between collections: transient spikes (a sign-in's 32 MiB scrypt) do not make a trend", () => {
+    // RSS at 95 ± 3 MB; from 15 minutes on, a third of the samples catch a scrypt in flight (+32 MB).
+    const spiky = Array.from({ length: 180 }, (_, index) => {
+      const t = (index + 1) * 10;
+      const spike = t > 900 && index % 3 === 2 ? 32 : 0;
+      return sample(t, 95 + (index % 2 === 0 ? 3 : -3) + spike, collectedEvery6(index));
+    });
+    const trends = memoryTrends(spiky, 300);
+    expect(trendOf(trends, 'authRssMb')?.slopeMbPerHour).toBeGreaterThan(
+      FLAT_BOUND_MB_PER_HOUR.authRssFloorMb ?? 0,
+    );
+    expect(trendOf(trends, 'authRssMb')?.flat).toBeNull();
+    expect(rssFloorPoints(spiky.slice(0, 12), 'authRssFloorMb')).toEqual([
+      { x: 60, y: 92 },
+      { x: 120, y: 92 },
+    ]);
+    expect(trendOf(trends, 'authRssFloorMb')?.slopeMbPerHour).toBe(0);
+    expect(trendOf(trends, 'authRssFloorMb')?.flat).toBe(true);
+    expect(memoryFlat(trends)).toBe(true);
   });
 
   it('judges the heap after a full collection, not the sawtooth of heap used: teeth over a steady floor are flat', () => {
@@ -91,7 +132,7 @@ describe('soak series', () => {
     expect(afterGc?.boundMbPerHour).toBe(2);
     expect(Math.abs(afterGc?.slopeMbPerHour ?? 99)).toBeLessThan(0.5);
     expect(afterGc?.flat).toBe(true);
-    expect(bySeries.get('authRssMb')?.flat).toBe(true);
+    expect(bySeries.get('authRssFloorMb')?.flat).toBe(true);
     expect(memoryFlat(trends)).toBe(true);
   });
 
@@ -126,6 +167,12 @@ describe('soak series', () => {
     expect(second?.split(',').at(-1)).toBe('2');
     const collected = toCsv([sample(60, 120, { authHeapAfterGcMb: 27.4, ordersHeapAfterGcMb: 24.6 })]);
     expect(collected.split('\n')[1]).toBe('60,120,30,90,25,27.4,24.6,12.5,8,150,200,0');
+    const samples = [
+      sample(10, 120.5),
+      sample(60, 120, { authHeapAfterGcMb: 27.4, ordersHeapAfterGcMb: 24.6 }),
+    ];
+    expect(fromCsv(toCsv(samples))).toEqual(samples);
+    expect(() => fromCsv('t,rss\n1,2\n')).toThrow(/not a soak CSV/);
     expect(end).toBe('');
   });
 });

@@ -63,6 +63,32 @@ export function toCsv(samples: readonly SoakSample[]): string {
   return `${[CSV_COLUMNS.join(','), ...rows].join('\n')}\n`;
 }
 
+/** The samples of a CSV written by `toCsv` (for judging a past run again). */
+export function fromCsv(text: string): SoakSample[] {
+  const [header, ...lines] = text.trim().split('\n');
+  if (header !== CSV_COLUMNS.join(','))
+    throw new Error(`not a soak CSV: the header is not ${CSV_COLUMNS.join(',')}`);
+  return lines.map((line) => {
+    const cell = line.split(',');
+    const number = (index: number) => Number(cell[index]);
+    const optional = (index: number) => (cell[index] === '' ? null : Number(cell[index]));
+    return {
+      t: number(0),
+      authRssMb: number(1),
+      authHeapMb: number(2),
+      ordersRssMb: number(3),
+      ordersHeapMb: number(4),
+      authHeapAfterGcMb: optional(5),
+      ordersHeapAfterGcMb: optional(6),
+      authP99Ms: number(7),
+      ordersP99Ms: number(8),
+      signInP99Ms: number(9),
+      requests: number(10),
+      errors: number(11),
+    };
+  });
+}
+
 /** Nearest-rank percentile (p in 0..1) of values sorted ascending; 0 for no values. */
 export function nearestRank(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -126,17 +152,51 @@ export const MEMORY_SERIES: readonly MemorySeries[] = [
  *   collector's sawtooth (full collections many minutes apart), and a line through a few teeth
  *   tilts with where they fall, so it is shown but not judged.
  */
-export const FLAT_BOUND_MB_PER_HOUR: Readonly<Record<MemorySeries, number | null>> = {
-  authRssMb: 12,
-  ordersRssMb: 12,
+export const FLAT_BOUND_MB_PER_HOUR: Readonly<Record<TrendSeries, number | null>> = {
+  authRssFloorMb: 12,
+  ordersRssFloorMb: 12,
   authHeapAfterGcMb: 2,
   ordersHeapAfterGcMb: 2,
+  authRssMb: null,
+  ordersRssMb: null,
   authHeapMb: null,
   ordersHeapMb: null,
 };
 
+/**
+ * RSS judged on its floor: the lowest sample between two forced collections. A single sample can
+ * catch a transient allocation outside the heap (a sign-in's scrypt holds 32 MiB for its
+ * duration: 128 · N · r with N = 2^15, r = 8), which a line through every sample would read as a
+ * trend; a leak raises every sample, the lowest included.
+ */
+export type RssFloorSeries = 'authRssFloorMb' | 'ordersRssFloorMb';
+export type TrendSeries = MemorySeries | RssFloorSeries;
+export const TREND_SERIES: readonly TrendSeries[] = [...MEMORY_SERIES, 'authRssFloorMb', 'ordersRssFloorMb'];
+
+const FLOOR_OF: Readonly<Record<RssFloorSeries, { rss: MemorySeries; collected: MemorySeries }>> = {
+  authRssFloorMb: { rss: 'authRssMb', collected: 'authHeapAfterGcMb' },
+  ordersRssFloorMb: { rss: 'ordersRssMb', collected: 'ordersHeapAfterGcMb' },
+};
+
+/** One point per collection sample: the least RSS since the previous collection sample. */
+export function rssFloorPoints(
+  samples: readonly SoakSample[],
+  series: RssFloorSeries,
+): { x: number; y: number }[] {
+  const { rss, collected } = FLOOR_OF[series];
+  const points: { x: number; y: number }[] = [];
+  let floor = Number.POSITIVE_INFINITY;
+  for (const sample of samples) {
+    floor = Math.min(floor, sample[rss] ?? Number.POSITIVE_INFINITY);
+    if (sample[collected] === null) continue;
+    points.push({ x: sample.t, y: floor });
+    floor = Number.POSITIVE_INFINITY;
+  }
+  return points;
+}
+
 export interface MemoryTrend {
-  series: MemorySeries;
+  series: TrendSeries;
   /** MB per hour, from the samples after the warm-up. */
   slopeMbPerHour: number;
   /** The growth the slope makes over the post-warm-up window, MB. */
@@ -159,14 +219,18 @@ export interface MemoryTrend {
  */
 export function memoryTrends(samples: readonly SoakSample[], warmupSeconds: number): MemoryTrend[] {
   const steady = samples.filter((sample) => sample.t >= warmupSeconds);
-  return MEMORY_SERIES.map((series) => trendOf(series, steady));
+  return TREND_SERIES.map((series) => trendOf(series, pointsOf(series, steady)));
 }
 
-function trendOf(series: MemorySeries, steady: readonly SoakSample[]): MemoryTrend {
-  const points = steady.flatMap((sample) => {
+function pointsOf(series: TrendSeries, steady: readonly SoakSample[]): { x: number; y: number }[] {
+  if (series === 'authRssFloorMb' || series === 'ordersRssFloorMb') return rssFloorPoints(steady, series);
+  return steady.flatMap((sample) => {
     const y = sample[series];
     return y === null ? [] : [{ x: sample.t, y }];
   });
+}
+
+function trendOf(series: TrendSeries, points: readonly { x: number; y: number }[]): MemoryTrend {
   const values = points.map((point) => point.y);
   const span = points.length > 1 ? (points.at(-1)?.x ?? 0) - (points[0]?.x ?? 0) : 0;
   const slopePerSecond = leastSquaresSlope(points);
@@ -184,6 +248,21 @@ function trendOf(series: MemorySeries, steady: readonly SoakSample[]): MemoryTre
     boundMbPerHour: bound,
     flat: bound === null ? null : points.length >= 3 && slopeMbPerHour < bound,
   };
+}
+
+/** One line per trend and the overall verdict, as the soak prints them. */
+export function describeTrends(trends: readonly MemoryTrend[]): string[] {
+  const verdict = (trend: MemoryTrend) =>
+    trend.flat === null
+      ? 'not judged'
+      : `${trend.flat ? 'flat' : 'NOT flat'} (bound ${trend.boundMbPerHour} MB/h)`;
+  return [
+    ...trends.map(
+      (trend) =>
+        `${trend.series}: ${trend.slopeMbPerHour} MB/h after the warm-up (${trend.growthMb} MB over the window, ${trend.points} points; min ${trend.minMb}, max ${trend.maxMb}, mean ${trend.meanMb} MB) ${verdict(trend)}`,
+    ),
+    `memory after the warm-up: ${memoryFlat(trends) ? 'FLAT' : 'NOT FLAT'} (heap after a full collection under ${FLAT_BOUND_MB_PER_HOUR.authHeapAfterGcMb} MB/h, RSS floor under ${FLAT_BOUND_MB_PER_HOUR.authRssFloorMb} MB/h)`,
+  ];
 }
 
 /** Memory is flat after the warm-up when every judged series is. */
