@@ -2,14 +2,16 @@
  * The soak run: `pnpm --filter bench run soak` (bench/README.md "Soak"). Both our servers on
  * PostgreSQL under a steady mix (src/soak/mix.ts) at a fixed rate for `--duration` seconds (default
  * 30 minutes); every `--sample` seconds it records each server's RSS (/proc), heap used (its own
- * /metrics, `…nodejs_heap_size_used_bytes`) and the p99 of the window's requests. Writes
- * `results/soak-<stamp>.csv`, `.svg` (the plot) and `.json`, and prints the memory slope after the
- * warm-up.
+ * /metrics, `…nodejs_heap_size_used_bytes`) and the p99 of the window's requests, and every
+ * `--gc-every` samples the heap left after a forced full collection (through the inspector,
+ * src/soak/inspector.ts). Writes `results/soak-<stamp>.csv`, `.svg` (the plot) and `.json`, and
+ * prints each memory series' slope after the warm-up and the verdict (`FLAT_BOUND_MB_PER_HOUR`).
  *
  *   --duration=S   seconds of load (default 1800)
  *   --rate=N       operations started per second (default 20)
  *   --sample=S     seconds between samples (default 10)
  *   --warmup=S     seconds left out of the memory trend (default min(300, duration / 3))
+ *   --gc-every=N   samples between two forced full collections (default 6: a minute)
  *   --db=postgres|pglite   (default postgres; PGlite when PostgreSQL is not reachable)
  *
  * Exit status: 0; 1 when a server did not start or exited, no operation succeeded, or more than
@@ -22,8 +24,9 @@ import { parseArgs } from 'node:util';
 import { connectAdmin, type DatabaseAdmin, DEFAULT_ADMIN_URL } from './databases.js';
 import { killAllChildrenNow, type ServerProcess } from './processes.js';
 import { heapSnapshotFlags, takeHeapSnapshot } from './soak/heap-snapshots.js';
+import { heapAfterFullGcMb, InspectorSession, inspectorFlags, inspectorUrl } from './soak/inspector.js';
 import { type Answerer, MIX, SoakMix } from './soak/mix.js';
-import { memoryTrends, p99, type SoakSample, toCsv } from './soak/series.js';
+import { describeTrends, memoryFlat, memoryTrends, p99, type SoakSample, toCsv } from './soak/series.js';
 import { lineChartsSvg } from './soak/svg.js';
 import { BENCH_DIR, type StartContext, type System, startOurs } from './targets.js';
 
@@ -32,6 +35,7 @@ interface SoakOptions {
   rate: number;
   sampleSeconds: number;
   warmupSeconds: number;
+  gcEverySamples: number;
   db: 'postgres' | 'pglite';
 }
 
@@ -44,6 +48,7 @@ function parseOptions(argv: string[]): SoakOptions {
       rate: { type: 'string' },
       sample: { type: 'string' },
       warmup: { type: 'string' },
+      'gc-every': { type: 'string' },
       db: { type: 'string' },
     },
   });
@@ -61,6 +66,7 @@ function parseOptions(argv: string[]): SoakOptions {
     rate: number(values.rate, 20, 'rate'),
     sampleSeconds: number(values.sample, 10, 'sample'),
     warmupSeconds: values.warmup === undefined ? Math.min(300, seconds / 3) : Number(values.warmup),
+    gcEverySamples: Math.round(number(values['gc-every'], 6, 'gc-every')),
     db: values.db === 'pglite' ? 'pglite' : 'postgres',
   };
 }
@@ -147,16 +153,46 @@ function driveLoad(mix: SoakMix, rate: number, window: Window) {
   };
 }
 
-async function takeSample(system: System, window: Window, t: number): Promise<SoakSample> {
+/** Inspector sessions to both servers, for the heap after a full collection. */
+interface Inspectors {
+  auth: InspectorSession;
+  orders: InspectorSession;
+}
+
+async function connectInspectors(system: System): Promise<Inspectors> {
+  const [auth, orders] = system.servers;
+  if (!auth || !orders) throw new Error('both servers must run');
+  return {
+    auth: await InspectorSession.connect(await inspectorUrl(auth)),
+    orders: await InspectorSession.connect(await inspectorUrl(orders)),
+  };
+}
+
+/**
+ * RSS and heap used first, as the servers are; then, on collection samples, the forced full
+ * collections (which would otherwise lower the RSS and heap of this very sample).
+ */
+async function takeSample(
+  system: System,
+  window: Window,
+  t: number,
+  inspectors: Inspectors | undefined,
+): Promise<SoakSample> {
   const [auth, orders] = system.servers;
   if (!auth || !orders) throw new Error('both servers must run');
   const { latencies, requests, errors } = window.take();
+  const authRssMb = Math.round(((await auth.currentRssBytes()) / 2 ** 20) * 10) / 10;
+  const authHeapMb = await heapUsedMb(auth, 'auth_server_');
+  const ordersRssMb = Math.round(((await orders.currentRssBytes()) / 2 ** 20) * 10) / 10;
+  const ordersHeapMb = await heapUsedMb(orders, 'orders_');
   return {
     t,
-    authRssMb: Math.round(((await auth.currentRssBytes()) / 2 ** 20) * 10) / 10,
-    authHeapMb: await heapUsedMb(auth, 'auth_server_'),
-    ordersRssMb: Math.round(((await orders.currentRssBytes()) / 2 ** 20) * 10) / 10,
-    ordersHeapMb: await heapUsedMb(orders, 'orders_'),
+    authRssMb,
+    authHeapMb,
+    authHeapAfterGcMb: inspectors ? await heapAfterFullGcMb(inspectors.auth) : null,
+    ordersRssMb,
+    ordersHeapMb,
+    ordersHeapAfterGcMb: inspectors ? await heapAfterFullGcMb(inspectors.orders) : null,
     authP99Ms: p99(latencies.auth),
     ordersP99Ms: p99(latencies.orders),
     signInP99Ms: p99(latencies['sign-in']),
@@ -166,21 +202,32 @@ async function takeSample(system: System, window: Window, t: number): Promise<So
 }
 
 function plot(samples: readonly SoakSample[], caption: string): string {
-  const series = (name: string, color: string, pick: (sample: SoakSample) => number) => ({
+  const series = (name: string, color: string, pick: (sample: SoakSample) => number | null) => ({
     name,
     color,
-    points: samples.map((sample) => ({ x: sample.t / 60, y: pick(sample) })),
+    points: samples.flatMap((sample) => {
+      const y = pick(sample);
+      return y === null ? [] : [{ x: sample.t / 60, y }];
+    }),
   });
   return lineChartsSvg(
     [
       {
-        title: 'Memory',
+        title: 'RSS',
         yLabel: 'MB',
         series: [
           series('auth-server RSS', '#1f77b4', (s) => s.authRssMb),
-          series('auth-server heap', '#7fb5e0', (s) => s.authHeapMb),
           series('orders RSS', '#d62728', (s) => s.ordersRssMb),
-          series('orders heap', '#f19c9c', (s) => s.ordersHeapMb),
+        ],
+      },
+      {
+        title: 'V8 heap: used when sampled, and left after a forced full collection',
+        yLabel: 'MB',
+        series: [
+          series('auth heap used', '#7fb5e0', (s) => s.authHeapMb),
+          series('auth after full GC', '#1f77b4', (s) => s.authHeapAfterGcMb),
+          series('orders heap used', '#f19c9c', (s) => s.ordersHeapMb),
+          series('orders after full GC', '#d62728', (s) => s.ordersHeapAfterGcMb),
         ],
       },
       {
@@ -220,7 +267,7 @@ async function main(): Promise<number> {
     admin,
     stamp: `soak${stamp}`,
     accessTokenTtl: SOAK_ACCESS_TOKEN_TTL,
-    ...(SNAPSHOT_DIR ? { serverNodeFlags: heapSnapshotFlags(SNAPSHOT_DIR) } : {}),
+    serverNodeFlags: [...inspectorFlags(), ...(SNAPSHOT_DIR ? heapSnapshotFlags(SNAPSHOT_DIR) : [])],
   };
   if (SNAPSHOT_DIR) mkdirSync(SNAPSHOT_DIR, { recursive: true });
   const loadAtStart = loadavg();
@@ -244,8 +291,9 @@ async function soak(
     return 1;
   }
   log(
-    `${options.seconds} s at ${options.rate} operations/s on ${run.db}, a sample every ${options.sampleSeconds} s, warm-up ${options.warmupSeconds} s; load average ${run.loadAtStart.map((v) => v.toFixed(2)).join(' ')}`,
+    `${options.seconds} s at ${options.rate} operations/s on ${run.db}, a sample every ${options.sampleSeconds} s, a full collection every ${options.gcEverySamples} samples, warm-up ${options.warmupSeconds} s; load average ${run.loadAtStart.map((v) => v.toFixed(2)).join(' ')}`,
   );
+  const inspectors = await connectInspectors(system);
   const window = new Window();
   const load = driveLoad(new SoakMix(system.ours.auth, system.ours.orders), options.rate, window);
   const samples: SoakSample[] = [];
@@ -254,7 +302,13 @@ async function soak(
     await new Promise((resolve) =>
       setTimeout(resolve, Math.max(0, started + next * 1000 - performance.now())),
     );
-    const sample = await takeSample(system, window, Math.round(next * 10) / 10);
+    const collect = (samples.length + 1) % options.gcEverySamples === 0;
+    const sample = await takeSample(
+      system,
+      window,
+      Math.round(next * 10) / 10,
+      collect ? inspectors : undefined,
+    );
     samples.push(sample);
     if (samples.length % Math.max(1, Math.round(60 / options.sampleSeconds)) === 0 || next >= options.seconds)
       log(`${JSON.stringify(sample)}`);
@@ -265,6 +319,8 @@ async function soak(
       await snapshotOrders(system, SNAPSHOT_DIR);
   }
   await load.stop();
+  inspectors.auth.close();
+  inspectors.orders.close();
   return report(system, options, run, samples, load.skipped());
 }
 
@@ -302,16 +358,14 @@ function report(
         loadAtStart: run.loadAtStart,
         loadAtEnd,
         trends,
+        memoryFlat: memoryFlat(trends),
         samples,
       },
       null,
       2,
     ),
   );
-  for (const trend of trends)
-    log(
-      `${trend.series}: ${trend.slopeMbPerHour} MB/h after the warm-up (${trend.growthMb} MB over the window; min ${trend.minMb}, max ${trend.maxMb}, mean ${trend.meanMb} MB) ${trend.flat ? 'flat' : 'NOT flat'}`,
-    );
+  for (const line of describeTrends(trends)) log(line);
   log(`${requests} operations, ${errors} failed, ${skipped} skipped (64 in flight); ${caption}`);
   log(`written ${base}.csv, .svg, .json`);
   const gone = system.servers.map((server) => server.unexpectedExit()).filter(Boolean);

@@ -9,7 +9,8 @@ import {
   passwordPolicyRefusal,
 } from '../src/directory/bind-outcomes.js';
 import { parseDirectoryConfig } from '../src/directory/config.js';
-import { userFilterFor } from '../src/directory/ldap-directory.js';
+import { inChainMemberFilter } from '../src/directory/groups.js';
+import { createServerOrder, passwordModifyRequest, userFilterFor } from '../src/directory/ldap-directory.js';
 import { decodeObjectGuid, encodeObjectGuid } from '../src/directory/object-guid.js';
 import { openDirectory } from '../src/directory/open-directory.js';
 import { createServiceBindGuard } from '../src/directory/service-bind-guard.js';
@@ -79,6 +80,28 @@ describe('directory settings', () => {
   });
 });
 
+describe('LDAP_CA_FILE', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'ldap-ca-'));
+  writeFileSync(join(folder, 'not-a-certificate.pem'), 'hello');
+  writeFileSync(join(folder, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+  it.each([
+    ['missing.pem', `LDAP_CA_FILE: cannot read ${join(folder, 'missing.pem')} (ENOENT)`],
+    [
+      'not-a-certificate.pem',
+      `LDAP_CA_FILE: ${join(folder, 'not-a-certificate.pem')} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    ],
+  ])('%s is a line at start, resolved against the start directory', (file, line) => {
+    expect(parseDirectoryConfig({ ...complete, LDAP_CA_FILE: file }, folder).problems).toEqual([line]);
+  });
+
+  it('a readable PEM file is kept with its full path', () => {
+    const { config, problems } = parseDirectoryConfig({ ...complete, LDAP_CA_FILE: 'ca.pem' }, folder);
+    expect(problems).toEqual([]);
+    expect(config?.caFile).toBe(join(folder, 'ca.pem'));
+  });
+});
+
 describe('the username in the search filter (RFC 4515 §3)', () => {
   it.each([
     ['*', '(uid=\\2a)'],
@@ -88,6 +111,30 @@ describe('the username in the search filter (RFC 4515 §3)', () => {
     ['nul\u0000', '(uid=nul\\00)'],
   ])('%j becomes a value, never syntax', (username, filter) => {
     expect(userFilterFor('(uid={username})', username).toLowerCase()).toBe(filter);
+  });
+});
+
+describe('the Password Modify request (RFC 3062 §2)', () => {
+  it('is a SEQUENCE of the [0] identity, [1] old and [2] new password', () => {
+    expect(passwordModifyRequest('uid=a', { oldPassword: 'b', newPassword: 'cd' }).toString('hex')).toBe(
+      // 30 0e: SEQUENCE; 80 05 "uid=a"; 81 01 "b"; 82 02 "cd"
+      ['300e', '8005', '7569643d61', '8101', '62', '8202', '6364'].join(''),
+    );
+  });
+});
+
+describe('nested groups on Active Directory', () => {
+  it('are asked of the server with LDAP_MATCHING_RULE_IN_CHAIN on the member attribute, the DN escaped', () => {
+    const { config } = parseDirectoryConfig({
+      ...complete,
+      LDAP_GROUP_BASE_DN: 'OU=Groups,DC=corp,DC=example,DC=com',
+      LDAP_GROUP_FILTER: '(objectClass=group)',
+      LDAP_MATCHING_RULE_IN_CHAIN: 'true',
+    });
+    if (config === null) throw new Error('settings refused');
+    expect(inChainMemberFilter(config, 'CN=Ann (HR)*,OU=Staff,DC=corp,DC=example,DC=com')).toBe(
+      '(&(objectClass=group)(member:1.2.840.113556.1.4.1941:=CN=Ann \\28HR\\29\\2a,OU=Staff,DC=corp,DC=example,DC=com))',
+    );
   });
 });
 
@@ -135,6 +182,22 @@ describe('refused binds', () => {
     expect(passwordPolicyRefusal(undefined)).toBeNull();
     expect(mustChangeAfterBind({ error: 2 })).toBe(true);
     expect(mustChangeAfterBind({ timeBeforeExpiration: 60 })).toBe(false);
+  });
+});
+
+describe('the order of the servers', () => {
+  it('puts a server that failed last for 30 seconds, and back in place when it answers', () => {
+    let now = 0;
+    const order = createServerOrder(['ldap://a', 'ldap://b', 'ldap://c'], () => now);
+    order.failed('ldap://a');
+    expect(order.inOrder()).toEqual(['ldap://b', 'ldap://c', 'ldap://a']);
+    now = 29_999;
+    expect(order.inOrder()[0]).toBe('ldap://b');
+    now = 30_000;
+    expect(order.inOrder()).toEqual(['ldap://a', 'ldap://b', 'ldap://c']);
+    order.failed('ldap://b');
+    order.answered('ldap://b');
+    expect(order.inOrder()).toEqual(['ldap://a', 'ldap://b', 'ldap://c']);
   });
 });
 
@@ -211,5 +274,46 @@ describe('nothing LDAP is loaded without LDAP_URL', () => {
     expect(staticImportOf(/^ldapts$/)).toEqual(['directory/groups.ts', 'directory/ldap-directory.ts']);
     expect(staticImportOf(/\/(ldap-directory|groups)\.js$/)).toEqual(['directory/ldap-directory.ts']);
     expect(await openDirectory(null, { warn: () => undefined })).toBeNull();
+  });
+});
+
+describe('the README settings', () => {
+  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  /** The `KEY=value` lines of the first shell block under a heading, shell quotes removed. */
+  function settingsUnder(heading: string): Record<string, string> {
+    const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const settings: Record<string, string> = {};
+    for (const line of block.split('\n')) {
+      const match = /^([A-Z_]+)=(.*)$/.exec(line);
+      if (match?.[1] && match[2] !== undefined) settings[match[1]] = match[2].replace(/^(['"])(.*)\1$/, '$2');
+    }
+    return settings;
+  }
+  const caFolder = mkdtempSync(join(tmpdir(), 'readme-ca-'));
+  writeFileSync(join(caFolder, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  /** The files the examples name stand for their contents: the secret, and a CA here. */
+  function withFiles(settings: Record<string, string>): Record<string, string> {
+    const { LDAP_BIND_PASSWORD_FILE: secretFile, LDAP_CA_FILE: caFile, ...rest } = settings;
+    expect([secretFile, caFile]).toEqual([expect.any(String), expect.any(String)]);
+    return { ...rest, LDAP_BIND_PASSWORD: 'from-the-file', LDAP_CA_FILE: join(caFolder, 'ca.pem') };
+  }
+
+  it('for OpenLDAP are accepted as they stand', () => {
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### OpenLDAP')));
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({ urls: [expect.any(String), expect.any(String)], startTls: true });
+  });
+
+  it('for Active Directory are accepted as they stand: objectGUID, sAMAccountName, nested groups, disabled accounts', () => {
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### Active Directory')));
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({
+      bindDn: 'CN=svc-auth-server,OU=Service Accounts,DC=corp,DC=example,DC=com',
+      matchingRuleInChain: true,
+      enabledFilter: '(!(userAccountControl:1.2.840.113556.1.4.803:=2))',
+      attributes: { id: 'objectGUID', username: 'sAMAccountName', kerberosPrincipal: 'userPrincipalName' },
+    });
+    expect(config?.userFilter).toContain('(sAMAccountName={username})');
   });
 });

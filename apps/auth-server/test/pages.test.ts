@@ -81,6 +81,40 @@ describe('pages', () => {
     expect(describeScope('weird')).toContain('weird');
   });
 
+  it('account page: the e-mail block has its own h2, and the headings never skip a level', () => {
+    const page = renderAccountPage({
+      name: 'Alice',
+      email: 'alice@example.com',
+      emailVerified: false,
+      canVerifyEmail: true,
+      username: 'alice',
+      csrfToken: 'token',
+      authenticatorApps: [],
+      passkeys: [],
+      recoveryCodesRemaining: 10,
+      sessions: [],
+      apps: [],
+      signOut: { action: '/logout', csrfToken: 'logout-token' },
+      basePath: '',
+    });
+    const section =
+      /<section aria-labelledby="email-title">\s*<h2 id="email-title">([^<]+)<\/h2>([\s\S]*?)<\/section>/.exec(
+        page,
+      );
+    expect(section?.[1]).toBe('E-mail address');
+    expect(section?.[2]).toContain('data-email-verified="false"');
+    expect(section?.[2]).toContain('<label for="new_email">New e-mail address</label>');
+    // WCAG 2.2 SC 1.3.1: one h1, then h2 sections; no level is skipped.
+    const levels = [...page.matchAll(/<h([1-6])[\s>]/g)].map((match) => Number(match[1]));
+    expect(levels[0]).toBe(1);
+    expect(levels.filter((level) => level === 1)).toHaveLength(1);
+    for (const [index, level] of levels.entries()) {
+      if (index > 0) expect(level).toBeLessThanOrEqual((levels[index - 1] ?? 1) + 1);
+    }
+    expect(levels.indexOf(2)).toBe(levels.indexOf(1) + 1);
+    expect(page.indexOf('id="email-title"')).toBeLessThan(page.indexOf('id="factors-title"'));
+  });
+
   it('account page: sessions escape what the client sent (device name, forwarded address)', () => {
     const page = renderAccountPage({
       name: null,

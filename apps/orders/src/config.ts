@@ -195,12 +195,76 @@ function withSecretFiles(env: Record<string, string | undefined>) {
 
 /**
  * Validates and converts the environment once. Pure apart from `generateSecret`: it never reads
- * process.env itself and throws ConfigError naming the first offending variable.
+ * process.env itself and throws ConfigError naming the first offending variable (the checks run
+ * in a fixed order, so which one is first does not depend on the object's key order).
  */
 export function loadConfig(
   rawEnvironment: Record<string, string | undefined>,
   { generateSecret = generateRandomSecret }: ParseConfigOptions = {},
 ): AppConfig {
+  const env = validatedEnvironment(rawEnvironment);
+  const nodeEnv = env.NODE_ENV ?? 'production';
+  const isDevelopment = nodeEnv === 'development';
+
+  if (!parseDatabaseUrl(env.DATABASE_URL)) failOn('DATABASE_URL');
+  const port = Number(env.PORT ?? '3000');
+  if (port > MAX_PORT) failOn('PORT');
+  const apiKey = apiKeyFrom(env, isDevelopment, generateSecret);
+  const session = sessionSecretFrom(env, isDevelopment, generateSecret);
+  const baseUrl = env.BASE_URL ?? 'http://localhost:3000';
+  if (!isHttpUrl(baseUrl)) failOn('BASE_URL');
+  const signIn = signInSettings(env, nodeEnv, session.sessionSecret);
+  const upstreamApiUrl = env.UPSTREAM_API_URL ?? `http://127.0.0.1:${port}/orders`;
+  if (!isHttpUrl(upstreamApiUrl)) failOn('UPSTREAM_API_URL');
+  const shutdown = shutdownTimings(env);
+  const orderUnitPriceCents = orderUnitPrice(env);
+  const allowedCorsOrigins = parseOrigins(env.ALLOWED_CORS_ORIGINS) ?? failOn('ALLOWED_CORS_ORIGINS');
+  const limits = timeoutsAndProxies(env);
+
+  return {
+    nodeEnv,
+    isDevelopment,
+    databaseUrl: resolvePgliteDirectory(env.DATABASE_URL, startDirectory(rawEnvironment)),
+    databaseConnectTimeoutMs: limits.databaseConnectTimeoutMs,
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    logLevel: env.LOG_LEVEL ?? 'info',
+    ...apiKey,
+    // Without a trailing slash so `${baseUrl}/signin-oidc` never produces `//signin-oidc`.
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    oidc: {
+      issuer: signIn.issuer,
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      scopes: signIn.scopes,
+      saveTokens: signIn.saveTokens,
+      fetchUserinfo: parseBoolean(env.OIDC_FETCH_USERINFO, false),
+      roleClaim: env.OIDC_ROLE_CLAIM ?? 'role',
+      allowInsecureRequests: signIn.allowInsecureRequests,
+      httpTimeoutMs: limits.oidcHttpTimeoutMs,
+      refreshSkewSeconds: Number(env.TOKEN_REFRESH_SKEW_SECONDS ?? '60'),
+    },
+    ...session,
+    sessionTtlSeconds: limits.sessionTtlSeconds,
+    resourceId: env.RESOURCE_ID ?? 'orders-api',
+    resourceSecret: env.RESOURCE_SECRET,
+    upstreamApiUrl,
+    upstreamTimeoutMs: limits.upstreamTimeoutMs,
+    ...shutdown,
+    trustProxy: limits.trustProxy,
+    metricsToken: env.METRICS_TOKEN,
+    orderUnitPriceCents,
+    orderTxTimeoutMs: limits.orderTxTimeoutMs,
+    allowedCorsOrigins,
+  };
+}
+
+function failOn(variable: Variable): never {
+  throw new ConfigError(variable, EXPECTATIONS[variable]);
+}
+
+/** Secret files resolved, unset values dropped, every variable's shape checked by the schema. */
+function validatedEnvironment(rawEnvironment: Record<string, string | undefined>): Environment {
   // `VAR=` in a shell or compose file means "not set", not "set to the empty string".
   const environment = Object.fromEntries(
     Object.entries(withSecretFiles(rawEnvironment)).filter(
@@ -208,41 +272,39 @@ export function loadConfig(
     ),
   );
   const firstError = Value.Errors(EnvironmentSchema, environment).First();
-  if (firstError) {
-    const variable = firstError.path.split('/')[1] as Variable;
-    throw new ConfigError(variable, EXPECTATIONS[variable]);
-  }
-  const env = environment as Environment;
-  const fail = (variable: Variable): never => {
-    throw new ConfigError(variable, EXPECTATIONS[variable]);
-  };
+  if (firstError) failOn(firstError.path.split('/')[1] as Variable);
+  return environment as Environment;
+}
 
-  const nodeEnv = env.NODE_ENV ?? 'production';
-  const isDevelopment = nodeEnv === 'development';
+function apiKeyFrom(
+  env: Environment,
+  isDevelopment: boolean,
+  generateSecret: () => string,
+): Pick<AppConfig, 'apiKey' | 'apiKeySource'> {
+  if (env.API_KEY !== undefined) return { apiKey: env.API_KEY, apiKeySource: 'environment' };
+  if (!isDevelopment) failOn('API_KEY');
+  return { apiKey: generateSecret(), apiKeySource: 'generated-dev-only' };
+}
 
-  if (!parseDatabaseUrl(env.DATABASE_URL)) fail('DATABASE_URL');
+function sessionSecretFrom(
+  env: Environment,
+  isDevelopment: boolean,
+  generateSecret: () => string,
+): Pick<AppConfig, 'sessionSecret' | 'sessionSecretSource'> {
+  const sessionSecret = env.SESSION_SECRET;
+  if (sessionSecret !== undefined && sessionSecret.length < 32) failOn('SESSION_SECRET');
+  if (sessionSecret !== undefined) return { sessionSecret, sessionSecretSource: 'environment' };
+  return isDevelopment
+    ? { sessionSecret: generateSecret(), sessionSecretSource: 'generated-dev-only' }
+    : { sessionSecret: undefined, sessionSecretSource: 'unset' };
+}
 
-  const port = Number(env.PORT ?? '3000');
-  if (port > MAX_PORT) fail('PORT');
-
-  let apiKey = env.API_KEY;
-  let apiKeySource: AppConfig['apiKeySource'] = 'environment';
-  if (apiKey === undefined) {
-    if (!isDevelopment) fail('API_KEY');
-    apiKey = generateSecret();
-    apiKeySource = 'generated-dev-only';
-  }
-
-  let sessionSecret = env.SESSION_SECRET;
-  let sessionSecretSource: AppConfig['sessionSecretSource'] = 'environment';
-  if (sessionSecret !== undefined && sessionSecret.length < 32) fail('SESSION_SECRET');
-  if (sessionSecret === undefined) {
-    sessionSecret = isDevelopment ? generateSecret() : undefined;
-    sessionSecretSource = isDevelopment ? 'generated-dev-only' : 'unset';
-  }
-
-  const baseUrl = env.BASE_URL ?? 'http://localhost:3000';
-  if (!isHttpUrl(baseUrl)) fail('BASE_URL');
+/** The relying-party settings that need checking together: issuer, its scheme, client, scopes. */
+function signInSettings(
+  env: Environment,
+  nodeEnv: string,
+  sessionSecret: string | undefined,
+): Pick<AppConfig['oidc'], 'issuer' | 'allowInsecureRequests' | 'saveTokens' | 'scopes'> {
   // The issuer is compared byte for byte with `iss` (OpenID Connect Discovery §4.3), so it is kept
   // exactly as given, trailing slash included.
   const issuer =
@@ -250,79 +312,52 @@ export function loadConfig(
       ? undefined
       : isHttpUrl(env.OIDC_ISSUER)
         ? env.OIDC_ISSUER
-        : fail('OIDC_ISSUER');
+        : failOn('OIDC_ISSUER');
   // RFC 9700 §2.6 / OIDC Core §16.17: tokens travel only over TLS. Plain http is for a developer's
   // machine, tests and an authorization server on the same host (loopback never leaves it).
   const allowInsecureRequests =
     issuer !== undefined && new URL(issuer).protocol === 'http:'
-      ? isDevelopment || nodeEnv === 'test' || isLoopbackUrl(issuer) || fail('OIDC_ISSUER')
+      ? nodeEnv === 'development' || nodeEnv === 'test' || isLoopbackUrl(issuer) || failOn('OIDC_ISSUER')
       : false;
-  if (issuer !== undefined && env.OIDC_CLIENT_ID === undefined) fail('OIDC_CLIENT_ID');
+  if (issuer !== undefined && env.OIDC_CLIENT_ID === undefined) failOn('OIDC_CLIENT_ID');
   // The session secret protects `state` and the stored tokens; without sign-in nothing uses it.
-  if (issuer !== undefined && sessionSecret === undefined) fail('SESSION_SECRET');
+  if (issuer !== undefined && sessionSecret === undefined) failOn('SESSION_SECRET');
   const saveTokens = parseBoolean(env.OIDC_SAVE_TOKENS, true);
+  return { issuer, allowInsecureRequests, saveTokens, scopes: signInScopes(env.OIDC_SCOPES, saveTokens) };
+}
+
+function signInScopes(configured: string | undefined, saveTokens: boolean): string {
   // `offline_access orders.read` only serve the BFF's API calls, i.e. only when tokens are kept.
   const configuredScopes =
-    env.OIDC_SCOPES ??
-    (saveTokens ? 'openid profile email offline_access orders.read' : 'openid profile email');
+    configured ?? (saveTokens ? 'openid profile email offline_access orders.read' : 'openid profile email');
   // OIDC Core §3.1.2.1: `openid` makes it an OpenID request; `profile` carries the `name` claim.
-  const scopes = [...new Set(['openid', 'profile', ...configuredScopes.split(' ').filter(Boolean)])].join(
-    ' ',
-  );
-  const upstreamApiUrl = env.UPSTREAM_API_URL ?? `http://127.0.0.1:${port}/orders`;
-  if (!isHttpUrl(upstreamApiUrl)) fail('UPSTREAM_API_URL');
+  return [...new Set(['openid', 'profile', ...configuredScopes.split(' ').filter(Boolean)])].join(' ');
+}
 
+function shutdownTimings(env: Environment): Pick<AppConfig, 'shutdownPauseMs' | 'shutdownTimeoutMs'> {
   const shutdownPauseMs = Number(env.SHUTDOWN_PAUSE_MS ?? '10000');
   const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS ?? '25000');
-  if (shutdownTimeoutMs <= 0) fail('SHUTDOWN_TIMEOUT_MS');
-  if (shutdownPauseMs >= shutdownTimeoutMs) fail('SHUTDOWN_PAUSE_MS');
+  if (shutdownTimeoutMs <= 0) failOn('SHUTDOWN_TIMEOUT_MS');
+  if (shutdownPauseMs >= shutdownTimeoutMs) failOn('SHUTDOWN_PAUSE_MS');
+  return { shutdownPauseMs, shutdownTimeoutMs };
+}
 
-  const orderUnitPriceCents = parseAmountToCents(env.ORDER_UNIT_PRICE ?? '9.99');
-  if (orderUnitPriceCents === undefined || orderUnitPriceCents > MAX_NUMERIC_12_2_CENTS) {
-    fail('ORDER_UNIT_PRICE');
-  }
+function orderUnitPrice(env: Environment): bigint {
+  const cents = parseAmountToCents(env.ORDER_UNIT_PRICE ?? '9.99');
+  if (cents === undefined || cents > MAX_NUMERIC_12_2_CENTS) return failOn('ORDER_UNIT_PRICE');
+  return cents;
+}
 
-  const allowedCorsOrigins = parseOrigins(env.ALLOWED_CORS_ORIGINS) ?? fail('ALLOWED_CORS_ORIGINS');
-
+/** The positive durations and the proxy trust, checked in this order. */
+function timeoutsAndProxies(env: Environment) {
   return {
-    nodeEnv,
-    isDevelopment,
-    databaseUrl: resolvePgliteDirectory(env.DATABASE_URL, startDirectory(rawEnvironment)),
     databaseConnectTimeoutMs:
-      positiveInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5000) ?? fail('DATABASE_CONNECT_TIMEOUT_MS'),
-    port,
-    host: env.HOST ?? '0.0.0.0',
-    logLevel: env.LOG_LEVEL ?? 'info',
-    apiKey,
-    apiKeySource,
-    // Without a trailing slash so `${baseUrl}/signin-oidc` never produces `//signin-oidc`.
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    oidc: {
-      issuer,
-      clientId: env.OIDC_CLIENT_ID,
-      clientSecret: env.OIDC_CLIENT_SECRET,
-      scopes,
-      saveTokens,
-      fetchUserinfo: parseBoolean(env.OIDC_FETCH_USERINFO, false),
-      roleClaim: env.OIDC_ROLE_CLAIM ?? 'role',
-      allowInsecureRequests,
-      httpTimeoutMs: positiveInteger(env.OIDC_HTTP_TIMEOUT_MS, 5000) ?? fail('OIDC_HTTP_TIMEOUT_MS'),
-      refreshSkewSeconds: Number(env.TOKEN_REFRESH_SKEW_SECONDS ?? '60'),
-    },
-    sessionSecret,
-    sessionSecretSource,
-    sessionTtlSeconds: positiveInteger(env.SESSION_TTL_SECONDS, 8 * 3600) ?? fail('SESSION_TTL_SECONDS'),
-    resourceId: env.RESOURCE_ID ?? 'orders-api',
-    resourceSecret: env.RESOURCE_SECRET,
-    upstreamApiUrl,
-    upstreamTimeoutMs: positiveInteger(env.UPSTREAM_TIMEOUT_MS, 5000) ?? fail('UPSTREAM_TIMEOUT_MS'),
-    shutdownPauseMs,
-    shutdownTimeoutMs,
-    trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? fail('TRUST_PROXY'),
-    metricsToken: env.METRICS_TOKEN,
-    orderUnitPriceCents: orderUnitPriceCents!,
-    orderTxTimeoutMs: positiveInteger(env.ORDER_TX_TIMEOUT_MS, 5000) ?? fail('ORDER_TX_TIMEOUT_MS'),
-    allowedCorsOrigins,
+      positiveInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5000) ?? failOn('DATABASE_CONNECT_TIMEOUT_MS'),
+    oidcHttpTimeoutMs: positiveInteger(env.OIDC_HTTP_TIMEOUT_MS, 5000) ?? failOn('OIDC_HTTP_TIMEOUT_MS'),
+    sessionTtlSeconds: positiveInteger(env.SESSION_TTL_SECONDS, 8 * 3600) ?? failOn('SESSION_TTL_SECONDS'),
+    upstreamTimeoutMs: positiveInteger(env.UPSTREAM_TIMEOUT_MS, 5000) ?? failOn('UPSTREAM_TIMEOUT_MS'),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? failOn('TRUST_PROXY'),
+    orderTxTimeoutMs: positiveInteger(env.ORDER_TX_TIMEOUT_MS, 5000) ?? failOn('ORDER_TX_TIMEOUT_MS'),
   };
 }
 

@@ -119,42 +119,90 @@ export async function validateAuthorizationRequest(
   params: AuthorizationParams,
   deps: AuthorizationRequestDeps,
 ): Promise<AuthorizationRequest> {
-  const single = (name: string): string | undefined => {
-    const value = params[name];
-    if (typeof value !== 'string') return undefined;
-    // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted."
-    return value === '' ? undefined : value;
-  };
-  const repeated = (name: string): boolean =>
-    Array.isArray(params[name]) && (params[name] as string[]).length > 1;
-  const unredirectable = (error: OAuthError) => new AuthorizationRequestError(error, null);
-
   // 1. Who is asking and where to answer: nothing is redirected until both are trusted.
-  if (repeated('client_id')) throw unredirectable(invalidRequest('client_id is repeated'));
-  const clientId = single('client_id');
+  const { client, redirectUri } = await trustedClientAndRedirectUri(params, deps.clients);
+
+  // 2. From here on, errors go back to the client.
+  const state = isRepeated(params, 'state') ? null : (singleParameter(params, 'state') ?? null);
+  const modeParam = singleParameter(params, 'response_mode');
+  const responseMode: ResponseMode = modeParam === 'form_post' ? 'form_post' : 'query';
+  const fail: Fail = (error) => new AuthorizationRequestError(error, { redirectUri, state, responseMode });
+
+  rejectRepeatedAndNestedParameters(params, fail);
+  checkResponseTypeAndMode(params, client, modeParam, fail);
+  const scopes = requestedScopes(params, client, fail);
+  const codeChallenge = checkedCodeChallenge(params, client, fail);
+  const prompt = parsePrompt(params, fail);
+  const dpopJkt = parseDpopJkt(params, fail);
+  const maxAge = parseMaxAge(params, fail);
+  const resources = await knownResources(params, deps.resources, fail);
+
+  return {
+    client,
+    redirectUri,
+    responseType: 'code',
+    responseMode,
+    scopes,
+    state,
+    nonce: singleParameter(params, 'nonce') ?? null,
+    codeChallenge,
+    codeChallengeMethod: codeChallenge === null ? null : 'S256',
+    prompt,
+    maxAge,
+    resources,
+    loginHint: singleParameter(params, 'login_hint') ?? null,
+    acrValues: (singleParameter(params, 'acr_values') ?? '').split(' ').filter((value) => value !== ''),
+    dpopJkt,
+  };
+}
+
+/** Wraps an error of a redirectable check with the request's redirect target. */
+type Fail = (error: OAuthError) => AuthorizationRequestError;
+
+/** A parameter's single value; `undefined` when absent, empty or repeated. */
+function singleParameter(params: AuthorizationParams, name: string): string | undefined {
+  const value = params[name];
+  if (typeof value !== 'string') return undefined;
+  // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted."
+  return value === '' ? undefined : value;
+}
+
+function isRepeated(params: AuthorizationParams, name: string): boolean {
+  const value = params[name];
+  return Array.isArray(value) && value.length > 1;
+}
+
+/**
+ * `client_id` (known) and `redirect_uri` (present, registered). Their errors are NOT redirectable
+ * (RFC 6749 §4.1.2.1): the server cannot trust the place it would send them.
+ */
+async function trustedClientAndRedirectUri(
+  params: AuthorizationParams,
+  clients: ClientStore,
+): Promise<{ client: Client; redirectUri: string }> {
+  const unredirectable = (error: OAuthError) => new AuthorizationRequestError(error, null);
+  if (isRepeated(params, 'client_id')) throw unredirectable(invalidRequest('client_id is repeated'));
+  const clientId = singleParameter(params, 'client_id');
   if (clientId === undefined) throw unredirectable(invalidRequest('client_id is required'));
-  const client = await deps.clients.findClient(clientId);
+  const client = await clients.findClient(clientId);
   if (client === null) {
     throw unredirectable(
       new OAuthError('invalid_request', { description: 'unknown client_id', detail: clientId.slice(0, 100) }),
     );
   }
-  if (repeated('redirect_uri')) throw unredirectable(invalidRequest('redirect_uri is repeated'));
-  const redirectUri = single('redirect_uri');
+  if (isRepeated(params, 'redirect_uri')) throw unredirectable(invalidRequest('redirect_uri is repeated'));
+  const redirectUri = singleParameter(params, 'redirect_uri');
   if (redirectUri === undefined) throw unredirectable(invalidRequest('redirect_uri is required'));
   // RFC 9700 §4.1.3: exact string comparison, no pattern or prefix matching (but the port of a
   // public client's loopback IP redirect URI, RFC 8252 §7.3).
   if (!isRegisteredRedirectUri(client, redirectUri)) {
     throw unredirectable(invalidRequest('redirect_uri is not registered for this client'));
   }
+  return { client, redirectUri };
+}
 
-  // 2. From here on, errors go back to the client.
-  const state = repeated('state') ? null : (single('state') ?? null);
-  const modeParam = single('response_mode');
-  const responseMode: ResponseMode = modeParam === 'form_post' ? 'form_post' : 'query';
-  const fail = (error: OAuthError) =>
-    new AuthorizationRequestError(error, { redirectUri, state, responseMode });
-
+function rejectRepeatedAndNestedParameters(params: AuthorizationParams, fail: Fail): void {
+  // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
   for (const [name, value] of Object.entries(params)) {
     if (name !== 'resource' && Array.isArray(value) && value.length > 1) {
       throw fail(invalidRequest(`${name.slice(0, 50)} is repeated`));
@@ -162,11 +210,19 @@ export async function validateAuthorizationRequest(
   }
   // A request object (RFC 9101) or request_uri (RFC 9126) was resolved before validation; one left
   // here came from inside another request object or a pushed request.
-  if (single('request') !== undefined) throw fail(invalidRequest('request objects cannot be nested'));
-  if (single('request_uri') !== undefined)
+  if (singleParameter(params, 'request') !== undefined)
+    throw fail(invalidRequest('request objects cannot be nested'));
+  if (singleParameter(params, 'request_uri') !== undefined)
     throw fail(invalidRequest('request_uri is only accepted from PAR'));
+}
 
-  const responseType = single('response_type');
+function checkResponseTypeAndMode(
+  params: AuthorizationParams,
+  client: Client,
+  modeParam: string | undefined,
+  fail: Fail,
+): void {
+  const responseType = singleParameter(params, 'response_type');
   if (responseType === undefined) throw fail(invalidRequest('response_type is required'));
   // Only the authorization code flow: implicit and hybrid are gone (RFC 9700 §2.1.2).
   if (responseType !== 'code')
@@ -177,10 +233,12 @@ export async function validateAuthorizationRequest(
   if (!client.grantTypes.includes(GRANT_TYPES.authorizationCode)) {
     throw fail(unauthorizedClient('client lacks the authorization_code grant'));
   }
+}
 
+function requestedScopes(params: AuthorizationParams, client: Client, fail: Fail): string[] {
   let scopes: string[];
   try {
-    scopes = parseScope(single('scope'));
+    scopes = parseScope(singleParameter(params, 'scope'));
   } catch (error) {
     throw fail(error as OAuthError);
   }
@@ -188,9 +246,13 @@ export async function validateAuthorizationRequest(
   if (scopes.length === 0) throw fail(invalidScope('scope is required'));
   if (scopes.some((scope) => !client.scopes.includes(scope)))
     throw fail(invalidScope('scope not allowed for the client'));
+  return scopes;
+}
 
-  const codeChallenge = single('code_challenge') ?? null;
-  const method = single('code_challenge_method');
+/** The RFC 7636 S256 challenge, or `null` when a client that may go without PKCE sent none. */
+function checkedCodeChallenge(params: AuthorizationParams, client: Client, fail: Fail): string | null {
+  const codeChallenge = singleParameter(params, 'code_challenge') ?? null;
+  const method = singleParameter(params, 'code_challenge_method');
   if (codeChallenge === null) {
     if (method !== undefined) throw fail(invalidRequest('code_challenge_method without code_challenge'));
     // RFC 9700 §2.1.1: public clients MUST use PKCE; FAPI 2.0 Security Profile §5.3.2.2: every client.
@@ -202,9 +264,13 @@ export async function validateAuthorizationRequest(
     if (method !== 'S256') throw fail(invalidRequest('code_challenge_method must be S256'));
     if (!isValidCodeChallenge(codeChallenge)) throw fail(invalidRequest('code_challenge is malformed'));
   }
+  return codeChallenge;
+}
 
+/** OIDC Core §3.1.2.1 `prompt`: distinct supported values. */
+function parsePrompt(params: AuthorizationParams, fail: Fail): PromptValue[] {
   const prompt: PromptValue[] = [];
-  for (const value of (single('prompt') ?? '').split(' ')) {
+  for (const value of (singleParameter(params, 'prompt') ?? '').split(' ')) {
     if (value === '') continue;
     if (!PROMPT_VALUES_SUPPORTED.includes(value as PromptValue))
       throw fail(invalidRequest('unsupported prompt value'));
@@ -213,16 +279,29 @@ export async function validateAuthorizationRequest(
   // OIDC Core §3.1.2.1: "If this parameter contains none with any other value, an error is returned."
   if (prompt.includes('none') && prompt.length > 1)
     throw fail(invalidRequest('prompt=none with other values'));
+  return prompt;
+}
 
-  const dpopJkt = single('dpop_jkt') ?? null;
+function parseDpopJkt(params: AuthorizationParams, fail: Fail): string | null {
+  const dpopJkt = singleParameter(params, 'dpop_jkt') ?? null;
   // RFC 9449 §10: the base64url SHA-256 thumbprint (RFC 7638) of the key, 43 characters.
   if (dpopJkt !== null && !DPOP_JKT.test(dpopJkt)) throw fail(invalidRequest('dpop_jkt is malformed'));
+  return dpopJkt;
+}
 
-  const maxAgeParam = single('max_age');
+function parseMaxAge(params: AuthorizationParams, fail: Fail): number | null {
+  const maxAgeParam = singleParameter(params, 'max_age');
   if (maxAgeParam !== undefined && !MAX_AGE.test(maxAgeParam))
     throw fail(invalidRequest('max_age must be a non-negative integer'));
-  const maxAge = maxAgeParam === undefined ? null : Number(maxAgeParam);
+  return maxAgeParam === undefined ? null : Number(maxAgeParam);
+}
 
+/** RFC 8707 `resource` values (the one parameter that may repeat), each known, without duplicates. */
+async function knownResources(
+  params: AuthorizationParams,
+  resourceStore: ResourceStore,
+  fail: Fail,
+): Promise<string[]> {
   const resourceParam = params.resource;
   const requested = (typeof resourceParam === 'string' ? [resourceParam] : [...(resourceParam ?? [])]).filter(
     (value) => value !== '',
@@ -230,28 +309,11 @@ export async function validateAuthorizationRequest(
   const resources: string[] = [];
   for (const id of requested) {
     // RFC 8707 §2: an unknown or unacceptable resource → invalid_target.
-    if ((await deps.resources.findResource(id)) === null)
+    if ((await resourceStore.findResource(id)) === null)
       throw fail(invalidTarget(`unknown resource ${id.slice(0, 200)}`));
     if (!resources.includes(id)) resources.push(id);
   }
-
-  return {
-    client,
-    redirectUri,
-    responseType: 'code',
-    responseMode,
-    scopes,
-    state,
-    nonce: single('nonce') ?? null,
-    codeChallenge,
-    codeChallengeMethod: codeChallenge === null ? null : 'S256',
-    prompt,
-    maxAge,
-    resources,
-    loginHint: single('login_hint') ?? null,
-    acrValues: (single('acr_values') ?? '').split(' ').filter((value) => value !== ''),
-    dpopJkt,
-  };
+  return resources;
 }
 
 /** Who approved the request and how they signed in. */

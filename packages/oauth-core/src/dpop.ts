@@ -126,7 +126,21 @@ export async function verifyDpopProof(
   if (proof.length === 0 || proof.length > MAX_PROOF_LENGTH)
     throw invalidDpopProof('proof empty or too long');
 
-  const header = decodeHeader(proof);
+  const jwk = publicKeyFromHeader(decodeHeader(proof), allowedAlgs);
+  const claims = requiredClaims(await verifiedPayload(proof, allowedAlgs, check.now));
+  checkRequestBinding(claims, check);
+  checkNonce(claims.nonce, check.nonces);
+  checkIssuedAt(claims.iat, check.now, maxAge);
+  // §4.3 step 12: at a resource, the proof is bound to the presented access token.
+  if (check.accessToken !== undefined) checkAccessTokenHash(claims.ath, check.accessToken);
+
+  const jkt = await calculateJwkThumbprint(jwk, 'sha256');
+  await recordFirstUse(replay, { jkt, jti: claims.jti, iat: claims.iat, maxAge });
+  return { jkt, jti: claims.jti, iat: claims.iat, jwk };
+}
+
+/** The header's public key, after the checks on `typ`, `alg` and `jwk` (RFC 9449 §4.3 steps 4–7). */
+function publicKeyFromHeader(header: ProtectedHeaderParameters, allowedAlgs: readonly string[]): JWK {
   // §4.2: "typ: dpop+jwt" (explicit typing, so no other JWT can pass as a proof).
   if (header.typ !== 'dpop+jwt') throw invalidDpopProof('typ is not dpop+jwt');
   // §4.3 step 5: an asymmetric algorithm this server supports ("none" and MACs never are).
@@ -137,20 +151,40 @@ export async function verifyDpopProof(
   if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw invalidDpopProof('no jwk header');
   // §4.3 step 7: "the jwk JOSE Header Parameter does not contain a private key".
   if (PRIVATE_JWK_MEMBERS.some((member) => member in jwk)) throw invalidDpopProof('jwk has private members');
+  return jwk as JWK;
+}
 
-  let payload: JWTPayload;
+/** The payload, once the signature by the embedded key verifies (§4.3 step 6). */
+async function verifiedPayload(
+  proof: string,
+  allowedAlgs: readonly string[],
+  now: number,
+): Promise<JWTPayload> {
   try {
-    ({ payload } = await jwtVerify(proof, EmbeddedJWK, {
+    const { payload } = await jwtVerify(proof, EmbeddedJWK, {
       typ: 'dpop+jwt',
       algorithms: [...allowedAlgs],
       // jose checks `exp`/`nbf` when present; our clock, not the process clock.
-      currentDate: new Date(check.now * 1000),
+      currentDate: new Date(now * 1000),
       clockTolerance: JWT_CLOCK_SKEW_SECONDS,
-    }));
+    });
+    return payload;
   } catch (error) {
     throw invalidDpopProof(`signature or structure: ${(error as Error).message}`);
   }
+}
 
+interface ProofClaims {
+  jti: string;
+  iat: number;
+  htm: string;
+  htu: string;
+  ath: unknown;
+  nonce: unknown;
+}
+
+/** §4.2: `jti`, `htm`, `htu` and `iat` are required; `ath` and `nonce` are checked when needed. */
+function requiredClaims(payload: JWTPayload): ProofClaims {
   const { jti, iat } = payload;
   const { htm, htu, ath, nonce } = payload as {
     htm?: unknown;
@@ -164,41 +198,54 @@ export async function verifyDpopProof(
   if (typeof htm !== 'string' || typeof htu !== 'string' || typeof iat !== 'number') {
     throw invalidDpopProof('htm, htu or iat missing');
   }
+  return { jti, iat, htm, htu, ath, nonce };
+}
+
+function checkRequestBinding(claims: ProofClaims, check: DpopProofCheck): void {
   // §4.3 step 8: the method of the request.
-  if (htm !== check.method) throw invalidDpopProof('htm does not match the request method');
+  if (claims.htm !== check.method) throw invalidDpopProof('htm does not match the request method');
   // §4.3 step 9: the URI of the request, "ignoring any query and fragment parts".
   const expectedUrl = withoutQueryAndFragment(check.url);
-  if (expectedUrl === null || withoutQueryAndFragment(htu) !== expectedUrl) {
+  if (expectedUrl === null || withoutQueryAndFragment(claims.htu) !== expectedUrl) {
     throw invalidDpopProof('htu does not match the request URL');
   }
-  // §4.3 step 10 / §8: the server-provided nonce, checked before the age, so that a client whose
-  // clock is off still learns the nonce it must use.
-  if (check.nonces) {
-    if (typeof nonce !== 'string' || !check.nonces.isValid(nonce)) {
-      throw useDpopNonce(
-        check.nonces.current(),
-        nonce === undefined ? 'nonce missing' : 'nonce stale or unknown',
-      );
-    }
+}
+
+/**
+ * §4.3 step 10 / §8: the server-provided nonce, checked before the age, so that a client whose
+ * clock is off still learns the nonce it must use.
+ */
+function checkNonce(nonce: unknown, nonces: DpopProofCheck['nonces']): void {
+  if (!nonces) return;
+  if (typeof nonce !== 'string' || !nonces.isValid(nonce)) {
+    throw useDpopNonce(nonces.current(), nonce === undefined ? 'nonce missing' : 'nonce stale or unknown');
   }
+}
+
+function checkIssuedAt(iat: number, now: number, maxAge: number): void {
   // §4.3 step 11: "the creation time of the JWT ... is within an acceptable window".
   // FAPI 2.0 SP §5.3.2.1: up to JWT_CLOCK_SKEW_SECONDS ahead is a client clock, not a forgery.
-  if (iat > check.now + JWT_CLOCK_SKEW_SECONDS) throw invalidDpopProof('iat in the future');
-  if (iat < check.now - maxAge) throw invalidDpopProof('iat too old');
-  // §4.3 step 12: at a resource, the proof is bound to the presented access token.
-  if (check.accessToken !== undefined) {
-    if (typeof ath !== 'string' || ath !== computeAccessTokenHash(check.accessToken)) {
-      throw invalidDpopProof('ath does not match the access token');
-    }
-  }
+  if (iat > now + JWT_CLOCK_SKEW_SECONDS) throw invalidDpopProof('iat in the future');
+  if (iat < now - maxAge) throw invalidDpopProof('iat too old');
+}
 
-  const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
-  // §11.1: a jti seen within the window is a replay. Scoped by key, so no client can make another
-  // client's jti values "used" first; hashed, so the stored key has a fixed size.
-  if (!(await replay.markUsed(hashToken(`${jkt}.${jti}`), iat + maxAge + 1))) {
+function checkAccessTokenHash(ath: unknown, accessToken: string): void {
+  if (typeof ath !== 'string' || ath !== computeAccessTokenHash(accessToken)) {
+    throw invalidDpopProof('ath does not match the access token');
+  }
+}
+
+/**
+ * §11.1: a jti seen within the window is a replay. Scoped by key, so no client can make another
+ * client's jti values "used" first; hashed, so the stored key has a fixed size.
+ */
+async function recordFirstUse(
+  replay: DpopReplayStore,
+  proof: { jkt: string; jti: string; iat: number; maxAge: number },
+): Promise<void> {
+  if (!(await replay.markUsed(hashToken(`${proof.jkt}.${proof.jti}`), proof.iat + proof.maxAge + 1))) {
     throw invalidDpopProof('jti already used (replay)');
   }
-  return { jkt, jti, iat, jwk: jwk as JWK };
 }
 
 /**

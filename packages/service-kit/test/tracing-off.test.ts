@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { activeTraceIds, annotateActiveSpan, isTracingOn, startTracingWhenConfigured } from '../src/index.js';
+import {
+  type ActiveSpanAccess,
+  activeTraceIds,
+  annotateActiveSpan,
+  isTracingOn,
+  startTracingWhenConfigured,
+} from '../src/index.js';
+import { installActiveSpanAccess } from '../src/tracing/active-span.js';
 
 describe('tracing without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('starts nothing: no tracing handle, no active-span access, every call a no-op', async () => {
@@ -11,6 +18,26 @@ describe('tracing without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(tracing).toBeUndefined();
     expect(isTracingOn()).toBe(false);
     expect(activeTraceIds()).toBeUndefined();
-    expect(() => annotateActiveSpan({ 'oauth.client_id': 'web' })).not.toThrow();
+    expect(() => annotateActiveSpan('oauth.client_id', 'web')).not.toThrow();
+  });
+
+  it('annotating takes a name and a value (nothing to build at the call site) and returns at once while tracing is off', () => {
+    const annotated: unknown[][] = [];
+    const recording: ActiveSpanAccess = {
+      ids: () => undefined,
+      setAttribute: (...call) => annotated.push(call),
+    };
+    try {
+      installActiveSpanAccess(recording);
+      annotateActiveSpan('oauth.grant_type', 'refresh_token');
+      expect(annotated).toEqual([['oauth.grant_type', 'refresh_token']]);
+
+      installActiveSpanAccess(undefined);
+      annotateActiveSpan('oauth.client_id', 'web');
+      expect(annotated).toHaveLength(1);
+      expect(annotateActiveSpan.length).toBe(2);
+    } finally {
+      installActiveSpanAccess(undefined);
+    }
   });
 });

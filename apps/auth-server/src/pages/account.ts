@@ -268,7 +268,9 @@ ${end}</li>`;
 function renderEmailStatus(input: AccountPageInput, base: string, csrf: SafeHtml) {
   const verified = input.emailVerified === true;
   const notice = noticeFor(input, 'email');
-  return html`<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
+  return html`<section aria-labelledby="email-title">
+<h2 id="email-title">E-mail address</h2>
+<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
 ${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}
 ${
   input.canVerifyEmail
@@ -278,5 +280,6 @@ ${notice.message}
 <input id="new_email" name="email" type="email" autocomplete="email"${notice.kept === undefined ? null : html` value="${notice.kept}"`} required${notice.fieldAttributes}></div>
 <button type="submit" class="secondary">Change the address</button></form>`
     : null
-}`;
+}
+</section>`;
 }

@@ -45,7 +45,7 @@ export const errorHandlerPlugin = fp(
       const oauthError = toOAuthError(error, request);
       const logDetails = { err: error, error: oauthError.code, detail: oauthError.detail };
       // The outcome in the trace: the RFC 6749 §5.2 code (the private detail stays in the log).
-      annotateActiveSpan({ 'oauth.error': oauthError.code });
+      annotateActiveSpan('oauth.error', oauthError.code);
       if (oauthError.code === 'temporarily_unavailable' && oauthError.status === 503) {
         // An outage of the database, not a bug here: a warning without a stack.
         request.log.warn(

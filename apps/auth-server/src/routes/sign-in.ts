@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
-import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
+import { type AuthorizationFlow, createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
@@ -81,11 +81,38 @@ export const DEFAULT_DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE = 10;
  * error handler and the session decorator stay out of the JSON endpoints.
  */
 export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app, options) => {
-  const { protocol } = options;
-  const issuer = protocol.config.issuer;
+  const issuer = options.protocol.config.issuer;
   const pathname = new URL(issuer).pathname;
   const pageContext: PageContext = { issuer, basePath: pathname === '/' ? '' : pathname };
 
+  await registerBrowserPlugins(app, options);
+  // Browser routes answer with a page, never with JSON, whatever went wrong.
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: 503 with Retry-After, logged as a warning without a stack.
+      request.log.warn({ reason: error.message }, 'sign-in page: database unavailable');
+      reply.header('retry-after', '1');
+      return sendHtml(reply, 503, unavailablePage(pageContext.basePath));
+    }
+    const status = errorPageStatus(error);
+    if (status === 500) request.log.error({ err: error }, 'sign-in page failed');
+    return sendHtml(reply, status, errorPage(status, pageContext.basePath));
+  });
+
+  const factors = createSecondFactorStores(options);
+  const interactions = createInteractionRepository(options.db);
+  const consents = createConsentRepository(options.db);
+  const flow = createFlow(options, factors, { interactions, consents });
+  await registerPages(app, options, { pageContext, flow, factors, interactions, consents });
+  await registerMailRoutes(app, pageContext);
+};
+
+/** Cookies, forms, helmet's strict CSP and the SSO session, for these routes only. */
+async function registerBrowserPlugins(
+  app: Parameters<FastifyPluginAsync>[0],
+  options: SignInRoutesOptions,
+): Promise<void> {
+  const { protocol } = options;
   // The platform may already have registered these at the root; registering twice would throw.
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
@@ -99,7 +126,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
 
   await app.register(ssoSessionPlugin, {
     repository: createSsoSessionRepository(options.db),
-    issuer,
+    issuer: protocol.config.issuer,
     clock: protocol.clock,
     random: protocol.random,
     sessionTtl: options.sessionTtl ?? DEFAULT_SESSION_TTL,
@@ -107,75 +134,70 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   // An ended session (logout, or another user signing in) revokes its grants and notifies the
   // relying parties over the back channel (src/plugins/logout.ts).
   app.ssoSessions.onSessionEnded((session, request) => app.sessionLogout.sessionEnded(session, request));
+}
 
-  // Browser routes answer with a page, never with JSON, whatever went wrong.
-  app.setErrorHandler<FastifyError>((error, request, reply) => {
-    const status =
-      typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
-        ? error.statusCode
-        : 500;
-    if (isDatabaseUnavailable(error)) {
-      // An outage, not a bug: 503 with Retry-After, logged as a warning without a stack.
-      request.log.warn({ reason: error.message }, 'sign-in page: database unavailable');
-      const page = renderErrorPage({
-        title: 'Temporarily unavailable',
-        message: 'The sign-in service is temporarily unavailable. Please try again in a moment.',
-        code: 'temporarily_unavailable',
-        basePath: pageContext.basePath,
-      });
-      reply.header('retry-after', '1');
-      return sendHtml(reply, 503, page);
-    }
-    if (status === 500) request.log.error({ err: error }, 'sign-in page failed');
-    if (status === 429) {
-      // A rate limit (the device code entry): its Retry-After header is already on the reply.
-      const page = renderErrorPage({
-        title: 'Too many attempts',
-        message: 'Too many attempts from your network. Please wait a minute, then try again.',
-        code: 'rate_limited',
-        basePath: pageContext.basePath,
-      });
-      return sendHtml(reply, 429, page);
-    }
-    const page = renderErrorPage({
-      title: status === 500 ? 'Something went wrong' : 'This request is not valid',
-      message:
-        status === 500
-          ? 'The sign-in service had a problem. Please try again in a moment.'
-          : 'The request could not be understood.',
-      code: status === 500 ? 'server_error' : 'invalid_request',
-      basePath: pageContext.basePath,
+/** A client error keeps its 4xx status; anything else is a 500. */
+function errorPageStatus(error: FastifyError): number {
+  return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+    ? error.statusCode
+    : 500;
+}
+
+function unavailablePage(basePath: string): string {
+  return renderErrorPage({
+    title: 'Temporarily unavailable',
+    message: 'The sign-in service is temporarily unavailable. Please try again in a moment.',
+    code: 'temporarily_unavailable',
+    basePath,
+  });
+}
+
+function errorPage(status: number, basePath: string): string {
+  if (status === 429) {
+    // A rate limit (the device code entry): its Retry-After header is already on the reply.
+    return renderErrorPage({
+      title: 'Too many attempts',
+      message: 'Too many attempts from your network. Please wait a minute, then try again.',
+      code: 'rate_limited',
+      basePath,
     });
-    return sendHtml(reply, status, page);
+  }
+  return renderErrorPage({
+    title: status === 500 ? 'Something went wrong' : 'This request is not valid',
+    message:
+      status === 500
+        ? 'The sign-in service had a problem. Please try again in a moment.'
+        : 'The request could not be understood.',
+    code: status === 500 ? 'server_error' : 'invalid_request',
+    basePath,
   });
+}
 
-  const totp = createTotpRepository({
-    db: options.db,
-    keyEncryptionKey: options.keyEncryptionKey,
-    clock: protocol.clock,
-    random: protocol.random,
-    issuer,
-  });
-  const recoveryCodes = createRecoveryCodeRepository({
-    db: options.db,
-    keyEncryptionKey: options.keyEncryptionKey,
-    clock: protocol.clock,
-    random: protocol.random,
-  });
-  const passkeys = createPasskeyRepository({
-    db: options.db,
-    clock: protocol.clock,
-    random: protocol.random,
-  });
-  const webauthnChallenges = createWebAuthnChallengeStore({ db: options.db, clock: protocol.clock });
-  // WebAuthn RP ID and origin from ISSUER, never from the request (README "Passkeys").
-  const relyingParty = relyingPartyOf(issuer);
-  const interactions = createInteractionRepository(options.db);
-  const consents = createConsentRepository(options.db);
-  const flow = createAuthorizationFlow({
+/** The second factors' stores (authenticator app, recovery codes, passkeys) and WebAuthn's. */
+function createSecondFactorStores(options: SignInRoutesOptions) {
+  const { db, keyEncryptionKey, protocol } = options;
+  const { clock, random } = protocol;
+  return {
+    totp: createTotpRepository({ db, keyEncryptionKey, clock, random, issuer: protocol.config.issuer }),
+    recoveryCodes: createRecoveryCodeRepository({ db, keyEncryptionKey, clock, random }),
+    passkeys: createPasskeyRepository({ db, clock, random }),
+    webauthnChallenges: createWebAuthnChallengeStore({ db, clock }),
+    // WebAuthn RP ID and origin from ISSUER, never from the request (README "Passkeys").
+    relyingParty: relyingPartyOf(protocol.config.issuer),
+  };
+}
+
+type SecondFactorStores = ReturnType<typeof createSecondFactorStores>;
+
+function createFlow(
+  options: SignInRoutesOptions,
+  { totp, passkeys, recoveryCodes }: SecondFactorStores,
+  repositories: Pick<PageRouteParts, 'interactions' | 'consents'>,
+): AuthorizationFlow {
+  const { protocol } = options;
+  return createAuthorizationFlow({
     stores: protocol.stores,
-    interactions,
-    consents,
+    ...repositories,
     clock: protocol.clock,
     random: protocol.random,
     protocolConfig: protocol.config,
@@ -187,7 +209,23 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
       recoveryCodes: (await recoveryCodes.remaining(sub)) > 0,
     }),
   });
+}
 
+interface PageRouteParts {
+  pageContext: PageContext;
+  flow: AuthorizationFlow;
+  factors: SecondFactorStores;
+  interactions: ReturnType<typeof createInteractionRepository>;
+  consents: ReturnType<typeof createConsentRepository>;
+}
+
+/** The pages, in the order they have always been registered. */
+async function registerPages(
+  app: Parameters<FastifyPluginAsync>[0],
+  options: SignInRoutesOptions,
+  { pageContext, flow, factors, interactions, consents }: PageRouteParts,
+): Promise<void> {
+  const { protocol } = options;
   const deviceVerification: DeviceVerificationOptions = {
     flow,
     stores: protocol.stores,
@@ -213,11 +251,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,
-    totp,
-    recoveryCodes,
-    passkeys,
-    webauthnChallenges,
-    relyingParty,
+    ...factors,
   });
   await app.register(endSessionRoutes, { stores: protocol.stores, verifier: protocol.verifier, pageContext });
   await app.register(accountRoutes, {
@@ -225,17 +259,12 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     flow,
     stores: protocol.stores,
     db: options.db,
-    totp,
-    recoveryCodes,
-    passkeys,
-    webauthnChallenges,
-    relyingParty,
+    ...factors,
     clock: protocol.clock,
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
   });
-  await registerMailRoutes(app, pageContext);
-};
+}
 
 /** The forgot-password pages when mail is on, and the dev mailbox page outside production. */
 async function registerMailRoutes(app: Parameters<FastifyPluginAsync>[0], pageContext: PageContext) {

@@ -55,8 +55,8 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       const { traceId, spanId } = span.spanContext();
       return { trace_id: traceId, span_id: spanId };
     },
-    setAttributes(attributes) {
-      api.trace.getActiveSpan()?.setAttributes(attributes);
+    setAttribute(name, value) {
+      api.trace.getActiveSpan()?.setAttribute(name, value);
     },
   });
   return {

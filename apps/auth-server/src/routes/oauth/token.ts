@@ -43,9 +43,9 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       const { params, repeated } = readFormParameters(request.body, repeatable);
       // The trace tells which grant a slow or failed token request was, and (once known) whose.
-      if (params.grant_type !== undefined) annotateActiveSpan({ 'oauth.grant_type': params.grant_type });
+      if (params.grant_type !== undefined) annotateActiveSpan('oauth.grant_type', params.grant_type);
       const { client, authenticated } = await app.clientAuthentication.authenticate(request, 'token', params);
-      annotateActiveSpan({ 'oauth.client_id': client.clientId });
+      annotateActiveSpan('oauth.client_id', client.clientId);
       // RFC 9449 §5: a verified proof binds the tokens to its key (checked before any grant work).
       const dpopJkt = await app.dpop.verifyTokenRequest(request, client, ENDPOINTS.token.path);
       const response = await handleTokenRequest(
