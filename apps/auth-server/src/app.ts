@@ -27,6 +27,8 @@ import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/cli
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
+import type { Directory } from './directory/types.js';
+import { directoryPlugin } from './plugins/directory.js';
 import { dpopPlugin } from './plugins/dpop.js';
 import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
 import { healthPlugin } from './plugins/health.js';
@@ -77,6 +79,8 @@ export interface AppDependencies {
   onRoute?: (route: RouteOptions) => void;
   /** OpenTelemetry's Fastify plugin when tracing is on (server.ts): spans named by route. */
   tracingPlugin?: FastifyPluginCallback;
+  /** An opened directory to use instead of the one `LDAP_URL` configures; the caller closes it. */
+  directory?: Directory;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -135,6 +139,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(dpopPlugin, { clock });
   await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
+  await app.register(directoryPlugin, { directory: deps.directory ?? null, closeOnShutdown: false });
   await app.register(mailPlugin, deps.mail ?? {});
   await app.register(healthPlugin);
   await app.register(corsPlugin);
@@ -192,12 +197,13 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
     acceptor,
     replay,
     nowSeconds: () => app.protocol.clock.nowSeconds(),
-    userForPrincipal: (principal) =>
-      userForPrincipal(principal, {
+    userForPrincipal: async (principal) =>
+      // A principal no seed user claims may be a directory user's (userPrincipalName, krbPrincipalName).
+      (await userForPrincipal(principal, {
         users: app.protocol.stores.users,
         findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
         usernameRealm,
-      }),
+      })) ?? (app.directorySignIn ? app.directorySignIn.userForKerberosPrincipal(principal) : null),
   };
 }
 
