@@ -16,6 +16,7 @@ import Fastify, {
 } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import type { Directory } from './directory/types.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
@@ -27,7 +28,6 @@ import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/cli
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
 import { databasePlugin } from './plugins/db.js';
-import type { Directory } from './directory/types.js';
 import { directoryPlugin } from './plugins/directory.js';
 import { dpopPlugin } from './plugins/dpop.js';
 import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';

@@ -39,7 +39,9 @@ export async function provisionDirectoryUser(
     const [identity] = await tx
       .select({ sub: externalIdentities.sub })
       .from(externalIdentities)
-      .where(and(eq(externalIdentities.source, DIRECTORY_SOURCE), eq(externalIdentities.subject, entry.stableId)))
+      .where(
+        and(eq(externalIdentities.source, DIRECTORY_SOURCE), eq(externalIdentities.subject, entry.stableId)),
+      )
       .limit(1);
     const sub = identity?.sub ?? randomUUID();
     const username = await freeLocalUsername(tx, entry, sub);
@@ -70,7 +72,12 @@ export async function provisionDirectoryUser(
       await tx
         .update(externalIdentities)
         .set({ lastSignInAt: now })
-        .where(and(eq(externalIdentities.source, DIRECTORY_SOURCE), eq(externalIdentities.subject, entry.stableId)));
+        .where(
+          and(
+            eq(externalIdentities.source, DIRECTORY_SOURCE),
+            eq(externalIdentities.subject, entry.stableId),
+          ),
+        );
     }
     const [row] = await tx
       .select()

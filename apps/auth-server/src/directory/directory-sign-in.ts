@@ -54,7 +54,11 @@ export function createDirectorySignIn(options: DirectorySignInOptions) {
     return { kind: 'ok', user, graceLoginsLeft: outcome.graceLoginsLeft };
   }
 
-  function changePassword(username: string, oldPassword: string, newPassword: string): Promise<PasswordChangeOutcome> {
+  function changePassword(
+    username: string,
+    oldPassword: string,
+    newPassword: string,
+  ): Promise<PasswordChangeOutcome> {
     return directory.changePassword(username, oldPassword, newPassword);
   }
 

@@ -2,7 +2,11 @@ import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import { AUDIT_EVENTS, audit } from '../audit.js';
-import { type AccountStanding, createDirectorySignIn, type DirectorySignIn } from '../directory/directory-sign-in.js';
+import {
+  type AccountStanding,
+  createDirectorySignIn,
+  type DirectorySignIn,
+} from '../directory/directory-sign-in.js';
 import type { Directory } from '../directory/types.js';
 
 declare module 'fastify' {
@@ -39,7 +43,11 @@ export const directoryPlugin = fp<DirectoryPluginOptions>(
       if (standing === 'ended') {
         // Gone or disabled in the directory: everything the user holds here ends with it.
         const ended = await app.userSignOut.endUserSessions(user.sub);
-        audit(log, AUDIT_EVENTS.directoryAccountEnded, { sub: user.sub, count: ended.grants, source: 'ldap' });
+        audit(log, AUDIT_EVENTS.directoryAccountEnded, {
+          sub: user.sub,
+          count: ended.grants,
+          source: 'ldap',
+        });
       }
       return standing;
     });

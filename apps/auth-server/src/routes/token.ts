@@ -64,7 +64,8 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
         {
           ...services,
           events: auditedGrantEvents(request.log),
-          accountStanding: directoryAccountStanding && ((user: User) => directoryAccountStanding(user, request.log)),
+          accountStanding:
+            directoryAccountStanding && ((user: User) => directoryAccountStanding(user, request.log)),
         },
         registry,
       );
