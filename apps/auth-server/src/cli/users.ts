@@ -3,7 +3,12 @@ import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
-import { createUsersAdmin, UserNotFoundError, type UserOverview } from '../admin/users-admin.js';
+import {
+  createUsersAdmin,
+  DirectoryManagedUserError,
+  UserNotFoundError,
+  type UserOverview,
+} from '../admin/users-admin.js';
 import { AUDIT_EVENTS, auditLine } from '../audit.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { type AppDatabase, openDatabase } from '../db/client.js';
@@ -245,6 +250,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof KeyDecryptionError ||
     error instanceof UserNotFoundError ||
+    error instanceof DirectoryManagedUserError ||
     error instanceof PgliteDirectoryInUseError;
   process.stderr.write(`users: ${known ? (error as Error).message : String(error)}\n`);
   process.exit(1);
