@@ -1,0 +1,313 @@
+/**
+ * Directory users against a real OpenLDAP (helpers/slapd.ts): sign-in on the login form, the local
+ * account record keyed by `entryUUID`, groups in tokens, lockout, the directory as the truth at
+ * refresh, a stopped and restarted directory, and a second factor on a directory user. The
+ * directory client is the server's own (src/directory/), nothing stands in for it.
+ */
+import { ACR_VALUES } from '@oidc-orders/oauth-core';
+import { createTestClock } from '@oidc-orders/oauth-core/testing';
+import { and, eq } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import { decodeJwt } from 'jose';
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { externalIdentities, users } from '../src/db/schema.js';
+import { DIRECTORY_SOURCE } from '../src/directory/directory-accounts.js';
+import type { SeedDocument } from '../src/schemas/seed.js';
+import { hiddenFields, locationOf, TestBrowser } from './browser.js';
+import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './helpers/app.js';
+import type { TestDatabase } from './helpers/database.js';
+import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
+import { type DirectoryFixture, startDirectoryFixture } from './helpers/directory-fixture.js';
+import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
+
+const STRICT = {
+  clientId: 'strict',
+  secret: 'strict-secret-for-tests-0123456789ab',
+  redirectUri: 'https://strict.example.test/cb',
+};
+
+/** The test seed with `groups` granted to `web` and copied into the orders API's tokens. */
+function directorySeed(): SeedDocument {
+  const seed = testSeed();
+  return {
+    ...seed,
+    clients: [
+      ...(seed.clients ?? []).map((client) =>
+        client.client_id === 'web' ? { ...client, scope: `${client.scope} groups` } : client,
+      ),
+      {
+        client_id: STRICT.clientId,
+        client_secret: STRICT.secret,
+        redirect_uris: [STRICT.redirectUri],
+        grant_types: ['authorization_code'],
+        scope: 'openid profile',
+        skip_consent: true,
+        require_mfa: true,
+      },
+    ],
+    resources: (seed.resources ?? []).map((resource) =>
+      resource.id === ORDERS_API ? { ...resource, claims: ['email', 'groups'] } : resource,
+    ),
+    users: [...(seed.users ?? []), { sub: 'u-shadow', username: 'shadow', password: 'shadow-local-password-1' }],
+  };
+}
+
+const clock = createTestClock(Math.floor(Date.now() / 1000));
+let fixture: DirectoryFixture;
+let app: TestApp;
+let database: TestDatabase;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  fixture = await startDirectoryFixture();
+  ({ app, database, close } = await startTestApp({
+    seed: directorySeed(),
+    clock,
+    directory: fixture.directory,
+    env: { LOGIN_MAX_FAILURES_PER_USERNAME: '3' },
+  }));
+}, 120_000);
+afterAll(async () => {
+  await close?.();
+  await fixture?.stop();
+});
+
+const SCOPE = 'openid profile email groups offline_access orders.read';
+
+async function startAt(
+  browser: TestBrowser,
+  client = { clientId: 'web', redirectUri: WEB_REDIRECT_URI },
+  scope = SCOPE,
+) {
+  const { verifier, challenge } = pkcePair();
+  const response = await browser.get(
+    authorizePath({
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      response_type: 'code',
+      scope: client.clientId === 'web' ? scope : 'openid profile',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      nonce: 'n-1',
+    }),
+  );
+  expect(locationOf(response).pathname).toMatch(/\/login$/);
+  const page = await browser.follow(response);
+  return { verifier, page };
+}
+
+async function submitLogin(browser: TestBrowser, page: string, username: string, password: string) {
+  return browser.post(browser.lastUrl, { ...hiddenFields(page), username, password });
+}
+
+async function redeem(
+  response: LightMyRequestResponse,
+  verifier: string,
+  client = { clientId: 'web', redirectUri: WEB_REDIRECT_URI, secret: TEST_SECRETS.web },
+) {
+  const location = locationOf(response);
+  expect(`${location.origin}${location.pathname}`).toBe(client.redirectUri);
+  const code = location.searchParams.get('code');
+  expect(code).toEqual(expect.any(String));
+  const token = await app.inject({
+    method: 'POST',
+    url: '/token',
+    headers: { ...FORM, authorization: basicAuthorization(client.clientId, client.secret) },
+    payload: form({ grant_type: 'authorization_code', code: code!, redirect_uri: client.redirectUri, code_verifier: verifier }),
+  });
+  expect(token.statusCode).toBe(200);
+  return token.json() as { id_token: string; access_token: string; refresh_token?: string };
+}
+
+/** A whole password sign-in through the pages for the `web` client: its tokens. */
+async function signIn(username: string, password: string, browser = new TestBrowser(app)) {
+  const { verifier, page } = await startAt(browser);
+  const response = await submitLogin(browser, page.body, username, password);
+  expect(response.statusCode).toBe(303);
+  return redeem(response, verifier);
+}
+
+function refresh(refreshToken: string) {
+  return app.inject({
+    method: 'POST',
+    url: '/token',
+    headers: { ...FORM, authorization: basicAuthorization('web', TEST_SECRETS.web) },
+    payload: form({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+  });
+}
+
+async function localRecordOf(sub: string) {
+  const [row] = await database.handle.db.select().from(users).where(eq(users.sub, sub));
+  return row;
+}
+
+describe('sign-in with a directory account on the login form', () => {
+  it('signs a directory user in; ID token, UserInfo and the orders API token carry their groups', async () => {
+    const jdoe = await fixture.addUser('jdoe', { groups: ['staff', 'admins'], mail: 'jdoe@example.test' });
+    const tokens = await signIn('jdoe', jdoe.password);
+    const idToken = decodeJwt(tokens.id_token);
+    expect(idToken).toMatchObject({ name: jdoe.cn, email: 'jdoe@example.test', amr: ['pwd'] });
+    expect([...(idToken.groups as string[])].sort()).toEqual(['admins', 'staff']);
+    const accessToken = decodeJwt(tokens.access_token);
+    expect(accessToken.aud).toBe(ORDERS_API);
+    expect([...(accessToken.groups as string[])].sort()).toEqual(['admins', 'staff']);
+    const userInfo = await app.inject({
+      method: 'GET',
+      url: '/userinfo',
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(userInfo.statusCode).toBe(200);
+    expect([...userInfo.json().groups].sort()).toEqual(['admins', 'staff']);
+
+    // The local record: managed by the directory, keyed by entryUUID, no usable local password.
+    const record = await localRecordOf(idToken.sub!);
+    expect(record).toMatchObject({ managedBy: 'directory', username: 'ldap:jdoe' });
+    expect(record?.passwordHash).not.toMatch(/^scrypt\$/);
+    const [identity] = await database.handle.db
+      .select()
+      .from(externalIdentities)
+      .where(and(eq(externalIdentities.source, DIRECTORY_SOURCE), eq(externalIdentities.sub, idToken.sub!)));
+    expect(identity?.subject).toBe(await fixture.entryUuidOf('jdoe'));
+  });
+
+  it('a seed user has no groups claim even with the groups scope', async () => {
+    const tokens = await signIn(ALICE.username, TEST_SECRETS.alicePassword);
+    expect(decodeJwt(tokens.id_token)).not.toHaveProperty('groups');
+  });
+
+  it('discovery lists the groups scope and claim', async () => {
+    const discovery = (await app.inject({ url: '/.well-known/openid-configuration' })).json();
+    expect(discovery.scopes_supported).toContain('groups');
+    expect(discovery.claims_supported).toContain('groups');
+  });
+
+  it('keeps the sub across a rename (new uid and DN), and the new name signs in', async () => {
+    const before = await fixture.addUser('renamee', { groups: ['staff'] });
+    const first = decodeJwt((await signIn('renamee', before.password)).id_token);
+    await fixture.renameUser('renamee', 'renamed');
+    const second = decodeJwt((await signIn('renamed', before.password)).id_token);
+    expect(second.sub).toBe(first.sub);
+    expect((await localRecordOf(first.sub!))?.username).toBe('ldap:renamed');
+    // The old name no longer exists in the directory.
+    const browser = new TestBrowser(app);
+    const { page } = await startAt(browser);
+    expect((await submitLogin(browser, page.body, 'renamee', before.password)).statusCode).toBe(401);
+  });
+
+  it('a deleted and re-created account with the same name is a new person', async () => {
+    const first = await fixture.addUser('reborn');
+    const before = decodeJwt((await signIn('reborn', first.password)).id_token);
+    await fixture.deleteUser('reborn');
+    const again = await fixture.addUser('reborn');
+    const after = decodeJwt((await signIn('reborn', again.password)).id_token);
+    expect(after.sub).not.toBe(before.sub);
+    expect((await localRecordOf(after.sub!))?.username).toBe('ldap:reborn');
+  });
+
+  it('a local user keeps their account when the directory has the same username', async () => {
+    const twin = await fixture.addUser('shadow');
+    // The local password signs in the local user; the directory password does not reach the directory.
+    expect(decodeJwt((await signIn('shadow', 'shadow-local-password-1')).id_token).sub).toBe('u-shadow');
+    const browser = new TestBrowser(app);
+    const { page } = await startAt(browser);
+    expect((await submitLogin(browser, page.body, 'shadow', twin.password)).statusCode).toBe(401);
+  });
+
+  it('a wrong password is 401 with the usual words, then the username is locked out (429)', async () => {
+    const locked = await fixture.addUser('forgetful');
+    const browser = new TestBrowser(app);
+    const { page } = await startAt(browser);
+    const first = await submitLogin(browser, page.body, 'forgetful', 'not-the-password');
+    expect(first.statusCode).toBe(401);
+    expect(first.body).toContain('Invalid username or password.');
+    await submitLogin(browser, first.body, 'forgetful', 'not-the-password');
+    await submitLogin(browser, first.body, 'forgetful', 'not-the-password');
+    const refused = await submitLogin(browser, first.body, 'forgetful', locked.password);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toEqual(expect.any(String));
+  });
+});
+
+describe('the directory stays the truth', () => {
+  it('a user deleted in the directory loses refresh (invalid_grant), their sessions, and sign-in', async () => {
+    const leaver = await fixture.addUser('leaver');
+    const browser = new TestBrowser(app);
+    const tokens = await signIn('leaver', leaver.password, browser);
+    const sub = decodeJwt(tokens.id_token).sub!;
+    const refreshed = await refresh(tokens.refresh_token!);
+    expect(refreshed.statusCode).toBe(200);
+
+    await fixture.deleteUser('leaver');
+    // Past the short cache of the refresh check.
+    clock.advance(61);
+    const refused = await refresh(refreshed.json().refresh_token);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toBe('invalid_grant');
+    const sessions = await database.handle.db.execute(
+      `select count(*)::int as n from sso_sessions where sub = '${sub}'` as never,
+    );
+    expect((sessions.rows[0] as { n: number }).n).toBe(0);
+
+    const { page } = await startAt(new TestBrowser(app));
+    const retry = new TestBrowser(app);
+    const again = await startAt(retry);
+    expect((await submitLogin(retry, again.page.body, 'leaver', leaver.password)).statusCode).toBe(401);
+    expect(page.statusCode).toBe(200);
+  });
+
+  it('directory down: the login page says so (503) and a seed user still signs in; back up: the directory user signs in', async () => {
+    const steady = await fixture.addUser('steady');
+    const tokens = await signIn('steady', steady.password);
+    await fixture.stopServer();
+    try {
+      const browser = new TestBrowser(app);
+      const { page } = await startAt(browser);
+      const started = Date.now();
+      const down = await submitLogin(browser, page.body, 'steady', steady.password);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(down.statusCode).toBe(503);
+      expect(down.body).toContain('The directory is not reachable');
+      expect(down.body).toContain('name="password"');
+      // The same form still signs a seed user in.
+      expect((await submitLogin(browser, down.body, ALICE.username, TEST_SECRETS.alicePassword)).statusCode).toBe(303);
+      // Refresh fails closed and temporarily; the token survives for later.
+      clock.advance(61);
+      const unavailable = await refresh(tokens.refresh_token!);
+      expect(unavailable.statusCode).toBe(503);
+      expect(unavailable.json().error).toBe('temporarily_unavailable');
+    } finally {
+      await fixture.startServer();
+    }
+    const back = await signIn('steady', steady.password);
+    expect(decodeJwt(back.id_token).sub).toBe(decodeJwt(tokens.id_token).sub);
+    expect((await refresh(tokens.refresh_token!)).statusCode).toBe(200);
+  });
+});
+
+describe('a second factor on a directory user', () => {
+  const codeFor = (secret: string) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: clock.nowSeconds() * 1000 });
+
+  it('enrols an authenticator app at a require_mfa client, then is asked for the code at the next sign-in', async () => {
+    const careful = await fixture.addUser('careful');
+    const client = { clientId: STRICT.clientId, redirectUri: STRICT.redirectUri, secret: STRICT.secret };
+    const browser = new TestBrowser(app);
+    const { verifier, page } = await startAt(browser, client);
+    const afterPassword = await submitLogin(browser, page.body, 'careful', careful.password);
+    expect(locationOf(afterPassword).pathname).toMatch(/\/enrol$/);
+    const enrolPage = await browser.get(afterPassword.headers.location as string);
+    const secret = /data-totp-secret="([A-Z2-7]+)"/.exec(enrolPage.body)?.[1];
+    const confirmed = await browser.post(browser.lastUrl, { ...hiddenFields(enrolPage.body), otp: codeFor(secret!) });
+    expect(confirmed.statusCode).toBe(200);
+    const action = /<form method="post" class="stack" action="([^"]+)"/.exec(confirmed.body)?.[1];
+    const done = await browser.post(action!, hiddenFields(confirmed.body));
+    const tokens = await redeem(done, verifier, client);
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ acr: ACR_VALUES.mfa });
+
+    clock.advance(30);
+    const next = new TestBrowser(app);
+    const again = await startAt(next);
+    const nextPassword = await submitLogin(next, again.page.body, 'careful', careful.password);
+    expect(locationOf(nextPassword).pathname).toMatch(/\/otp$/);
+  });
+});
