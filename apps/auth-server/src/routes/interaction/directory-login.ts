@@ -1,3 +1,4 @@
+import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { DirectorySignIn, DirectorySignInOutcome } from '../../directory/directory-sign-in.js';
@@ -149,7 +150,7 @@ async function signedIn(
   reply: FastifyReply,
   loaded: LoadedInteraction,
   username: string,
-  user: Awaited<ReturnType<DirectorySignIn['userForKerberosPrincipal']>>,
+  user: User | null,
 ): Promise<FastifyReply> {
   const fields = {
     client_id: loaded.purpose.client.clientId,
