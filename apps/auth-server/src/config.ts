@@ -10,6 +10,7 @@ import {
 } from '@oidc-orders/service-kit';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { type DirectoryConfig, parseDirectoryConfig } from './directory/config.js';
 
 /**
  * The environment, parsed once (src/server.ts) into a typed configuration. `buildApp` receives the
@@ -163,6 +164,8 @@ export interface AppConfig {
   rateLimits: RateLimitConfig;
   kerberos: KerberosConfig | null;
   mail: MailConfig | null;
+  /** Directory users (README "Directory users"); null when LDAP_URL is not set. */
+  directory: DirectoryConfig | null;
   /** One-line notes about surprising but valid settings, logged as warnings at start. */
   warnings: readonly string[];
 }
@@ -197,6 +200,7 @@ export const SECRET_FILE_SETTINGS = [
   'DATABASE_URL',
   'METRICS_TOKEN',
   'SMTP_URL',
+  'LDAP_BIND_PASSWORD',
 ] as const;
 
 function withSecretFiles(env: Readonly<Record<string, string | undefined>>) {
@@ -278,7 +282,19 @@ export function loadConfig(environmentWithFiles: Readonly<Record<string, string 
     },
     kerberos: kerberosConfigOf(environment),
     mail: mailConfigOf(environment, issuer, baseDirectory),
+    directory: directoryConfigOf(env, baseDirectory),
   };
+}
+
+/** Every directory mistake at once, one line each (the directory has many related settings). */
+function directoryConfigOf(
+  env: Readonly<Record<string, string | undefined>>,
+  baseDirectory: string,
+): DirectoryConfig | null {
+  const { config, problems } = parseDirectoryConfig(env);
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  if (config === null) return null;
+  return { ...config, caFile: config.caFile && resolve(baseDirectory, config.caFile) };
 }
 
 /**
