@@ -7,8 +7,8 @@
 import * as client from 'openid-client';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { directoryFixtureFor, type E2eDirectory } from '../src/directory.js';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
+import { directoryFixtureFor, type E2eDirectory } from '../src/directory.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { type Stack, startStack } from '../src/stack.js';
 

@@ -1,29 +1,12 @@
 /**
- * What the directory-user tests do to the directory, over the slapd fixture (helpers/slapd.ts):
- * people added with a password and groups, renamed (modrdn and a new `uid`), deleted, and the
- * server stopped and started again. Changes go through ldap-utils as the directory's admin, as an
- * administrator would make them; the server under test reads them with its own client.
+ * The directory-user tests' view of the slapd fixture (helpers/slapd.ts): a person added with a
+ * fresh password and groups in one call, and the server's own directory client opened on it.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { loadConfig } from '../../src/config.js';
+import { openDirectory } from '../../src/directory/open-directory.js';
 import type { Directory } from '../../src/directory/types.js';
-
-const run = promisify(execFile);
-
-/** The slapd fixture's side this adapter needs (its URL, admin and trees; stop and start). */
-export interface SlapdAccess {
-  url: string;
-  adminDn: string;
-  adminPassword: string;
-  peopleDn: string;
-  groupsDn: string;
-  stopServer(): Promise<void>;
-  startServer(): Promise<void>;
-  stop(): Promise<void>;
-  /** The server's directory client on this slapd. */
-  openDirectory(): Promise<Directory>;
-}
+import { type SlapdFixture, startSlapd } from './slapd.js';
 
 export interface AddedUser {
   uid: string;
@@ -32,76 +15,56 @@ export interface AddedUser {
 }
 
 export interface DirectoryFixture {
+  slapd: SlapdFixture;
+  /** The server's directory client (src/directory/), on this slapd. */
   directory: Directory;
-  addUser(uid: string, options?: { groups?: string[]; mail?: string; kerberosPrincipal?: string }): Promise<AddedUser>;
-  renameUser(uid: string, newUid: string): Promise<void>;
-  deleteUser(uid: string): Promise<void>;
-  entryUuidOf(uid: string): Promise<string>;
-  stopServer(): Promise<void>;
-  startServer(): Promise<void>;
-  stop(): Promise<void>;
+  addUser(
+    uid: string,
+    options?: { groups?: string[]; mail?: string; krbPrincipalName?: string },
+  ): Promise<AddedUser>;
+  close(): Promise<void>;
 }
 
-export function directoryFixtureOver(slapd: SlapdAccess, directory: Directory): DirectoryFixture {
-  const auth = ['-x', '-H', slapd.url, '-D', slapd.adminDn, '-w', slapd.adminPassword];
-  const modify = (ldif: string) =>
-    new Promise<void>((resolve, reject) => {
-      const child = execFile('ldapmodify', [...auth, '-c'], (error) => (error ? reject(error) : resolve()));
-      child.stdin?.end(ldif);
-    });
-  const dnOf = (uid: string) => `uid=${uid},${slapd.peopleDn}`;
-  const groupDn = (cn: string) => `cn=${cn},${slapd.groupsDn}`;
+/** The `LDAP_*` settings a test app or server gets for this slapd, parsed as the server parses them. */
+export function directoryConfigFor(slapd: SlapdFixture, overrides: Record<string, string> = {}) {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: 'pglite://memory',
+    ISSUER: 'https://issuer.example.test',
+    KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64url'),
+    ...slapd.env(overrides),
+  }).directory;
+  if (config === null) throw new Error('the slapd fixture gave no LDAP_URL');
+  return config;
+}
 
-  async function ensureGroup(cn: string, memberDn: string) {
-    const exists = await run('ldapsearch', [...auth, '-LLL', '-b', groupDn(cn), '-s', 'base', 'dn']).then(
-      () => true,
-      () => false,
-    );
-    await modify(
-      exists
-        ? `dn: ${groupDn(cn)}\nchangetype: modify\nadd: member\nmember: ${memberDn}\n`
-        : `dn: ${groupDn(cn)}\nchangetype: add\nobjectClass: groupOfNames\ncn: ${cn}\nmember: ${memberDn}\n`,
-    );
-  }
-
+export async function startDirectoryFixture(
+  overrides: Record<string, string> = {},
+): Promise<DirectoryFixture> {
+  const slapd = await startSlapd();
+  const directory = await openDirectory(directoryConfigFor(slapd, overrides), {
+    warn: (fields, message) => console.warn(message, fields),
+  });
+  if (directory === null) throw new Error('no directory opened');
   return {
+    slapd,
     directory,
     async addUser(uid, options = {}) {
       const password = `pw-${randomBytes(9).toString('base64url')}`;
       const cn = `${uid[0]?.toUpperCase()}${uid.slice(1)} Example`;
-      await modify(
-        [
-          `dn: ${dnOf(uid)}`,
-          'changetype: add',
-          'objectClass: inetOrgPerson',
-          `uid: ${uid}`,
-          `cn: ${cn}`,
-          `sn: Example`,
-          `mail: ${options.mail ?? `${uid}@example.test`}`,
-          `userPassword: ${password}`,
-          '',
-        ].join('\n'),
-      );
-      for (const group of options.groups ?? []) await ensureGroup(group, dnOf(uid));
+      const dn = await slapd.addPerson({
+        uid,
+        password,
+        cn,
+        mail: options.mail ?? `${uid}@example.test`,
+        ...(options.krbPrincipalName ? { krbPrincipalName: options.krbPrincipalName } : {}),
+      });
+      for (const group of options.groups ?? []) await slapd.addGroup(group, [dn]);
       return { uid, cn, password };
     },
-    async renameUser(uid, newUid) {
-      await modify(`dn: ${dnOf(uid)}\nchangetype: modrdn\nnewrdn: uid=${newUid}\ndeleteoldrdn: 1\n`);
-    },
-    async deleteUser(uid) {
-      await modify(`dn: ${dnOf(uid)}\nchangetype: delete\n`);
-    },
-    async entryUuidOf(uid) {
-      const { stdout } = await run('ldapsearch', [...auth, '-LLL', '-b', dnOf(uid), '-s', 'base', 'entryUUID']);
-      const match = /^entryUUID: (.+)$/m.exec(stdout);
-      if (!match?.[1]) throw new Error(`no entryUUID for ${uid}`);
-      return match[1].trim();
-    },
-    stopServer: () => slapd.stopServer(),
-    startServer: () => slapd.startServer(),
-    async stop() {
+    async close() {
       await directory.close();
-      await slapd.stop();
+      await slapd.close();
     },
   };
 }
