@@ -75,9 +75,22 @@ async function signInToSpa(page: Page, act: () => Promise<void>) {
 describe('a directory user in Chromium', () => {
   it('signs in on the login page with the directory password, then with a passkey added on the account page', async () => {
     const person = await directory.addUser('dana', { mail: 'dana@example.test' });
-    const asTyped = { username: 'dana', password: person.password };
+    // What the person types; `sub` is the server's to choose (the stack user's fields are not used).
+    const asTyped = {
+      sub: '',
+      name: person.cn,
+      email: 'dana@example.test',
+      username: 'dana',
+      password: person.password,
+    };
     browser = await launchBrowser();
     const { page } = browser;
+
+    // The directory password on the login page of an application's sign-in.
+    const first = await signInToSpa(page, () => signInWithPassword(page, stack.issuer, asTyped));
+    expect(first).toMatchObject({ name: person.cn, email: 'dana@example.test' });
+    expect(first.amr).toContain('pwd');
+    await signOut(page);
 
     // A passkey on the account page, signed in there with the directory password; a virtual
     // platform authenticator is the person's device.
@@ -102,12 +115,6 @@ describe('a directory user in Chromium', () => {
     await expect.poll(() => headingOf(page)).toBe('Your recovery codes');
     await page.getByRole('button', { name: 'I have saved them, continue' }).click();
     await page.waitForURL(`${stack.issuer}/account`);
-    await signOut(page);
-
-    // The directory password on the login page of an application's sign-in.
-    const first = await signInToSpa(page, () => signInWithPassword(page, stack.issuer, asTyped));
-    expect(first).toMatchObject({ name: person.cn, email: 'dana@example.test' });
-    expect(first.amr).toContain('pwd');
     await signOut(page);
 
     const withPasskey = await signInToSpa(page, async () => {
