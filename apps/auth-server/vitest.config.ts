@@ -31,7 +31,8 @@ export default defineConfig({
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
         'test/email-verification.test.ts',
-        // A real OpenLDAP (slapd) per suite (helpers/slapd.ts).
+        // A real OpenLDAP (slapd) per file.
+        'test/directory-ldap.test.ts',
         'test/directory-sign-in.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.

@@ -16,7 +16,6 @@ import Fastify, {
 } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
-import { openDirectory } from './directory/open-directory.js';
 import type { Directory } from './directory/types.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
@@ -141,10 +140,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
-  await app.register(directoryPlugin, {
-    directory: deps.directory ?? (await openDirectory(config.directory, app.log)),
-    closeOnShutdown: deps.directory === undefined,
-  });
+  await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
   await app.register(healthPlugin);
   await app.register(corsPlugin);

@@ -7,11 +7,14 @@ import {
   createDirectorySignIn,
   type DirectorySignIn,
 } from '../directory/directory-sign-in.js';
+import { openDirectory } from '../directory/open-directory.js';
 import type { Directory } from '../directory/types.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Directory users (README "Directory users"); `null` when no directory is configured. */
+    /** Directory users (README "Directory users"); `null` when LDAP_URL is not set. */
+    directory: Directory | null;
+    /** Directory users at sign-in (login form, Kerberos); `null` without a directory. */
     directorySignIn: DirectorySignIn | null;
     /**
      * The refresh grant's check of an account kept in the directory (oauth-core
@@ -22,15 +25,26 @@ declare module 'fastify' {
 }
 
 export interface DirectoryPluginOptions {
-  /** The opened directory, or `null` (LDAP_URL not set). */
-  directory: Directory | null;
-  /** Close it when the app closes (the app opened it; a test's own directory is the test's). */
-  closeOnShutdown: boolean;
+  /** A directory opened by the caller (tests), who closes it; by default the one LDAP_URL configures. */
+  directory?: Directory;
 }
 
-/** Directory users at sign-in (login form, Kerberos) and at refresh. */
+/**
+ * Opens the directory when configured (nothing LDAP is loaded otherwise, directory/open-directory.ts)
+ * and builds the directory users' sign-in and refresh check on it.
+ */
 export const directoryPlugin = fp<DirectoryPluginOptions>(
-  async (app, { directory, closeOnShutdown }) => {
+  async (app, options) => {
+    const log = app.log.child({ component: 'directory' });
+    const directory =
+      options.directory ??
+      (await openDirectory(app.config.directory, { warn: (fields, message) => log.warn(fields, message) }));
+    app.decorate('directory', directory);
+    if (options.directory === undefined) {
+      app.addHook('onClose', async () => {
+        await directory?.close();
+      });
+    }
     if (directory === null) {
       app.decorate('directorySignIn', null);
       app.decorate('directoryAccountStanding', undefined);
@@ -38,12 +52,12 @@ export const directoryPlugin = fp<DirectoryPluginOptions>(
     }
     const signIn = createDirectorySignIn({ directory, db: app.database.db, clock: app.protocol.clock });
     app.decorate('directorySignIn', signIn);
-    app.decorate('directoryAccountStanding', async (user: User, log: FastifyBaseLogger) => {
+    app.decorate('directoryAccountStanding', async (user: User, requestLog: FastifyBaseLogger) => {
       const standing = await signIn.standingOf(user);
       if (standing === 'ended') {
         // Gone or disabled in the directory: everything the user holds here ends with it.
         const ended = await app.userSignOut.endUserSessions(user.sub);
-        audit(log, AUDIT_EVENTS.directoryAccountEnded, {
+        audit(requestLog, AUDIT_EVENTS.directoryAccountEnded, {
           sub: user.sub,
           count: ended.grants,
           source: 'ldap',
@@ -51,7 +65,6 @@ export const directoryPlugin = fp<DirectoryPluginOptions>(
       }
       return standing;
     });
-    if (closeOnShutdown) app.addHook('onClose', () => directory.close());
   },
-  { name: 'directory', fastify: '5.x', dependencies: ['db', 'protocol', 'logout'] },
+  { name: 'directory', fastify: '5.x', dependencies: ['config', 'db', 'protocol', 'logout'] },
 );

@@ -1,0 +1,230 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DirectoryConfig, parseDirectoryConfig } from '../src/directory/config.js';
+import { createLdapDirectory } from '../src/directory/ldap-directory.js';
+import type { Directory } from '../src/directory/types.js';
+import { describeWithSlapd, PEOPLE_DN, type SlapdFixture, startSlapd } from './helpers/slapd.js';
+
+/** The LDAP side of directory users against a real OpenLDAP (test/helpers/slapd.ts). */
+
+const warnings: string[] = [];
+const log = {
+  warn: (fields: Record<string, unknown>, message: string) =>
+    warnings.push(`${message} ${JSON.stringify(fields)}`),
+};
+
+function configOf(env: Record<string, string>): DirectoryConfig {
+  const { config, problems } = parseDirectoryConfig(env);
+  if (config === null) throw new Error(problems.join('\n'));
+  return config;
+}
+
+describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
+  let slapd: SlapdFixture;
+  let directory: Directory;
+  let annDn: string;
+
+  beforeAll(async () => {
+    slapd = await startSlapd();
+    annDn = await slapd.addPerson({
+      uid: 'ann',
+      password: 'ann-directory-pw',
+      cn: 'Ann Archer',
+      mail: 'ann@example.test',
+      krbPrincipalName: 'ann@OIDC.TEST',
+    });
+    await slapd.addPerson({ uid: 'bob', password: 'bob-directory-pw' });
+    const staff = await slapd.addGroup('staff', [annDn]);
+    await slapd.addGroup('everyone', [staff]);
+    await slapd.addGroup('admins', [annDn], `ou=elsewhere,dc=example,dc=test`);
+    directory = createLdapDirectory(configOf(slapd.env({ LDAP_EMAIL_VERIFIED: 'true' })), log);
+  }, 60_000);
+  afterAll(async () => {
+    await slapd?.close();
+  });
+
+  it('signs in with the directory password: name, e-mail, groups by DN (nested, not same-name elsewhere)', async () => {
+    const outcome = await directory.authenticate('ann', 'ann-directory-pw');
+    expect(outcome).toEqual({
+      kind: 'ok',
+      entry: {
+        stableId: await slapd.entryUuid('ann'),
+        dn: annDn,
+        username: 'ann',
+        name: 'Ann Archer',
+        email: 'ann@example.test',
+        emailVerified: true,
+        groups: ['everyone', 'staff'],
+        kerberosPrincipal: 'ann@OIDC.TEST',
+      },
+    });
+  });
+
+  it('a wrong password, an unknown user and an empty password are the same refusal', async () => {
+    expect(await directory.authenticate('ann', 'wrong')).toEqual({ kind: 'invalid_credentials' });
+    expect(await directory.authenticate('nobody', 'ann-directory-pw')).toEqual({
+      kind: 'invalid_credentials',
+    });
+    expect(await directory.authenticate('ann', '')).toEqual({ kind: 'invalid_credentials' });
+  });
+
+  it.each(['*', 'a*', '*)(uid=*', 'ann)(|(uid=*', 'ann\u0000', 'ann\\', '*)(objectClass=*'])(
+    'the username %j matches no other entry',
+    async (username) => {
+      expect(await directory.authenticate(username, 'ann-directory-pw')).toEqual({
+        kind: 'invalid_credentials',
+      });
+      expect(await directory.lookupByUsername(username)).toBeNull();
+    },
+  );
+
+  it('looks users up by stable id, by Kerberos principal and lists them', async () => {
+    const stableId = await slapd.entryUuid('ann');
+    expect(await directory.lookupByStableId(stableId)).toMatchObject({ username: 'ann' });
+    expect(await directory.lookupByKerberosPrincipal('ann@OIDC.TEST')).toMatchObject({ stableId });
+    expect(await directory.lookupByKerberosPrincipal('ANN@OIDC.TEST')).toBeNull();
+    const listed = await directory.list(10);
+    expect(listed === 'unavailable' ? [] : listed.map((entry) => entry.username).sort()).toEqual([
+      'ann',
+      'bob',
+    ]);
+  });
+
+  it('keeps the stable id across a rename; a deleted and re-created account is a new person', async () => {
+    await slapd.addPerson({ uid: 'carol', password: 'carol-pw-1' });
+    const before = await slapd.entryUuid('carol');
+    await slapd.renamePerson('carol', 'caroline');
+    const renamed = await directory.authenticate('caroline', 'carol-pw-1');
+    expect(renamed).toMatchObject({ kind: 'ok', entry: { stableId: before, username: 'caroline' } });
+    await slapd.deletePerson('caroline');
+    expect(await directory.lookupByStableId(before)).toBeNull();
+    await slapd.addPerson({ uid: 'caroline', password: 'carol-pw-1' });
+    const recreated = await directory.authenticate('caroline', 'carol-pw-1');
+    expect(recreated.kind === 'ok' && recreated.entry.stableId).not.toBe(before);
+  });
+
+  it('an entry outside LDAP_ENABLED_FILTER is disabled, told only after the right password', async () => {
+    const disabled = createLdapDirectory(configOf(slapd.env({ LDAP_ENABLED_FILTER: '(mail=*)' })), log);
+    expect(await disabled.authenticate('bob', 'wrong')).toEqual({ kind: 'invalid_credentials' });
+    expect(await disabled.authenticate('bob', 'bob-directory-pw')).toEqual({ kind: 'account_disabled' });
+    expect(await disabled.lookupByUsername('bob')).toBeNull();
+    expect(await disabled.lookupByUsername('ann')).toMatchObject({ username: 'ann' });
+  });
+
+  describe('the password policy (ppolicy overlay)', () => {
+    it('a password reset by an administrator must be changed, then the new one signs in', async () => {
+      await slapd.addPerson({ uid: 'dave', password: 'dave-old-pw' });
+      await slapd.requirePasswordChange('dave');
+      expect(await directory.authenticate('dave', 'dave-old-pw')).toEqual({
+        kind: 'must_change_password',
+        canChange: true,
+      });
+      expect(await directory.changePassword('dave', 'not-it', 'dave-new-pw')).toEqual({
+        kind: 'refused',
+        reason: 'invalid_credentials',
+      });
+      expect(await directory.changePassword('dave', 'dave-old-pw', 'dave-new-pw')).toEqual({
+        kind: 'changed',
+      });
+      expect(await directory.authenticate('dave', 'dave-new-pw')).toMatchObject({ kind: 'ok' });
+    });
+
+    it('locks after repeated failures and says so, even for the right password', async () => {
+      await slapd.addPerson({ uid: 'erin', password: 'erin-pw' });
+      for (let attempt = 0; attempt < 5; attempt += 1) await directory.authenticate('erin', 'wrong');
+      expect(await directory.authenticate('erin', 'erin-pw')).toEqual({ kind: 'account_locked' });
+    });
+  });
+
+  describe('transport security', () => {
+    it('StartTLS and LDAPS with the CA file', async () => {
+      const startTls = createLdapDirectory(
+        configOf(slapd.env({ LDAP_START_TLS: 'true', LDAP_CA_FILE: slapd.caFile })),
+        log,
+      );
+      expect(await startTls.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+      const ldaps = createLdapDirectory(
+        configOf(slapd.env({ LDAP_URL: slapd.ldapsUrl, LDAP_CA_FILE: slapd.caFile })),
+        log,
+      );
+      expect(await ldaps.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+    });
+
+    it('refuses a certificate it does not trust (no CA file): unavailable, nothing sent in clear', async () => {
+      const untrusted = createLdapDirectory(configOf(slapd.env({ LDAP_URL: slapd.ldapsUrl })), log);
+      expect(await untrusted.authenticate('ann', 'ann-directory-pw')).toEqual({ kind: 'unavailable' });
+      const startTls = createLdapDirectory(configOf(slapd.env({ LDAP_START_TLS: 'true' })), log);
+      expect(await startTls.lookupByUsername('ann')).toBe('unavailable');
+    });
+  });
+
+  describe('faults', () => {
+    let silent: Server;
+    let silentUrl: string;
+    const sockets = new Set<Socket>();
+    beforeAll(async () => {
+      // Accepts connections and never answers: a directory that hangs.
+      silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const address = silent.address();
+      silentUrl = `ldap://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+
+    it('a hanging directory answers unavailable within the bound', async () => {
+      const hanging = createLdapDirectory(
+        configOf(slapd.env({ LDAP_URL: silentUrl, LDAP_TIMEOUT_MS: '300' })),
+        log,
+      );
+      const started = performance.now();
+      expect(await hanging.authenticate('ann', 'ann-directory-pw')).toEqual({ kind: 'unavailable' });
+      expect(performance.now() - started).toBeLessThan(3000);
+    });
+
+    it('fails over to the next server when the first is down or hangs', async () => {
+      const failover = createLdapDirectory(
+        configOf(
+          slapd.env({ LDAP_URL: `ldap://127.0.0.1:1 ${silentUrl} ${slapd.url}`, LDAP_TIMEOUT_MS: '300' }),
+        ),
+        log,
+      );
+      expect(await failover.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+    });
+
+    it('stopped: unavailable; started again: signs in (no broken connection kept)', async () => {
+      expect(await directory.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+      await slapd.stop();
+      try {
+        expect(await directory.authenticate('ann', 'ann-directory-pw')).toEqual({ kind: 'unavailable' });
+        expect(
+          await directory.lookupByStableId(await Promise.resolve('00000000-0000-0000-0000-000000000000')),
+        ).toBe('unavailable');
+      } finally {
+        await slapd.start();
+      }
+      expect(await directory.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+    });
+
+    it('a wrong LDAP_BIND_PASSWORD stops binding after a few refusals (no lockout of the service account)', async () => {
+      const wrong = createLdapDirectory(
+        configOf(slapd.env({ LDAP_BIND_PASSWORD: 'not-the-service-password' })),
+        log,
+      );
+      const before = slapd.bindCount(slapd.serviceDn);
+      for (let attempt = 0; attempt < 10; attempt += 1)
+        expect(await wrong.authenticate('ann', 'ann-directory-pw')).toEqual({ kind: 'unavailable' });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // slapd's log lines arrive after the answers
+      expect(slapd.bindCount(slapd.serviceDn) - before).toBe(3);
+      expect(warnings.join('\n')).not.toContain('not-the-service-password');
+      expect(warnings.join('\n')).not.toContain('ann-directory-pw');
+    });
+  });
+
+  it('never puts a password in a warning', () => {
+    expect(warnings.join('\n')).not.toContain(slapd.servicePassword);
+    expect(PEOPLE_DN).toContain('ou=people');
+  });
+});
