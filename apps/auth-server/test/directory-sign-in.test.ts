@@ -4,6 +4,8 @@
  * refresh, a stopped and restarted directory, and a second factor on a directory user. The
  * directory client is the server's own (src/directory/), nothing stands in for it.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { ACR_VALUES } from '@oidc-orders/oauth-core';
 import { createTestClock } from '@oidc-orders/oauth-core/testing';
 import { and, eq } from 'drizzle-orm';
@@ -332,5 +334,79 @@ describe.runIf(slapdAvailable)('a second factor on a directory user', () => {
     const again = await startAt(next);
     const nextPassword = await submitLogin(next, again.page.body, 'careful', careful.password);
     expect(locationOf(nextPassword).pathname).toMatch(/\/otp$/);
+  });
+});
+
+describe.runIf(slapdAvailable)('the change-password step', () => {
+  it('a password the administrator reset must be changed in the directory; then the sign-in goes on', async () => {
+    const reset = await fixture.addUser('resetme');
+    await fixture.slapd.requirePasswordChange('resetme');
+    const browser = new TestBrowser(app);
+    const { verifier, page } = await startAt(browser);
+    const step = await submitLogin(browser, page.body, 'resetme', reset.password);
+    expect(step.statusCode).toBe(200);
+    expect(step.body).toContain('name="current_password"');
+    const action = /<form method="post" class="stack" action="([^"]+)"/.exec(step.body)?.[1];
+    expect(action).toMatch(/\/directory-password/);
+    const fields = { ...hiddenFields(step.body), current_password: reset.password };
+    const mismatch = await browser.post(action!, {
+      ...fields,
+      new_password: 'N3w-Directory-pass',
+      confirm_password: 'other',
+    });
+    expect(mismatch.statusCode).toBe(400);
+    const changed = await browser.post(action!, {
+      ...fields,
+      new_password: 'N3w-Directory-pass',
+      confirm_password: 'N3w-Directory-pass',
+    });
+    expect(changed.statusCode).toBe(303);
+    expect(decodeJwt((await redeem(changed, verifier)).id_token).name).toBe(reset.cn);
+    // The directory holds the new password: it signs in, the old one does not.
+    expect((await signIn('resetme', 'N3w-Directory-pass')).id_token).toEqual(expect.any(String));
+  });
+});
+
+describe.runIf(slapdAvailable)('users directory', () => {
+  function users(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/users.ts', ...args], {
+      cwd: join(import.meta.dirname, '..'),
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'test',
+        DATABASE_URL: 'pglite://memory',
+        ISSUER: 'https://issuer.example.test',
+        KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64url'),
+        ...fixture.slapd.env(),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  }
+
+  it('lists the directory users and looks one up, with ids and groups and no secret', async () => {
+    const listed = await fixture.addUser('listed', { groups: ['auditors'] });
+    const lookup = await users(['directory', 'lookup', 'listed']);
+    expect(lookup.code).toBe(0);
+    expect(lookup.stdout).toContain(`listed\tstable_id=${await fixture.slapd.entryUuid('listed')}`);
+    expect(lookup.stdout).toContain('groups=auditors');
+    const list = await users(['directory', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n').some((line) => line.startsWith('listed\t'))).toBe(true);
+    for (const output of [lookup.stdout, lookup.stderr, list.stdout, list.stderr]) {
+      expect(output).not.toContain(listed.password);
+      expect(output).not.toContain(fixture.slapd.servicePassword);
+    }
+    const missing = await users(['directory', 'lookup', 'nobody-here']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no directory user nobody-here');
   });
 });
