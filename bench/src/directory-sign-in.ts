@@ -6,6 +6,7 @@
  * scrypt for the seed user, a search plus a bind for the directory user (and the scrypt run that
  * equalises timing). Prints one Markdown table for bench/README.md "Directory sign-in".
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -52,7 +53,8 @@ async function measure(server: ServerProcess, settings: CodeFlowSettings, label:
 
 async function main(): Promise<void> {
   const slapd = await startSlapd();
-  const directoryUser = await slapd.addBenchUser('bench-ldap');
+  const directoryUser = { username: 'bench-ldap', password: randomBytes(12).toString('base64url') };
+  await slapd.addPerson({ uid: directoryUser.username, password: directoryUser.password, cn: 'Bench LDAP' });
   const ids = newIdentities();
   const dir = await mkdtemp(join(tmpdir(), 'bench-directory-'));
   const admin = await connectAdmin(process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL);
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
       SHUTDOWN_PAUSE_MS: '0',
       // Generous limits: the benchmark signs the same two users in hundreds of times.
       LOGIN_MAX_FAILURES_PER_IP: '1000000',
-      ...slapd.serverEnvironment(),
+      ...slapd.env(),
     },
   });
   const settings = (user: { username: string; password: string }): CodeFlowSettings => ({
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
     await admin.dropAll();
-    await slapd.stop();
+    await slapd.close();
   }
 }
 
