@@ -34,6 +34,7 @@ export default defineConfig({
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',
         'test/directory-sign-in.test.ts',
+        'test/directory-slapd-fixture.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -291,10 +291,9 @@ function directoryConfigOf(
   env: Readonly<Record<string, string | undefined>>,
   baseDirectory: string,
 ): DirectoryConfig | null {
-  const { config, problems } = parseDirectoryConfig(env);
+  const { config, problems } = parseDirectoryConfig(env, baseDirectory);
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
-  if (config === null) return null;
-  return { ...config, caFile: config.caFile && resolve(baseDirectory, config.caFile) };
+  return config;
 }
 
 /**

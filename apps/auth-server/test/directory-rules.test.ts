@@ -79,6 +79,28 @@ describe('directory settings', () => {
   });
 });
 
+describe('LDAP_CA_FILE', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'ldap-ca-'));
+  writeFileSync(join(folder, 'not-a-certificate.pem'), 'hello');
+  writeFileSync(join(folder, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+  it.each([
+    ['missing.pem', `LDAP_CA_FILE: cannot read ${join(folder, 'missing.pem')} (ENOENT)`],
+    [
+      'not-a-certificate.pem',
+      `LDAP_CA_FILE: ${join(folder, 'not-a-certificate.pem')} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    ],
+  ])('%s is a line at start, resolved against the start directory', (file, line) => {
+    expect(parseDirectoryConfig({ ...complete, LDAP_CA_FILE: file }, folder).problems).toEqual([line]);
+  });
+
+  it('a readable PEM file is kept with its full path', () => {
+    const { config, problems } = parseDirectoryConfig({ ...complete, LDAP_CA_FILE: 'ca.pem' }, folder);
+    expect(problems).toEqual([]);
+    expect(config?.caFile).toBe(join(folder, 'ca.pem'));
+  });
+});
+
 describe('the username in the search filter (RFC 4515 §3)', () => {
   it.each([
     ['*', '(uid=\\2a)'],
@@ -211,5 +233,46 @@ describe('nothing LDAP is loaded without LDAP_URL', () => {
     expect(staticImportOf(/^ldapts$/)).toEqual(['directory/groups.ts', 'directory/ldap-directory.ts']);
     expect(staticImportOf(/\/(ldap-directory|groups)\.js$/)).toEqual(['directory/ldap-directory.ts']);
     expect(await openDirectory(null, { warn: () => undefined })).toBeNull();
+  });
+});
+
+describe('the README settings', () => {
+  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  /** The `KEY=value` lines of the first shell block under a heading, shell quotes removed. */
+  function settingsUnder(heading: string): Record<string, string> {
+    const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const settings: Record<string, string> = {};
+    for (const line of block.split('\n')) {
+      const match = /^([A-Z_]+)=(.*)$/.exec(line);
+      if (match?.[1] && match[2] !== undefined) settings[match[1]] = match[2].replace(/^(['"])(.*)\1$/, '$2');
+    }
+    return settings;
+  }
+  const caFolder = mkdtempSync(join(tmpdir(), 'readme-ca-'));
+  writeFileSync(join(caFolder, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  /** The files the examples name stand for their contents: the secret, and a CA here. */
+  function withFiles(settings: Record<string, string>): Record<string, string> {
+    const { LDAP_BIND_PASSWORD_FILE: secretFile, LDAP_CA_FILE: caFile, ...rest } = settings;
+    expect([secretFile, caFile]).toEqual([expect.any(String), expect.any(String)]);
+    return { ...rest, LDAP_BIND_PASSWORD: 'from-the-file', LDAP_CA_FILE: join(caFolder, 'ca.pem') };
+  }
+
+  it('for OpenLDAP are accepted as they stand', () => {
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### OpenLDAP')));
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({ urls: [expect.any(String), expect.any(String)], startTls: true });
+  });
+
+  it('for Active Directory are accepted as they stand: objectGUID, sAMAccountName, nested groups, disabled accounts', () => {
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### Active Directory')));
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({
+      bindDn: 'CN=svc-auth-server,OU=Service Accounts,DC=corp,DC=example,DC=com',
+      matchingRuleInChain: true,
+      enabledFilter: '(!(userAccountControl:1.2.840.113556.1.4.803:=2))',
+      attributes: { id: 'objectGUID', username: 'sAMAccountName', kerberosPrincipal: 'userPrincipalName' },
+    });
+    expect(config?.userFilter).toContain('(sAMAccountName={username})');
   });
 });

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
 /**
  * Directory settings (README "Directory users"): read from `LDAP_*` variables only when `LDAP_URL`
  * is set, checked all at once so that an operator sees one line per mistake instead of fixing them
@@ -105,6 +108,26 @@ function checkFilters(userFilter: string, enabledFilter: string | undefined, pro
     problems.push('LDAP_ENABLED_FILTER is not an LDAP filter: it must be one parenthesised expression');
 }
 
+/**
+ * The CA file resolved against the start directory and read now, so that a wrong path is a line at
+ * start instead of a failure at the first sign-in.
+ */
+function parseCaFile(env: Env, baseDirectory: string, problems: string[]): string | undefined {
+  const value = setting(env, 'LDAP_CA_FILE');
+  if (value === undefined) return undefined;
+  const path = resolve(baseDirectory, value);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    problems.push(`LDAP_CA_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return path;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    problems.push(`LDAP_CA_FILE: ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return path;
+}
+
 function required(env: Env, name: string, problems: string[], hint: string): string {
   const value = setting(env, name);
   if (value === undefined) problems.push(`${name} is required when LDAP_URL is set (${hint})`);
@@ -121,8 +144,11 @@ function attributesOf(env: Env): DirectoryAttributes {
   };
 }
 
-/** `null` without `LDAP_URL` (directory off); otherwise the settings and every problem found. */
-export function parseDirectoryConfig(env: Env): DirectoryConfigResult {
+/**
+ * `null` without `LDAP_URL` (directory off); otherwise the settings and every problem found.
+ * Relative file names are resolved against `baseDirectory` (the start directory).
+ */
+export function parseDirectoryConfig(env: Env, baseDirectory = process.cwd()): DirectoryConfigResult {
   const url = setting(env, 'LDAP_URL');
   if (url === undefined) return { config: null, problems: [] };
   const problems: string[] = [];
@@ -139,7 +165,7 @@ export function parseDirectoryConfig(env: Env): DirectoryConfigResult {
   const config: DirectoryConfig = {
     urls,
     startTls,
-    caFile: setting(env, 'LDAP_CA_FILE'),
+    caFile: parseCaFile(env, baseDirectory, problems),
     bindDn,
     bindPassword,
     userBaseDn,

@@ -44,12 +44,18 @@ export interface DirectoryPerson {
   cn?: string;
   mail?: string;
   krbPrincipalName?: string;
+  /**
+   * Their own password policy (`pwdPolicySubentry`). Given at creation: ppolicy stamps
+   * `pwdChangedTime`, which expiry counts from, only when the entry's policy ages passwords.
+   */
+  policyDn?: string;
 }
 
 export interface SlapdFixture {
   url: string;
   ldapsUrl: string;
   caFile: string;
+  baseDn: string;
   serviceDn: string;
   servicePassword: string;
   /** The environment that points the auth server at this directory. */
@@ -64,6 +70,11 @@ export interface SlapdFixture {
   addGroup(cn: string, memberDns: readonly string[], base?: string): Promise<string>;
   /** Changes the default password policy (ppolicy attributes, e.g. `pwdMaxAge`). */
   setPolicy(attributes: Record<string, string>): Promise<void>;
+  /**
+   * A password policy of its own (a `pwdPolicy` entry) for the people added with its DN as
+   * `policyDn`, so that a tiny `pwdMaxAge` expires them and nobody else.
+   */
+  addPolicy(name: string, attributes: Record<string, string>): Promise<string>;
   entryUuid(uid: string): Promise<string>;
   personDn(uid: string): string;
   /** Simple binds the server has answered, by DN (from its `stats` log). */
@@ -245,6 +256,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
     url,
     ldapsUrl,
     caFile: ca.caFile,
+    baseDn: BASE_DN,
     serviceDn: SERVICE_DN,
     servicePassword,
     personDn,
@@ -268,6 +280,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
           userPassword: person.password,
           ...(person.mail ? { mail: person.mail } : {}),
           ...(person.krbPrincipalName ? { krbPrincipalName: person.krbPrincipalName } : {}),
+          ...(person.policyDn ? { pwdPolicySubentry: person.policyDn } : {}),
         });
         return dn;
       }),
@@ -310,6 +323,18 @@ export async function startSlapd(): Promise<SlapdFixture> {
             new Change({ operation: 'replace', modification: new Attribute({ type, values: [value] }) }),
         );
         await client.modify(POLICY_DN, changes);
+      }),
+    addPolicy: (name, attributes) =>
+      asRoot(async (client) => {
+        const policyDn = `cn=${name},ou=policies,${BASE_DN}`;
+        await client.add(policyDn, {
+          objectClass: ['pwdPolicy', 'person'],
+          cn: name,
+          sn: name,
+          pwdAttribute: 'userPassword',
+          ...attributes,
+        });
+        return policyDn;
       }),
     entryUuid: (uid) =>
       asRoot(async (client) => {
