@@ -13,8 +13,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUsersAdmin, DirectoryManagedUserError } from '../src/admin/users-admin.js';
 import { externalIdentities, ssoSessions, users } from '../src/db/schema.js';
 import { DIRECTORY_SOURCE } from '../src/directory/directory-accounts.js';
+import { createPasswordRecovery, DEFAULT_MAIL_RATE_LIMITS } from '../src/mail/password-reset.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './helpers/app.js';
@@ -408,5 +410,46 @@ describe.runIf(slapdAvailable)('users directory', () => {
     const missing = await users(['directory', 'lookup', 'nobody-here']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no directory user nobody-here');
+  });
+});
+
+describe.runIf(slapdAvailable)('no local password for a directory user', () => {
+  it('users reset-password and a reset mail refuse a directory user; a local one would outlive the entry', async () => {
+    const keeper = await fixture.addUser('keeper');
+    const sub = decodeJwt((await signIn('keeper', keeper.password)).id_token).sub!;
+    const { db } = database.handle;
+    const { clock: appClock, random } = app.protocol;
+    const admin = createUsersAdmin({
+      db,
+      keyEncryptionKey: app.config.keyEncryptionKey,
+      clock: appClock,
+      random,
+      issuer: app.config.issuer,
+      signOut: app.userSignOut,
+    });
+    await expect(admin.resetPassword('ldap:keeper', 'Local-password-123')).rejects.toBeInstanceOf(
+      DirectoryManagedUserError,
+    );
+    const sent: unknown[] = [];
+    const recovery = createPasswordRecovery({
+      db,
+      clock: appClock,
+      random,
+      issuer: app.config.issuer,
+      signOut: app.userSignOut,
+      log: app.log,
+      limits: DEFAULT_MAIL_RATE_LIMITS,
+      mailer: {
+        transport: 'dev-mailbox',
+        send: async (mail) => {
+          sent.push(mail);
+          return { sent: true };
+        },
+        close: async () => {},
+      },
+    });
+    expect(await recovery.sendResetLinkTo(sub)).toMatchObject({ sent: false });
+    expect(sent).toHaveLength(0);
+    expect((await localRecordOf(sub))?.passwordHash).not.toMatch(/^scrypt\$/);
   });
 });
