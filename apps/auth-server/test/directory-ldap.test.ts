@@ -78,6 +78,25 @@ describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
     },
   );
 
+  it('a username that matches two entries signs in neither', async () => {
+    const byMail = createLdapDirectory(
+      configOf(slapd.env({ LDAP_USER_FILTER: '(|(uid={username})(mail={username}))' })),
+      log,
+    );
+    await slapd.addPerson({ uid: 'kim', password: 'shared-pw', mail: 'desk@example.test' });
+    await slapd.addPerson({ uid: 'kai', password: 'shared-pw', mail: 'desk@example.test' });
+    expect(await byMail.authenticate('desk@example.test', 'shared-pw')).toEqual({
+      kind: 'invalid_credentials',
+    });
+    expect(await byMail.lookupByUsername('desk@example.test')).toBeNull();
+    expect(await byMail.authenticate('ann@example.test', 'ann-directory-pw')).toMatchObject({
+      kind: 'ok',
+      entry: { username: 'ann' },
+    });
+    await slapd.deletePerson('kim');
+    await slapd.deletePerson('kai');
+  });
+
   it('looks users up by stable id, by Kerberos principal and lists them', async () => {
     const stableId = await slapd.entryUuid('ann');
     expect(await directory.lookupByStableId(stableId)).toMatchObject({ username: 'ann' });
@@ -126,7 +145,23 @@ describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
       expect(await directory.changePassword('dave', 'dave-old-pw', 'dave-new-pw')).toEqual({
         kind: 'changed',
       });
+      // RFC 3062: the server hashed it (a plain modify would have stored the clear text).
+      expect(await slapd.storedPassword('dave')).toMatch(/^\{SSHA\}/);
       expect(await directory.authenticate('dave', 'dave-new-pw')).toMatchObject({ kind: 'ok' });
+    });
+
+    it("a new password the directory's quality rules refuse is refused with their reason", async () => {
+      const policyDn = await slapd.addPolicy('twelve-characters', {
+        pwdMinLength: '12',
+        pwdCheckQuality: '2',
+      });
+      await slapd.addPerson({ uid: 'jack', password: 'jack-old-password', policyDn });
+      expect(await directory.changePassword('jack', 'jack-old-password', 'short')).toEqual({
+        kind: 'refused',
+        reason: 'policy',
+        message: 'The new password is too short for the directory.',
+      });
+      expect(await directory.authenticate('jack', 'jack-old-password')).toMatchObject({ kind: 'ok' });
     });
 
     it('an expired password with no grace logins left is expired, not a wrong password', async () => {
@@ -235,11 +270,15 @@ describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
     it('fails over to the next server when the first is down or hangs', async () => {
       const failover = createLdapDirectory(
         configOf(
-          slapd.env({ LDAP_URL: `ldap://127.0.0.1:1 ${silentUrl} ${slapd.url}`, LDAP_TIMEOUT_MS: '300' }),
+          slapd.env({ LDAP_URL: `ldap://127.0.0.1:1 ${silentUrl} ${slapd.url}`, LDAP_TIMEOUT_MS: '1000' }),
         ),
         log,
       );
       expect(await failover.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+      // The hanging server now waits behind the others: the next sign-in does not wait for it.
+      const started = performance.now();
+      expect(await failover.authenticate('ann', 'ann-directory-pw')).toMatchObject({ kind: 'ok' });
+      expect(performance.now() - started).toBeLessThan(800); // waiting for it would take 2 × 1000 ms
     });
 
     it('stopped: unavailable; started again: signs in (no broken connection kept)', async () => {

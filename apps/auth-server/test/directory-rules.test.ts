@@ -9,7 +9,8 @@ import {
   passwordPolicyRefusal,
 } from '../src/directory/bind-outcomes.js';
 import { parseDirectoryConfig } from '../src/directory/config.js';
-import { userFilterFor } from '../src/directory/ldap-directory.js';
+import { inChainMemberFilter } from '../src/directory/groups.js';
+import { createServerOrder, passwordModifyRequest, userFilterFor } from '../src/directory/ldap-directory.js';
 import { decodeObjectGuid, encodeObjectGuid } from '../src/directory/object-guid.js';
 import { openDirectory } from '../src/directory/open-directory.js';
 import { createServiceBindGuard } from '../src/directory/service-bind-guard.js';
@@ -113,6 +114,30 @@ describe('the username in the search filter (RFC 4515 §3)', () => {
   });
 });
 
+describe('the Password Modify request (RFC 3062 §2)', () => {
+  it('is a SEQUENCE of the [0] identity, [1] old and [2] new password', () => {
+    expect(passwordModifyRequest('uid=a', { oldPassword: 'b', newPassword: 'cd' }).toString('hex')).toBe(
+      // 30 0e: SEQUENCE; 80 05 "uid=a"; 81 01 "b"; 82 02 "cd"
+      ['300e', '8005', '7569643d61', '8101', '62', '8202', '6364'].join(''),
+    );
+  });
+});
+
+describe('nested groups on Active Directory', () => {
+  it('are asked of the server with LDAP_MATCHING_RULE_IN_CHAIN on the member attribute, the DN escaped', () => {
+    const { config } = parseDirectoryConfig({
+      ...complete,
+      LDAP_GROUP_BASE_DN: 'OU=Groups,DC=corp,DC=example,DC=com',
+      LDAP_GROUP_FILTER: '(objectClass=group)',
+      LDAP_MATCHING_RULE_IN_CHAIN: 'true',
+    });
+    if (config === null) throw new Error('settings refused');
+    expect(inChainMemberFilter(config, 'CN=Ann (HR)*,OU=Staff,DC=corp,DC=example,DC=com')).toBe(
+      '(&(objectClass=group)(member:1.2.840.113556.1.4.1941:=CN=Ann \\28HR\\29\\2a,OU=Staff,DC=corp,DC=example,DC=com))',
+    );
+  });
+});
+
 describe('objectGUID', () => {
   // The example of .NET's Guid.ToByteArray documentation: the same layout Active Directory stores.
   const bytes = Uint8Array.from([
@@ -157,6 +182,22 @@ describe('refused binds', () => {
     expect(passwordPolicyRefusal(undefined)).toBeNull();
     expect(mustChangeAfterBind({ error: 2 })).toBe(true);
     expect(mustChangeAfterBind({ timeBeforeExpiration: 60 })).toBe(false);
+  });
+});
+
+describe('the order of the servers', () => {
+  it('puts a server that failed last for 30 seconds, and back in place when it answers', () => {
+    let now = 0;
+    const order = createServerOrder(['ldap://a', 'ldap://b', 'ldap://c'], () => now);
+    order.failed('ldap://a');
+    expect(order.inOrder()).toEqual(['ldap://b', 'ldap://c', 'ldap://a']);
+    now = 29_999;
+    expect(order.inOrder()[0]).toBe('ldap://b');
+    now = 30_000;
+    expect(order.inOrder()).toEqual(['ldap://a', 'ldap://b', 'ldap://c']);
+    order.failed('ldap://b');
+    order.answered('ldap://b');
+    expect(order.inOrder()).toEqual(['ldap://a', 'ldap://b', 'ldap://c']);
   });
 });
 

@@ -12,6 +12,15 @@ const IN_CHAIN = '1.2.840.113556.1.4.1941';
 const MAX_DEPTH = 5;
 const MAX_GROUPS = 200;
 
+/**
+ * Active Directory's search for every group that holds `userDn`, directly or through other groups:
+ * the member attribute with LDAP_MATCHING_RULE_IN_CHAIN (an extensible match, RFC 4515 §3), the DN
+ * escaped as an assertion value.
+ */
+export function inChainMemberFilter(config: DirectoryConfig, userDn: string): string {
+  return `(&${config.groupFilter}(${config.groupMemberAttribute}:${IN_CHAIN}:=${Filter.escape(userDn)}))`;
+}
+
 export interface GroupReader {
   namesOf(client: Client, userDn: string): Promise<string[]>;
 }
@@ -25,11 +34,11 @@ export function createGroupReader(config: DirectoryConfig): GroupReader {
   const base = config.groupBaseDn;
   const member = config.groupMemberAttribute;
 
-  async function groupsListing(client: Client, memberFilter: string): Promise<GroupEntry[]> {
+  async function groupsListing(client: Client, filter: string): Promise<GroupEntry[]> {
     if (base === undefined) return [];
     const { searchEntries } = await client.search(base, {
       scope: 'sub',
-      filter: `(&${config.groupFilter}${memberFilter})`,
+      filter,
       attributes: ['cn'],
       sizeLimit: MAX_GROUPS,
     });
@@ -43,7 +52,8 @@ export function createGroupReader(config: DirectoryConfig): GroupReader {
     const seen = new Map<string, GroupEntry>();
     let frontier = [userDn];
     for (let depth = 0; depth < MAX_DEPTH && frontier.length > 0 && seen.size < MAX_GROUPS; depth += 1) {
-      const filter = `(|${frontier.map((dn) => `(${member}=${Filter.escape(dn)})`).join('')})`;
+      const anyOf = frontier.map((dn) => `(${member}=${Filter.escape(dn)})`).join('');
+      const filter = `(&${config.groupFilter}(|${anyOf}))`;
       const found = (await groupsListing(client, filter)).filter(
         (group) => !seen.has(group.dn.toLowerCase()),
       );
@@ -56,7 +66,7 @@ export function createGroupReader(config: DirectoryConfig): GroupReader {
   return {
     namesOf: async (client, userDn) => {
       const groups = config.matchingRuleInChain
-        ? await groupsListing(client, `(${member}:${IN_CHAIN}:=${Filter.escape(userDn)})`)
+        ? await groupsListing(client, inChainMemberFilter(config, userDn))
         : await walk(client, userDn);
       return [...new Set(groups.map((group) => group.cn))].sort();
     },

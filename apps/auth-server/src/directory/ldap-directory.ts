@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import {
   Attribute,
+  BerWriter,
   Change,
   Client,
   type Entry,
@@ -51,6 +52,27 @@ function tlsOptions(config: DirectoryConfig): ConnectionOptions {
     : { minVersion: 'TLSv1.2' };
 }
 
+/** How long a server that failed to answer is tried after the others. */
+const FAILED_SERVER_PAUSE_MS = 30_000;
+
+/**
+ * The order in which `LDAP_URL`'s servers are tried: as configured, except that a server that just
+ * failed goes last for a while, so that a hanging first server does not cost every sign-in the
+ * whole timeout. It is still tried when all the others fail, and goes back in place once it answers.
+ */
+export function createServerOrder(urls: readonly string[], now: () => number = Date.now) {
+  const failedUntil = new Map<string, number>();
+  const isResting = (url: string) => (failedUntil.get(url) ?? 0) > now();
+  return {
+    inOrder: (): string[] => [
+      ...urls.filter((url) => !isResting(url)),
+      ...urls.filter((url) => isResting(url)),
+    ],
+    failed: (url: string) => failedUntil.set(url, now() + FAILED_SERVER_PAUSE_MS),
+    answered: (url: string) => failedUntil.delete(url),
+  };
+}
+
 /** RFC 4515 §3: `*`, `(`, `)`, `\` and NUL are escaped; the username never becomes filter syntax. */
 export function userFilterFor(template: string, username: string): string {
   return template.replaceAll('{username}', Filter.escape(username));
@@ -61,6 +83,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
   const objectGuid = isObjectGuid(attributes.id);
   const tls = tlsOptions(config);
   const serviceBind = createServiceBindGuard();
+  const servers = createServerOrder(config.urls);
   const requested = [
     attributes.id,
     attributes.username,
@@ -76,7 +99,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
    */
   async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
     let lastError: unknown;
-    for (const url of config.urls) {
+    for (const url of servers.inOrder()) {
       // ldapts speaks TLS from the first byte whenever tlsOptions is given: only for ldaps://.
       const implicitTls = url.toLowerCase().startsWith('ldaps:');
       const client = new Client({
@@ -87,9 +110,12 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
       });
       try {
         if (config.startTls) await client.startTLS(tls);
-        return await work(client);
+        const result = await work(client);
+        servers.answered(url);
+        return result;
       } catch (error) {
         if (error instanceof ResultCodeError || error instanceof DirectoryUnavailable) throw error;
+        servers.failed(url);
         lastError = error;
         log.warn({ ldap_server: url, reason: (error as Error).message }, 'directory: server not reachable');
       } finally {
@@ -284,17 +310,16 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
 
   /**
    * OpenLDAP: bind as the user with the old password (allowed after an administrator's reset or
-   * during grace logins) and replace `userPassword`; the policy control names a quality refusal.
+   * during grace logins), then the Password Modify extended operation (RFC 3062) rather than a
+   * plain modify of `userPassword`: the server hashes the new password itself (`password-hash`),
+   * where a modify would store it as sent unless the policy hashes clear text. The policy control
+   * names a quality refusal.
    */
   async function changeOwnPassword(
     dn: string,
     change: { oldPassword: string; newPassword: string },
   ): Promise<PasswordChangeOutcome> {
     const policy = new PasswordPolicyControl();
-    const replace = new Change({
-      operation: 'replace',
-      modification: new Attribute({ type: 'userPassword', values: [change.newPassword] }),
-    });
     return await onServer(async (client) => {
       try {
         await client.bind(dn, change.oldPassword);
@@ -304,7 +329,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
         throw error;
       }
       try {
-        await client.modify(dn, replace, policy);
+        await client.exop(PASSWORD_MODIFY_OID, passwordModifyRequest(dn, change), policy);
         return { kind: 'changed' } as const;
       } catch (error) {
         if (!(error instanceof ResultCodeError)) throw error;
@@ -344,6 +369,26 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
       throw error;
     }
   }
+}
+
+/** RFC 3062 §2: the Password Modify extended operation. */
+const PASSWORD_MODIFY_OID = '1.3.6.1.4.1.4203.1.11.1';
+
+/**
+ * RFC 3062 §2 `PasswdModifyRequestValue ::= SEQUENCE { userIdentity [0], oldPasswd [1],
+ * newPasswd [2] }` (context-specific primitive OCTET STRINGs, tags 0x80–0x82).
+ */
+export function passwordModifyRequest(
+  userDn: string,
+  change: { oldPassword: string; newPassword: string },
+): Buffer {
+  const writer = new BerWriter();
+  writer.startSequence();
+  writer.writeString(userDn, 0x80);
+  writer.writeString(change.oldPassword, 0x81);
+  writer.writeString(change.newPassword, 0x82);
+  writer.endSequence();
+  return writer.buffer;
 }
 
 /** draft-behera-ldap-password-policy §6.2 errors a person can act on, in words. */

@@ -76,6 +76,8 @@ export interface SlapdFixture {
    */
   addPolicy(name: string, attributes: Record<string, string>): Promise<string>;
   entryUuid(uid: string): Promise<string>;
+  /** The `userPassword` value as stored (to see that a change was hashed by the server). */
+  storedPassword(uid: string): Promise<string>;
   personDn(uid: string): string;
   /** Simple binds the server has answered, by DN (from its `stats` log). */
   bindCount(dn: string): number;
@@ -343,6 +345,14 @@ export async function startSlapd(): Promise<SlapdFixture> {
           attributes: ['entryUUID'],
         });
         return String(searchEntries[0]?.entryUUID);
+      }),
+    storedPassword: (uid) =>
+      asRoot(async (client) => {
+        const { searchEntries } = await client.search(personDn(uid), {
+          scope: 'base',
+          attributes: ['userPassword'],
+        });
+        return String(searchEntries[0]?.userPassword);
       }),
     bindCount: (dn) => server.log.split('\n').filter((line) => line.includes(`BIND dn="${dn}"`)).length,
     stop: () => server.stop(),
