@@ -66,6 +66,10 @@ let fixture: DirectoryFixture;
 let app: TestApp;
 let database: TestDatabase;
 let close: () => Promise<void>;
+/** Every log line of the app, at level trace. */
+const logLines: string[] = [];
+const auditEvents = () =>
+  logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.audit === true);
 
 /** Without slapd the suite is left out with a line saying what to install (fails under CI=true). */
 const slapdAvailable = describeWithSlapd();
@@ -78,6 +82,7 @@ beforeAll(async () => {
     clock,
     directory: fixture.directory,
     env: { LOGIN_MAX_FAILURES_PER_USERNAME: '3' },
+    logger: { level: 'trace', stream: { write: (line: string) => logLines.push(line) } },
   }));
 }, 120_000);
 afterAll(async () => {
@@ -451,5 +456,30 @@ describe.runIf(slapdAvailable)('no local password for a directory user', () => {
     expect(await recovery.sendResetLinkTo(sub)).toMatchObject({ sent: false });
     expect(sent).toHaveLength(0);
     expect((await localRecordOf(sub))?.passwordHash).not.toMatch(/^scrypt\$/);
+  });
+});
+
+describe.runIf(slapdAvailable)('audit and logs', () => {
+  it('audits each directory outcome with its reason and source, and logs no directory password', async () => {
+    const audited = await fixture.addUser('audited');
+    const browser = new TestBrowser(app);
+    const { page } = await startAt(browser);
+    await submitLogin(browser, page.body, 'audited', 'wrong-directory-password');
+    await signIn('audited', audited.password);
+    const events = auditEvents().filter((event) => event.source === 'ldap');
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event: 'auth.login.failed', reason: 'directory_invalid_credentials' }),
+        expect.objectContaining({
+          event: 'auth.login.succeeded',
+          method: 'password',
+          sub: expect.any(String),
+        }),
+      ]),
+    );
+    const everything = logLines.join('\n');
+    expect(everything).not.toContain(audited.password);
+    expect(everything).not.toContain('wrong-directory-password');
+    expect(everything).not.toContain(fixture.slapd.servicePassword);
   });
 });
