@@ -92,6 +92,12 @@ const prometheus: Requirement = {
   install: 'apt-get install prometheus (or set PROMETHEUS_BIN and PROMTOOL_BIN)',
 };
 
+const slapd: Requirement = {
+  name: 'OpenLDAP (slapd, slappasswd)',
+  available: () => existsSync('/usr/sbin/slapd') && existsSync('/usr/lib/ldap/back_mdb.so'),
+  install: 'apt-get install slapd ldap-utils',
+};
+
 const suites: Record<string, Requirement[]> = {
   'test/orders-app.test.ts': [chromium],
   'test/public-spa.test.ts': [chromium],
@@ -107,6 +113,8 @@ const suites: Record<string, Requirement[]> = {
   'test/kerberos.test.ts': [kerberos],
   'test/kerberos-browser.test.ts': [kerberos, chromium],
   'test/prometheus-rules.test.ts': [prometheus],
+  'test/directory-browser.test.ts': [slapd, chromium],
+  'test/kerberos-directory.test.ts': [kerberos, slapd],
   'test/prometheus.test.ts': [prometheus, postgresBinaries],
 };
 

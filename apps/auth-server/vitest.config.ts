@@ -33,6 +33,7 @@ export default defineConfig({
         'test/email-verification.test.ts',
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',
+        'test/directory-sign-in.test.ts',
         'test/directory-slapd-fixture.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.

@@ -203,7 +203,10 @@ export interface KerberosScenario {
   stop(): Promise<void>;
 }
 
-export async function startKerberosScenario(): Promise<KerberosScenario> {
+/** `env`: more settings for the auth server (the directory suite's `LDAP_*`). */
+export async function startKerberosScenario(
+  options: { env?: Record<string, string> } = {},
+): Promise<KerberosScenario> {
   const realm = await startKerberosRealm();
   const directory = await mkdtemp(join(tmpdir(), 'e2e-kerberos-'));
   const database = await createRunDatabase('e2e_kerberos', randomBytes(4).toString('hex'));
@@ -246,7 +249,7 @@ export async function startKerberosScenario(): Promise<KerberosScenario> {
     },
     // As on two hosts, each with its own replay cache: GSSAPI's per-host cache is off here, so a
     // replay is caught only by the record every instance shares (README "Several instances").
-    env: { KRB5RCACHETYPE: 'none' },
+    env: { KRB5RCACHETYPE: 'none', ...options.env },
   });
 
   const authorizeUrl: KerberosScenario['authorizeUrl'] = (clientId, extra = {}) => {

@@ -16,6 +16,7 @@ import Fastify, {
 } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import type { Directory } from './directory/types.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
@@ -73,6 +74,8 @@ export interface AppDependencies {
   onRoute?: (route: RouteOptions) => void;
   /** OpenTelemetry's Fastify plugin when tracing is on (server.ts): spans named by route. */
   tracingPlugin?: FastifyPluginCallback;
+  /** An opened directory to use instead of the one `LDAP_URL` configures; the caller closes it. */
+  directory?: Directory;
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -131,8 +134,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(dpopPlugin, { clock });
   await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
+  // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
+  await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
-  await app.register(directoryPlugin);
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
@@ -184,12 +188,13 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
     acceptor,
     replay,
     nowSeconds: () => app.protocol.clock.nowSeconds(),
-    userForPrincipal: (principal) =>
-      userForPrincipal(principal, {
+    userForPrincipal: async (principal) =>
+      // A principal no seed user claims may be a directory user's (userPrincipalName, krbPrincipalName).
+      (await userForPrincipal(principal, {
         users: app.protocol.stores.users,
         findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
         usernameRealm,
-      }),
+      })) ?? (app.directorySignIn ? app.directorySignIn.userForKerberosPrincipal(principal) : null),
   };
 }
 

@@ -66,6 +66,13 @@ export const AUDIT_EVENTS = {
   adminMfaReset: 'auth.admin.mfa_reset',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
+  /**
+   * A directory user's entry was gone or disabled at a refresh (`sub`, `client_id`): their grants
+   * were revoked and their sessions ended.
+   */
+  directoryAccountEnded: 'auth.directory.account_ended',
+  /** A directory password was changed at the sign-in's change-password step (`sub` when known). */
+  directoryPasswordChanged: 'auth.directory.password_changed',
 } as const;
 
 export type AuditEvent = (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS];
@@ -87,6 +94,8 @@ export interface AuditFields {
   limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code' | 'mfa_user' | 'mfa_ip';
   /** Sign-in method (oauth-core `AuthenticationMethod`). */
   method?: string;
+  /** Where the account lives: `ldap` for a directory user (absent for local users). */
+  source?: string;
   /** The client principal of a valid Kerberos ticket (an identifier, like `sub`). */
   kerberos_principal?: string;
   /** A factor's id (never its secret). */

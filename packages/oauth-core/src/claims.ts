@@ -17,6 +17,8 @@ export function userClaim(user: User, claim: string): unknown {
     case 'preferred_username':
     case 'username':
       return user.username;
+    case 'groups':
+      return user.groups ?? undefined;
     default:
       return undefined;
   }
@@ -34,12 +36,14 @@ export function pickUserClaims(user: User, claims: readonly string[]): Record<st
 
 /**
  * The user claims each scope releases (OpenID Connect Core §5.4), as this server supports them:
- * `profile` → `name`; `email` → `email`, `email_verified`. The one table behind UserInfo, ID tokens
+ * `profile` → `name`; `email` → `email`, `email_verified`; `groups` (not an OIDC scope: the
+ * common extension for directory group membership) → `groups`. The one table behind UserInfo, ID tokens
  * and the claims copied into access tokens (`consentedResourceClaims`). `sub` is never gated.
  */
 export const CLAIMS_BY_SCOPE: Readonly<Record<string, readonly string[]>> = {
   profile: ['name'],
   email: ['email', 'email_verified'],
+  groups: ['groups'],
 };
 
 /** Claims of the ID token itself (OIDC Core §2, §3.1.3.6; OIDC Front-Channel Logout `sid`; RFC 8176). */

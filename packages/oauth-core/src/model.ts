@@ -118,6 +118,11 @@ export interface User {
   allowedScopes: readonly string[] | null;
   /** The user always signs in with a second factor (seed `mfa_required`). */
   mfaRequired?: boolean;
+  /**
+   * Group names for the `groups` claim (a directory user's groups, read at each sign-in); absent or
+   * `null` for users no directory speaks for, whose tokens then carry no `groups` claim.
+   */
+  groups?: readonly string[] | null;
 }
 
 /**

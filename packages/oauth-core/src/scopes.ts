@@ -1,14 +1,17 @@
 import { invalidScope, invalidTarget } from './errors.js';
 import type { Client, Resource, User } from './model.js';
 
-/** Scopes defined by OpenID Connect Core §5.4 and §11; every other scope belongs to a resource. */
-export const OIDC_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'offline_access'];
+/**
+ * Scopes defined by OpenID Connect Core §5.4 and §11, plus `groups` (directory group names, the
+ * claim of the same name); every other scope belongs to a resource.
+ */
+export const OIDC_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'offline_access', 'groups'];
 
 /**
  * The OIDC scopes an access token carries (UserInfo reads them). `offline_access` only decides
  * whether a refresh token is issued, so it stays out of access tokens.
  */
-export const ACCESS_TOKEN_OIDC_SCOPES: readonly string[] = ['openid', 'profile', 'email'];
+export const ACCESS_TOKEN_OIDC_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'groups'];
 
 // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;

@@ -5,14 +5,35 @@ import { makeUser } from './fixtures.js';
 const alice = makeUser();
 
 describe('claims released by scope (OpenID Connect Core §5.4)', () => {
-  it('one table: profile → name; email → email, email_verified', () => {
-    expect(CLAIMS_BY_SCOPE).toEqual({ profile: ['name'], email: ['email', 'email_verified'] });
+  it('one table: profile → name; email → email, email_verified; groups → groups', () => {
+    expect(CLAIMS_BY_SCOPE).toEqual({
+      profile: ['name'],
+      email: ['email', 'email_verified'],
+      groups: ['groups'],
+    });
     expect(scopedUserClaims(alice, ['openid', 'profile', 'email'])).toEqual({
       name: alice.name,
       email: alice.email,
       email_verified: alice.emailVerified,
     });
     expect(scopedUserClaims(alice, ['openid', 'orders.read'])).toEqual({});
+  });
+});
+
+describe('the groups claim', () => {
+  it("carries a directory user's group names with the groups scope, and is absent for a user without groups", () => {
+    const directoryUser = makeUser({ groups: ['staff', 'admins'] });
+    expect(scopedUserClaims(directoryUser, ['openid', 'groups'])).toEqual({ groups: ['staff', 'admins'] });
+    expect(scopedUserClaims(directoryUser, ['openid', 'profile'])).toEqual({ name: directoryUser.name });
+    expect(scopedUserClaims(alice, ['openid', 'groups'])).toEqual({});
+  });
+
+  it('reaches a resource listing groups in its claims only with the groups scope', () => {
+    const directoryUser = makeUser({ groups: ['staff'] });
+    expect(consentedResourceClaims(directoryUser, ['groups'], ['openid', 'groups', 'orders.read'])).toEqual({
+      groups: ['staff'],
+    });
+    expect(consentedResourceClaims(directoryUser, ['groups'], ['openid', 'orders.read'])).toEqual({});
   });
 });
 

@@ -47,6 +47,28 @@ describe('refresh_token grant', () => {
     expect(idToken.nonce).toBeUndefined();
   });
 
+  it("asks the account's source: ended → invalid_grant, no answer → temporarily_unavailable, active → tokens", async () => {
+    const { response: first } = await obtainTokens(env);
+    const asked: string[] = [];
+    const withStanding = (standing: 'active' | 'ended' | 'unavailable') =>
+      env
+        .tokenRequest('web', { grant_type: 'refresh_token', refresh_token: first.refresh_token })
+        .then((request) =>
+          refreshTokenGrant.handle(request, {
+            ...env.context,
+            accountStanding: async (user) => {
+              asked.push(user.sub);
+              return standing;
+            },
+          }),
+        );
+    await expectOAuthError(withStanding('ended'), 'invalid_grant');
+    await expectOAuthError(withStanding('unavailable'), 'temporarily_unavailable', 503);
+    // Neither refusal used the token: it still refreshes once the source says the account stands.
+    await expect(withStanding('active')).resolves.toMatchObject({ refresh_token: expect.any(String) });
+    expect(asked).toEqual(['u-alice', 'u-alice', 'u-alice']);
+  });
+
   it('the new token works and the old one stops working', async () => {
     const { response: first } = await obtainTokens(env);
     const second = await refresh(env, 'web', { refresh_token: first.refresh_token });

@@ -42,6 +42,13 @@ export interface UserOverview {
   activeGrants: number;
 }
 
+/** `reset-password` of a directory user: the password is changed in the directory, not here. */
+export class DirectoryManagedUserError extends Error {
+  constructor(username: string) {
+    super(`${username} is a directory user: change the password in the directory`);
+  }
+}
+
 export class UserNotFoundError extends Error {
   constructor(username: string) {
     super(`no user named ${JSON.stringify(username)}`);
@@ -136,6 +143,8 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     /** A new password; the user's sessions and grants end (whoever knew the old one is out). */
     async resetPassword(username: string, password: string) {
       const row = await find(username);
+      // A directory user's password lives in the directory (README "Directory users").
+      if (row.managedBy === 'directory') throw new DirectoryManagedUserError(username);
       await db
         .update(users)
         .set({ passwordHash: await hashPassword(password), updatedAt: clock.nowSeconds() })

@@ -3,10 +3,16 @@ import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
-import { createUsersAdmin, UserNotFoundError, type UserOverview } from '../admin/users-admin.js';
+import {
+  createUsersAdmin,
+  DirectoryManagedUserError,
+  UserNotFoundError,
+  type UserOverview,
+} from '../admin/users-admin.js';
 import { AUDIT_EVENTS, auditLine } from '../audit.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { type AppDatabase, openDatabase } from '../db/client.js';
+import { openDirectory } from '../directory/open-directory.js';
 import { KeyDecryptionError } from '../keys/key-encryption.js';
 import { KeyRing } from '../keys/key-ring.js';
 import {
@@ -19,6 +25,7 @@ import { createMailer } from '../mail/mailer.js';
 import { createPasswordRecovery, DEFAULT_MAIL_RATE_LIMITS } from '../mail/password-reset.js';
 import { createDrizzleStores, createKeyStore } from '../storage/drizzle/stores.js';
 import { commandEnvironment } from './command-environment.js';
+import { DIRECTORY_USAGE, DirectoryCommandError, runDirectoryCommand } from './users-directory.js';
 
 /**
  * Operator commands: `pnpm --filter auth-server users <command>`, against DATABASE_URL while the
@@ -37,6 +44,7 @@ const USAGE = `usage: users <command>
   send-reset <username>                 mails the user a password reset link (SMTP_URL)
   reset-mfa <username>                  removes the user's authenticator apps, passkeys and recovery codes;
                                         the user's sessions and tokens end
+${DIRECTORY_USAGE}
 Ending sessions sends back-channel logout to their relying parties (and waits for the deliveries).`;
 
 async function readStdin(): Promise<string> {
@@ -87,6 +95,7 @@ async function main(args: string[]): Promise<void> {
   const config = loadConfig(
     commandEnvironment(process.env, (line) => process.stderr.write(`users: ${line}\n`)),
   );
+  if (command === 'directory') return directoryCommand(config, [username, ...rest]);
   const database = await openDatabase(config.database);
   const backchannel = createBackchannelLogoutSender({
     ...DEFAULT_BACKCHANNEL_LOGOUT_OPTIONS,
@@ -110,6 +119,19 @@ async function main(args: string[]): Promise<void> {
     // before it exits (OIDC Back-Channel Logout 1.0 §2.5).
     await backchannel.idle();
     await database.close();
+  }
+}
+
+/** `users directory …`: asks the directory of LDAP_URL with the service account; no database needed. */
+async function directoryCommand(config: AppConfig, args: string[]): Promise<void> {
+  const directory = await openDirectory(config.directory, {
+    warn: (fields, message) => process.stderr.write(`users: ${message} ${JSON.stringify(fields)}\n`),
+  });
+  if (directory === null) throw new ConfigError('no directory: set LDAP_URL (README "Directory users")');
+  try {
+    for (const line of await runDirectoryCommand(directory, args)) process.stdout.write(`${line}\n`);
+  } finally {
+    await directory.close();
   }
 }
 
@@ -245,6 +267,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof KeyDecryptionError ||
     error instanceof UserNotFoundError ||
+    error instanceof DirectoryManagedUserError ||
+    error instanceof DirectoryCommandError ||
     error instanceof PgliteDirectoryInUseError;
   process.stderr.write(`users: ${known ? (error as Error).message : String(error)}\n`);
   process.exit(1);

@@ -135,6 +135,11 @@ export const users = pgTable('users', {
    * removed factor outlives restarts. Null: never applied (the next start applies the entry).
    */
   seedFingerprint: text('seed_fingerprint'),
+  /**
+   * A directory user's group names (`cn`s of the groups matched by full DN), written at each
+   * sign-in; the `groups` claim. Null for users no directory speaks for (no `groups` claim).
+   */
+  groups: text('groups').array(),
 });
 
 // ─── 2. Protocol records ─────────────────────────────────────────────────────────────────────────

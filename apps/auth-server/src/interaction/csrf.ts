@@ -17,7 +17,8 @@ export type CsrfPurpose =
   | 'enrol'
   | 'account'
   | 'passkey'
-  | 'recovery';
+  | 'recovery'
+  | 'directory-password';
 
 export function csrfTokenFor(browserKey: string, purpose: CsrfPurpose, boundTo: string): string {
   return createHmac('sha256', browserKey).update(`${purpose}:${boundTo}`).digest('base64url');

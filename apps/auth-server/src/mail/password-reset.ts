@@ -1,5 +1,5 @@
 import { type Clock, hashPassword, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
@@ -92,7 +92,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     const [user] = await deps.db
       .select()
       .from(users)
-      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.disabledAt)))
+      // A directory user's password lives in the directory: no local password is ever set for it
+      // (a local one would outlive the directory entry).
+      .where(
+        and(
+          sql`lower(${users.email}) = ${email}`,
+          isNull(users.disabledAt),
+          ne(users.managedBy, 'directory'),
+        ),
+      )
       .orderBy(asc(users.sub))
       .limit(1);
     return user ?? null;
@@ -129,7 +137,12 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     const record = await tokens.peek(token, 'password_reset');
     if (!record) return null;
     const [user] = await deps.db.select().from(users).where(eq(users.sub, record.sub));
-    if (!user || user.disabledAt !== null || passwordBinding(user.passwordHash) !== record.binding)
+    if (
+      !user ||
+      user.disabledAt !== null ||
+      user.managedBy === 'directory' ||
+      passwordBinding(user.passwordHash) !== record.binding
+    )
       return null;
     return { record, user };
   }
@@ -194,7 +207,7 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
      */
     async sendResetLinkTo(sub: string): Promise<MailOutcome | { sent: false; reason: 'no_email' }> {
       const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
-      if (!user?.email) return { sent: false, reason: 'no_email' };
+      if (!user?.email || user.managedBy === 'directory') return { sent: false, reason: 'no_email' };
       return sendResetLink({ ...user, email: user.email });
     },
 

@@ -48,6 +48,8 @@ export interface TestAppOptions {
   onRoute?: AppDependencies['onRoute'];
   /** SMTP timings and mail rate limits (test/mail-*.test.ts). */
   mail?: AppDependencies['mail'];
+  /** An opened directory (test/directory-*.test.ts, against the slapd fixture); the test closes it. */
+  directory?: AppDependencies['directory'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -94,6 +96,7 @@ async function buildTestApp(
     ...(options.clientKeys ? { clientKeys: options.clientKeys } : {}),
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
     ...(options.mail ? { mail: options.mail } : {}),
+    ...(options.directory ? { directory: options.directory } : {}),
   });
   try {
     await app.ready();

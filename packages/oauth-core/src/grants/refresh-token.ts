@@ -1,5 +1,5 @@
-import { invalidGrant, invalidRequest, invalidScope } from '../errors.js';
-import { GRANT_TYPES } from '../model.js';
+import { invalidGrant, invalidRequest, invalidScope, temporarilyUnavailable } from '../errors.js';
+import { GRANT_TYPES, type User } from '../model.js';
 import { parseScope, selectAccessTokenTarget } from '../scopes.js';
 import type { ProtocolStores } from '../storage/index.js';
 import { hashToken } from '../tokens/opaque.js';
@@ -14,6 +14,12 @@ export interface RefreshTokenGrantDependencies extends MintingDependencies {
   stores: Pick<ProtocolStores, 'refreshTokens' | 'grants' | 'users' | 'resources' | 'transaction'>;
   /** `grantRevoked` when a rotated refresh token presented again revokes its grant. */
   events: GrantEvents;
+  /**
+   * Asks the source of an account kept elsewhere (a directory) whether it still stands: `ended`
+   * (deleted or disabled there; the server has already revoked the user's grants and sessions) or
+   * `unavailable` (no answer in time). Absent: every stored user stands.
+   */
+  accountStanding?: (user: User) => Promise<'active' | 'ended' | 'unavailable'>;
 }
 
 /**
@@ -71,6 +77,7 @@ export const refreshTokenGrant = {
     // Claims are re-read on every refresh; a deleted user ends the grant.
     const { user } = found;
     if (user === null) throw invalidGrant('user no longer exists');
+    await checkAccountStanding(user, deps);
     const narrowed = requestedScopes.length > 0 ? requestedScopes : token.scopes;
     const scopes = narrowed.filter(
       (scope) => user.allowedScopes === null || user.allowedScopes.includes(scope),
@@ -110,3 +117,16 @@ export const refreshTokenGrant = {
     return response;
   },
 } satisfies GrantHandler<RefreshTokenGrantDependencies>;
+
+/**
+ * RFC 6749 §6 lets the server refuse a refresh the resource owner no longer backs: an account
+ * deleted or disabled at its source ends the grant (`invalid_grant`). With no answer from the
+ * source the refresh fails closed, as a temporary error the client may retry (RFC 6749 §5.2 leaves
+ * room for extension codes; `temporarily_unavailable` is the registered one, RFC 6749 §4.1.2.1).
+ */
+async function checkAccountStanding(user: User, deps: RefreshTokenGrantDependencies): Promise<void> {
+  if (deps.accountStanding === undefined) return;
+  const standing = await deps.accountStanding(user);
+  if (standing === 'ended') throw invalidGrant('account deleted or disabled at its source');
+  if (standing === 'unavailable') throw temporarilyUnavailable('account source unavailable at refresh');
+}

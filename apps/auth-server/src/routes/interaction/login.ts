@@ -4,6 +4,11 @@ import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';
+import {
+  type DirectoryLoginContext,
+  registerDirectoryPasswordRoute,
+  signInWithDirectory,
+} from './directory-login.js';
 import { kerberosSignInRoutes } from './kerberos.js';
 import {
   INVALID_CREDENTIALS_MESSAGE,
@@ -77,6 +82,17 @@ export async function registerLoginRoutes(
     return null;
   }
 
+  const directory: DirectoryLoginContext | null = app.directorySignIn
+    ? {
+        directorySignIn: app.directorySignIn,
+        steps,
+        options,
+        sendLoginPage: (reply, loaded, status, username, message) =>
+          sendLoginPage(reply, loaded, status, username, message),
+      }
+    : null;
+  if (directory !== null) registerDirectoryPasswordRoute(app, directory);
+
   app.get<{ Params: { id: string } }>(
     '/interaction/:id/login',
     { config: { interaction: {} } },
@@ -100,6 +116,10 @@ export async function registerLoginRoutes(
       const attempt: LoginAttempt = { ip: request.ip, username };
       const clientId = loaded.purpose.client.clientId;
       const user = username === '' ? null : await stores.users.findUserByUsername(username);
+      // Local users first; any other username (and a directory user's own record) asks the directory.
+      if (directory !== null && username !== '' && directory.directorySignIn.handles(user)) {
+        return signInWithDirectory(directory, request, reply, loaded, { username, password }, limit);
+      }
       // An unknown username costs the same scrypt run as a known one: timing does not tell them apart.
       let valid = false;
       if (user === null) await dummyPasswordVerify();

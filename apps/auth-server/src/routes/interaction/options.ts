@@ -117,7 +117,8 @@ export type InteractionPage =
   | 'enrol'
   | 'enrol-passkey'
   | 'continue'
-  | 'consent';
+  | 'consent'
+  | 'directory-password';
 
 /** Tells a locked-out person when to come back (the same time as `Retry-After`). */
 export function tooManyAttemptsMessage(retryAfterSeconds: number): string {

@@ -4,6 +4,7 @@ import {
   handleTokenRequest,
   repeatableTokenParameters,
   type TokenEndpointDependencies,
+  type User,
 } from '@oidc-orders/oauth-core';
 import { annotateActiveSpan } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
@@ -23,6 +24,8 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
   // RFC 8707 §2 `resource` and RFC 8693 §2.1 `audience`: the parameters the grants declare repeatable.
   const repeatable = repeatableTokenParameters(registry);
   const { stores, clock, random, signer, verifier, config } = app.protocol;
+  // Directory users' entries are checked at refresh (src/plugins/directory.ts); undefined without one.
+  const { directoryAccountStanding } = app;
   const services: Omit<TokenEndpointDependencies, 'events'> = {
     stores,
     clock,
@@ -57,7 +60,12 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
           clientAuthenticated: authenticated,
           dpopJkt,
         },
-        { ...services, events: auditedGrantEvents(request.log) },
+        {
+          ...services,
+          events: auditedGrantEvents(request.log),
+          accountStanding:
+            directoryAccountStanding && ((user: User) => directoryAccountStanding(user, request.log)),
+        },
         registry,
       );
       tokensIssued.inc({ grant_type: params.grant_type });

@@ -62,6 +62,7 @@ export async function writeRegistryRecords(
       const row = {
         ...user,
         allowedScopes: user.allowedScopes === null ? null : [...user.allowedScopes],
+        groups: user.groups == null ? undefined : [...user.groups],
         updatedAt: now,
       };
       // A new user starts enabled; an existing one keeps its state, which the seed and the operator

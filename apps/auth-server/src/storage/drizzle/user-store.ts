@@ -41,5 +41,6 @@ export function userFromRow(row: typeof users.$inferSelect): User {
     emailVerified: row.emailVerified,
     allowedScopes: row.allowedScopes,
     mfaRequired: row.mfaRequired,
+    groups: row.groups,
   };
 }
