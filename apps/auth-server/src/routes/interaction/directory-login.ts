@@ -195,87 +195,90 @@ function sendPasswordChangePage(
  */
 export function registerDirectoryPasswordRoute(app: FastifyInstance, context: DirectoryLoginContext): void {
   const { steps, options } = context;
-  app.get<{ Params: { id: string } }>('/interaction/:id/directory-password', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null) return reply;
-    return steps.redirectToPage(reply, loaded, 'login');
-  });
-  app.post<{ Params: { id: string } }>('/interaction/:id/directory-password', async (request, reply) => {
-    const loaded = await steps.load(request, reply);
-    if (loaded === null || !steps.checkCsrf(request, reply, loaded, 'directory-password')) return reply;
-    const field = (name: string) => stringField(request.body, name) ?? '';
-    const username = field('username');
-    const reason = field('reason') === 'must_change' ? 'must_change' : 'expired';
-    const limit = options.loginAttemptGuard
-      ? await options.loginAttemptGuard.allow({ ip: request.ip, username })
-      : ({ allowed: true } as const);
-    if (!limit.allowed) {
-      reply.header('retry-after', String(limit.retryAfterSeconds));
-      return context.sendLoginPage(
-        reply,
-        loaded,
-        429,
+  app.get<{ Params: { id: string } }>(
+    '/interaction/:id/directory-password',
+    { config: { interaction: {} } },
+    async (request, reply) => steps.redirectToPage(reply, steps.loaded(request), 'login'),
+  );
+  app.post<{ Params: { id: string } }>(
+    '/interaction/:id/directory-password',
+    { config: { interaction: { csrf: 'directory-password' } } },
+    async (request, reply) => {
+      const loaded = steps.loaded(request);
+      const field = (name: string) => stringField(request.body, name) ?? '';
+      const username = field('username');
+      const reason = field('reason') === 'must_change' ? 'must_change' : 'expired';
+      const limit = options.loginAttemptGuard
+        ? await options.loginAttemptGuard.allow({ ip: request.ip, username })
+        : ({ allowed: true } as const);
+      if (!limit.allowed) {
+        reply.header('retry-after', String(limit.retryAfterSeconds));
+        return context.sendLoginPage(
+          reply,
+          loaded,
+          429,
+          username,
+          'Too many failed sign-in attempts. Please try again later.',
+        );
+      }
+      if (field('new_password') === '' || field('new_password') !== field('confirm_password')) {
+        return sendPasswordChangePage(
+          context,
+          reply,
+          loaded,
+          username,
+          reason,
+          400,
+          'The new passwords do not match.',
+        );
+      }
+      const changed = await context.directorySignIn.changePassword(
         username,
-        'Too many failed sign-in attempts. Please try again later.',
+        field('current_password'),
+        field('new_password'),
       );
-    }
-    if (field('new_password') === '' || field('new_password') !== field('confirm_password')) {
-      return sendPasswordChangePage(
+      if (changed.kind === 'unavailable') {
+        reply.header('retry-after', '30');
+        return sendPasswordChangePage(
+          context,
+          reply,
+          loaded,
+          username,
+          reason,
+          503,
+          DIRECTORY_UNAVAILABLE_MESSAGE,
+        );
+      }
+      if (changed.kind === 'refused') {
+        if (changed.reason === 'invalid_credentials')
+          await options.loginAttemptGuard?.recordFailure({ ip: request.ip, username });
+        const message =
+          changed.reason === 'invalid_credentials'
+            ? 'The current password is not correct.'
+            : `The directory refused the new password${changed.message ? `: ${changed.message}` : '.'}`;
+        return sendPasswordChangePage(
+          context,
+          reply,
+          loaded,
+          username,
+          reason,
+          changed.reason === 'invalid_credentials' ? 401 : 400,
+          message,
+        );
+      }
+      audit(request.log, AUDIT_EVENTS.directoryPasswordChanged, {
+        client_id: loaded.purpose.client.clientId,
+        ip: request.ip,
+        source: 'ldap',
+      });
+      return signInWithDirectory(
         context,
+        request,
         reply,
         loaded,
-        username,
-        reason,
-        400,
-        'The new passwords do not match.',
+        { username, password: field('new_password') },
+        limit,
       );
-    }
-    const changed = await context.directorySignIn.changePassword(
-      username,
-      field('current_password'),
-      field('new_password'),
-    );
-    if (changed.kind === 'unavailable') {
-      reply.header('retry-after', '30');
-      return sendPasswordChangePage(
-        context,
-        reply,
-        loaded,
-        username,
-        reason,
-        503,
-        DIRECTORY_UNAVAILABLE_MESSAGE,
-      );
-    }
-    if (changed.kind === 'refused') {
-      if (changed.reason === 'invalid_credentials')
-        await options.loginAttemptGuard?.recordFailure({ ip: request.ip, username });
-      const message =
-        changed.reason === 'invalid_credentials'
-          ? 'The current password is not correct.'
-          : `The directory refused the new password${changed.message ? `: ${changed.message}` : '.'}`;
-      return sendPasswordChangePage(
-        context,
-        reply,
-        loaded,
-        username,
-        reason,
-        changed.reason === 'invalid_credentials' ? 401 : 400,
-        message,
-      );
-    }
-    audit(request.log, AUDIT_EVENTS.directoryPasswordChanged, {
-      client_id: loaded.purpose.client.clientId,
-      ip: request.ip,
-      source: 'ldap',
-    });
-    return signInWithDirectory(
-      context,
-      request,
-      reply,
-      loaded,
-      { username, password: field('new_password') },
-      limit,
-    );
-  });
+    },
+  );
 }
