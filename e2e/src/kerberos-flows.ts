@@ -2,22 +2,18 @@
  * The browser step of a Kerberos sign-in done by curl (`--negotiate`, Debian's curl is built with
  * GSS-API/SPNEGO), with a cookie jar per "browser", plus the auth server started with a keytab.
  */
+
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase } from '@oidc-orders/service-kit/testing';
 import { expect } from 'vitest';
 import { basicAuthorization, postForm } from './instances.js';
 import { type KerberosRealm, startKerberosRealm, type UserPrincipal } from './kerberos-realm.js';
-import {
-  createRunDatabase,
-  findFreePort,
-  type ManagedProcess,
-  startNodeProcess,
-  waitUntilReady,
-} from './processes.js';
+import { findFreePort, type ManagedProcess, startNodeProcess, waitUntilReady } from './processes.js';
 
 export interface CurlResponse {
   status: number;
@@ -206,7 +202,7 @@ export interface KerberosScenario {
 export async function startKerberosScenario(): Promise<KerberosScenario> {
   const realm = await startKerberosRealm();
   const directory = await mkdtemp(join(tmpdir(), 'e2e-kerberos-'));
-  const database = await createRunDatabase('e2e_kerberos', randomBytes(4).toString('hex'));
+  const database = await createTestDatabase({ prefix: 'e2e_kerberos' });
   const clientSecret = randomSecret();
   const webClient = (clientId: string) => ({
     client_id: clientId,
