@@ -53,7 +53,7 @@ interface ServiceDefinition {
   url: string;
   environment: Record<string, string>;
   database: TestDatabaseUrl;
-  /** Readiness: GET /health/ready answers 2xx (and the body passes `acceptReady`). */
+  /** Readiness: GET /health/ready on its loopback port answers 2xx (and the body passes `acceptReady`). */
   acceptReady?: (body: string) => boolean;
   cleanUp?: () => Promise<void>;
 }
@@ -64,7 +64,8 @@ async function runService(definition: ServiceDefinition): Promise<RunningService
   const start = async () => {
     const handle = startNodeProcess(definition.name, definition.cwd, 'src/server.ts', definition.environment);
     try {
-      await waitUntilReady(handle, `${definition.url}/health/ready`, definition.acceptReady, 60_000);
+      const readyUrl = `http://127.0.0.1:${definition.port}/health/ready`;
+      await waitUntilReady(handle, readyUrl, definition.acceptReady, 60_000);
     } catch (error) {
       await handle.stop();
       throw error;
@@ -110,6 +111,8 @@ export interface AuthServerOptions {
   /** The host name of ISSUER (`localhost` for browsers that need a secure context). */
   hostname?: string;
   port?: number;
+  /** ISSUER when it is not the service's own address (behind a gateway); readiness still asks the port. */
+  publicUrl?: string;
 }
 
 /** apps/auth-server; `issuer` is its ISSUER, `seedFile` the file it reads at each start. */
@@ -126,7 +129,7 @@ export interface AuthServer extends RunningService {
  */
 export async function startAuthServer(options: AuthServerOptions): Promise<AuthServer> {
   const port = options.port ?? (await findFreePort());
-  const issuer = `http://${options.hostname ?? '127.0.0.1'}:${port}`;
+  const issuer = options.publicUrl ?? `http://${options.hostname ?? '127.0.0.1'}:${port}`;
   const directory = await mkdtemp(join(tmpdir(), 'auth-server-test-'));
   const seedFile = join(directory, 'seed.json');
   const writeSeed = (seed: unknown) => writeFile(seedFile, JSON.stringify(seed), { mode: 0o600 });
@@ -177,6 +180,8 @@ export interface OrdersServiceOptions {
   env?: Record<string, string>;
   hostname?: string;
   port?: number;
+  /** BASE_URL when it is not the service's own address (behind a gateway). */
+  publicUrl?: string;
   /** Also wait until the provider is discovered (`"oidc":"ready"`), not merely the database. */
   waitForProvider?: boolean;
 }
@@ -193,7 +198,7 @@ export interface OrdersService extends RunningService {
  */
 export async function startOrdersService(options: OrdersServiceOptions): Promise<OrdersService> {
   const port = options.port ?? (await findFreePort());
-  const url = `http://${options.hostname ?? '127.0.0.1'}:${port}`;
+  const url = options.publicUrl ?? `http://${options.hostname ?? '127.0.0.1'}:${port}`;
   const apiKey = randomBytes(18).toString('base64url');
   const database = await openServiceDatabase(options.database ?? 'default', 'orders_t');
   const service = await runService({
