@@ -72,8 +72,8 @@ export async function dropTestDatabase(name: string, adminUrl = POSTGRES_ADMIN_U
 
 /**
  * Whether a file that needs PostgreSQL runs here: always under CI (a missing server fails it),
- * else only when the server answers, with a line saying why not (the README's test command must
- * pass with only Node.js and npm).
+ * else only when the server answers, with a line naming it (without credentials) and saying why
+ * not (the README's test command must pass with only Node.js and npm).
  */
 export async function postgresForThisFile(file: string, adminUrl = POSTGRES_ADMIN_URL): Promise<boolean> {
   if (process.env.CI) return true;
@@ -81,7 +81,8 @@ export async function postgresForThisFile(file: string, adminUrl = POSTGRES_ADMI
     await withPostgresClient(adminUrl, (client) => client.query('select 1'));
     return true;
   } catch {
-    console.warn(`${file}: skipped, needs a PostgreSQL server (or set TEST_DATABASE_URL)`);
+    const server = adminUrl.replace(/\/\/[^@]*@/, '//');
+    console.warn(`${file}: skipped, needs a PostgreSQL server at ${server} (or set TEST_DATABASE_URL)`);
     return false;
   }
 }
