@@ -14,7 +14,8 @@ export interface SignInApp {
 }
 
 export interface SignInAppOptions {
-  environment?: Record<string, string>;
+  /** A function is called in beforeAll, so it may use what an earlier beforeAll started. */
+  environment?: Record<string, string> | (() => Record<string, string>);
   deps?: TestAppOptions['deps'];
   /** Empty the tables before each test, for files whose tests count rows. */
   resetBeforeEach?: boolean;
@@ -33,7 +34,7 @@ export function useSignInApp(options: SignInAppOptions = {}): SignInApp {
       OIDC_ISSUER: issuer.issuer,
       OIDC_CLIENT_ID: FAKE_CLIENT_ID,
       OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
-      ...options.environment,
+      ...(typeof options.environment === 'function' ? options.environment() : options.environment),
     };
     started = {
       database,
