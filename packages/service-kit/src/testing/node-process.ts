@@ -5,6 +5,21 @@ import { fileURLToPath } from 'node:url';
 /** The monorepo's root: relative `cwd`s below are read from there. */
 export const repositoryRoot = fileURLToPath(new URL('../../../..', import.meta.url));
 
+/** `node --import tsx <script> <args>` in `cwd` with exactly `env` plus PATH; stdout and stderr piped. */
+function spawnTsx(
+  cwd: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin: 'ignore' | 'pipe',
+) {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: isAbsolute(cwd) ? cwd : resolve(repositoryRoot, cwd),
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: [stdin, 'pipe', 'pipe'],
+  });
+}
+
 export interface ManagedProcess {
   readonly name: string;
   readonly child: ChildProcess;
@@ -30,11 +45,7 @@ export function startNodeProcess(
   env: Record<string, string>,
   args: string[] = [],
 ): ManagedProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: isAbsolute(cwd) ? cwd : resolve(repositoryRoot, cwd),
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnTsx(cwd, script, args, env, 'ignore');
   let stdout = '';
   let all = '';
   const listeners = new Set<() => void>();
@@ -125,20 +136,16 @@ export function runNodeScript(
   env: Record<string, string>,
   stdin = '',
 ): Promise<CommandResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: isAbsolute(cwd) ? cwd : resolve(repositoryRoot, cwd),
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawnTsx(cwd, script, args, env, 'pipe');
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     stdout += chunk.toString('utf8');
   });
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  child.stdin.end(stdin);
+  child.stdin!.end(stdin);
   return new Promise((done, fail) => {
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr }));
