@@ -12,11 +12,17 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import {
+  findFreePort,
+  type RunningService,
+  startAuthServer,
+  startOrdersService,
+} from '@oidc-orders/service-kit/testing';
 
 const execFileAsync = promisify(execFile);
 
@@ -46,18 +52,8 @@ export interface GatewayStack {
   stop(): Promise<void>;
 }
 
-/** A port nothing listens on right now (bound once on loopback, then released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+/** A port nothing listens on right now (the test kit's). */
+export const freePort = findFreePort;
 
 /**
  * What the nginx image's entrypoint does with a template (20-envsubst-on-templates.sh): replace
@@ -138,6 +134,33 @@ interface ManagedProcess {
   output: string[];
 }
 
+/** What the stack stops and shows: nginx (started here) and the two services (the test kit's). */
+interface StackMember {
+  name: string;
+  output(): string;
+  stop(): Promise<void>;
+  exited(): boolean;
+}
+
+function nginxMember(managed: ManagedProcess): StackMember {
+  return {
+    name: managed.name,
+    output: () => managed.output.join(''),
+    stop: () => stopProcess(managed, 'SIGTERM'),
+    exited: () => managed.child.exitCode !== null || managed.child.signalCode !== null,
+  };
+}
+
+function serviceMember(service: RunningService): StackMember {
+  const child = () => service.process().child;
+  return {
+    name: service.process().name,
+    output: () => service.output(),
+    stop: () => service.stop(),
+    exited: () => child().exitCode !== null || child().signalCode !== null,
+  };
+}
+
 function startProcess(
   name: string,
   command: string,
@@ -172,22 +195,17 @@ async function stopProcess(managed: ManagedProcess, signal: NodeJS.Signals): Pro
 async function waitFor(
   what: string,
   check: () => Promise<boolean>,
-  processes: ManagedProcess[],
+  processes: StackMember[],
   timeoutMs = 60_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const dead = processes.find((p) => p.child.exitCode !== null || p.child.signalCode !== null);
-    if (dead) throw new Error(`${dead.name} exited while waiting for ${what}:\n${dead.output.join('')}`);
+    const dead = processes.find((p) => p.exited());
+    if (dead) throw new Error(`${dead.name} exited while waiting for ${what}:\n${dead.output()}`);
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-async function readyStatus(url: string): Promise<Record<string, unknown> | undefined> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-  return response.ok ? ((await response.json()) as Record<string, unknown>) : undefined;
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -213,11 +231,11 @@ export async function startGatewayStack(): Promise<GatewayStack> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-'));
   // nginx's workers may run as another user (see mainConfig): they must reach the temp paths.
   await chmod(dir, 0o755);
-  const processes: ManagedProcess[] = [];
+  const processes: StackMember[] = [];
   const stop = async () => {
     // nginx first (fast shutdown), then the apps (graceful SIGTERM drain; the pause is 0 here).
-    for (const managed of [...processes].reverse()) {
-      await stopProcess(managed, 'SIGTERM');
+    for (const member of [...processes].reverse()) {
+      await member.stop();
     }
     await rm(dir, { recursive: true, force: true });
   };
@@ -236,34 +254,30 @@ export async function startGatewayStack(): Promise<GatewayStack> {
     const clientSecret = secret();
     const resourceSecret = secret();
     const user = { sub: 'u-alice', username: 'alice', password: secret(), name: 'Alice Example' };
-    const seedFile = join(dir, 'seed.json');
-    await writeFile(
-      seedFile,
-      JSON.stringify({
-        clients: [
-          {
-            client_id: 'orders-web',
-            client_secret: clientSecret,
-            redirect_uris: [`${ordersUrl}/signin-oidc`],
-            post_logout_redirect_uris: [`${ordersUrl}/signed-out`],
-            backchannel_logout_uri: `${ordersUrl}/backchannel-logout`,
-            grant_types: ['authorization_code', 'refresh_token'],
-            scope: 'openid profile email offline_access orders.read',
-            skip_consent: true,
-          },
-        ],
-        resources: [
-          {
-            id: 'orders-api',
-            scopes: ['orders.read', 'orders.write'],
-            access_token_format: 'jwt',
-            secret: resourceSecret,
-            claims: ['email'],
-          },
-        ],
-        users: [{ ...user, email: 'alice@example.com' }],
-      }),
-    );
+    const seed = {
+      clients: [
+        {
+          client_id: 'orders-web',
+          client_secret: clientSecret,
+          redirect_uris: [`${ordersUrl}/signin-oidc`],
+          post_logout_redirect_uris: [`${ordersUrl}/signed-out`],
+          backchannel_logout_uri: `${ordersUrl}/backchannel-logout`,
+          grant_types: ['authorization_code', 'refresh_token'],
+          scope: 'openid profile email offline_access orders.read',
+          skip_consent: true,
+        },
+      ],
+      resources: [
+        {
+          id: 'orders-api',
+          scopes: ['orders.read', 'orders.write'],
+          access_token_format: 'jwt',
+          secret: resourceSecret,
+          claims: ['email'],
+        },
+      ],
+      users: [{ ...user, email: 'alice@example.com' }],
+    };
 
     // The gateway, from the repository's template with this machine's ports and files.
     const siteConfigPath = join(dir, 'default.conf');
@@ -298,11 +312,11 @@ export async function startGatewayStack(): Promise<GatewayStack> {
       throw new Error(`nginx -t rejected the gateway configuration:\n${stderr}\n${renderedConfig}`);
     }
     const gateway = startProcess('nginx', nginx, nginxArgs, { cwd: dir, env: baseEnvironment() });
-    processes.push(gateway);
+    processes.push(nginxMember(gateway));
     await waitFor('nginx to listen', () => accepts(httpsPort), processes);
 
-    const common = {
-      ...baseEnvironment(),
+    const common: Record<string, string> = {
+      ...(baseEnvironment() as Record<string, string>),
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
@@ -311,47 +325,25 @@ export async function startGatewayStack(): Promise<GatewayStack> {
       // The apps call each other through the gateway (discovery, token, back-channel logout).
       NODE_EXTRA_CA_CERTS: cert,
     };
-    const authServer = startProcess('auth-server', process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: join(repositoryRoot, 'apps/auth-server'),
-      env: {
-        ...common,
-        PORT: String(authPort),
-        ISSUER: authUrl,
-        DATABASE_URL: 'pglite://memory',
-        SEED_FILE: seedFile,
-        KEY_ENCRYPTION_KEY: secret(),
-      },
+    const authServer = await startAuthServer({
+      seed,
+      port: authPort,
+      publicUrl: authUrl,
+      database: { url: 'pglite://memory' },
+      env: common,
     });
-    processes.push(authServer);
-    await waitFor(
-      'the auth server',
-      async () => (await readyStatus(`http://127.0.0.1:${authPort}/health/ready`)) !== undefined,
-      processes,
-    );
-
-    const orders = startProcess('orders', process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: join(repositoryRoot, 'apps/orders'),
-      env: {
-        ...common,
-        PORT: String(ordersPort),
-        DATABASE_URL: 'pglite://memory',
-        API_KEY: secret(),
-        BASE_URL: ordersUrl,
-        OIDC_ISSUER: authUrl,
-        OIDC_CLIENT_ID: 'orders-web',
-        OIDC_CLIENT_SECRET: clientSecret,
-        SESSION_SECRET: secret(),
-        RESOURCE_ID: 'orders-api',
-        RESOURCE_SECRET: resourceSecret,
-      },
-    });
-    processes.push(orders);
+    processes.push(serviceMember(authServer));
     // Ready, and discovery through the gateway (https, the self-signed CA) succeeded.
-    await waitFor(
-      'the orders service and its discovery through the gateway',
-      async () => (await readyStatus(`http://127.0.0.1:${ordersPort}/health/ready`))?.oidc === 'ready',
-      processes,
-    );
+    const orders = await startOrdersService({
+      issuer: authUrl,
+      resourceSecret,
+      port: ordersPort,
+      publicUrl: ordersUrl,
+      database: { url: 'pglite://memory' },
+      waitForProvider: true,
+      env: { ...common, OIDC_CLIENT_SECRET: clientSecret },
+    });
+    processes.push(serviceMember(orders));
 
     return {
       authUrl,
@@ -361,11 +353,11 @@ export async function startGatewayStack(): Promise<GatewayStack> {
       ca,
       user,
       renderedConfig,
-      logs: () => processes.map((p) => `--- ${p.name}\n${p.output.join('')}`).join('\n'),
+      logs: () => processes.map((p) => `--- ${p.name}\n${p.output()}`).join('\n'),
       stop,
     };
   } catch (error) {
-    const logs = processes.map((p) => `--- ${p.name}\n${p.output.join('')}`).join('\n');
+    const logs = processes.map((p) => `--- ${p.name}\n${p.output()}`).join('\n');
     await stop();
     if (error instanceof Error) error.message += `\n${logs}`;
     throw error;

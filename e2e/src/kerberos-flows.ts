@@ -2,22 +2,18 @@
  * The browser step of a Kerberos sign-in done by curl (`--negotiate`, Debian's curl is built with
  * GSS-API/SPNEGO), with a cookie jar per "browser", plus the auth server started with a keytab.
  */
+
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase, startAuthServer } from '@oidc-orders/service-kit/testing';
 import { expect } from 'vitest';
 import { basicAuthorization, postForm } from './instances.js';
 import { type KerberosRealm, startKerberosRealm, type UserPrincipal } from './kerberos-realm.js';
-import {
-  createRunDatabase,
-  findFreePort,
-  type ManagedProcess,
-  startNodeProcess,
-  waitUntilReady,
-} from './processes.js';
+import { findFreePort, type ManagedProcess } from './processes.js';
 
 export interface CurlResponse {
   status: number;
@@ -139,29 +135,17 @@ export interface KerberosAuthServer {
 /** The auth server as `pnpm --filter auth-server start:tsx` runs it, with KRB5_KTNAME set. */
 export async function startKerberosAuthServer(options: {
   realm: KerberosRealm;
-  directory: string;
   seed: unknown;
   databaseUrl: string;
   env?: Record<string, string>;
 }): Promise<KerberosAuthServer> {
-  const port = await findFreePort();
-  const issuer = `http://localhost:${port}`;
-  const seedFile = join(options.directory, 'seed.json');
-  await writeFile(seedFile, JSON.stringify(options.seed));
-  const server = startNodeProcess('auth-server', 'apps/auth-server', 'src/server.ts', {
-    ...options.realm.env,
-    NODE_ENV: 'development',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    ISSUER: issuer,
-    DATABASE_URL: options.databaseUrl,
-    SEED_FILE: seedFile,
-    LOG_LEVEL: 'info',
-    KRB5_KTNAME: options.realm.keytab,
-    ...options.env,
+  const server = await startAuthServer({
+    seed: options.seed,
+    hostname: 'localhost',
+    database: { url: options.databaseUrl },
+    env: { ...options.realm.env, LOG_LEVEL: 'info', KRB5_KTNAME: options.realm.keytab, ...options.env },
   });
-  await waitUntilReady(server, `${issuer}/health/ready`);
-  return { issuer, process: server, stop: () => server.stop() };
+  return { issuer: server.issuer, process: server.process(), stop: () => server.stop() };
 }
 
 // ─── The scenario both Kerberos suites run ───────────────────────────────────────────────────────
@@ -209,7 +193,7 @@ export async function startKerberosScenario(
 ): Promise<KerberosScenario> {
   const realm = await startKerberosRealm();
   const directory = await mkdtemp(join(tmpdir(), 'e2e-kerberos-'));
-  const database = await createRunDatabase('e2e_kerberos', randomBytes(4).toString('hex'));
+  const database = await createTestDatabase({ prefix: 'e2e_kerberos' });
   const clientSecret = randomSecret();
   const webClient = (clientId: string) => ({
     client_id: clientId,
@@ -230,7 +214,6 @@ export async function startKerberosScenario(
   });
   const server = await startKerberosAuthServer({
     realm,
-    directory,
     databaseUrl: database.url,
     seed: {
       clients: [

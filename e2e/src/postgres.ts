@@ -1,12 +1,10 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { findFreePort } from './processes.js';
+import { findFreePort, withPostgresClient as withClient } from '@oidc-orders/service-kit/testing';
 
 /**
  * PostgreSQL for the reliability suites, which need a real server whatever TEST_DATABASE_URL says:
@@ -16,36 +14,12 @@ import { findFreePort } from './processes.js';
  *   started and stopped by the test — never the shared one, which other suites are using.
  */
 
-export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-export interface FreshDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-export async function createFreshDatabase(prefix: string, adminUrl = ADMIN_URL): Promise<FreshDatabase> {
-  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () =>
-      withClient(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`)).then(
-        () => {},
-      ),
-  };
-}
+export {
+  createPostgresDatabase as createFreshDatabase,
+  POSTGRES_ADMIN_URL as ADMIN_URL,
+  type TestDatabaseUrl as FreshDatabase,
+  withPostgresClient as withClient,
+} from '@oidc-orders/service-kit/testing';
 
 // ─── A private server ───────────────────────────────────────────────────────────────────────────
 

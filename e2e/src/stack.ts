@@ -9,17 +9,15 @@
  * (PKCE in the SPA). The processes listen on 127.0.0.1, which is what localhost resolves to.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  createRunDatabase,
   findFreePort,
-  type ManagedProcess,
-  type RunDatabase,
+  type RunningService,
+  startAuthServer,
   startNodeProcess,
+  startOrdersService,
   waitUntilReady,
-} from './processes.js';
+} from '@oidc-orders/service-kit/testing';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -114,23 +112,18 @@ function buildSeed(
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const random = (bytes = 24) => randomBytes(bytes).toString('base64url');
-  const runId = randomBytes(5).toString('hex');
   const [authPort, ordersPort, spaPort, dashboardPort] = await Promise.all([
     findFreePort(),
     findFreePort(),
     findFreePort(),
     findFreePort(),
   ]);
-  const issuer = `http://localhost:${authPort}`;
-  const ordersUrl = `http://localhost:${ordersPort}`;
-  const spaUrl = `http://localhost:${spaPort}`;
-  const dashboardUrl = `http://localhost:${dashboardPort}`;
-  const secrets = {
-    ordersWebClientSecret: random(),
-    resourceSecret: random(),
-    ordersApiKey: random(),
-    sessionSecret: random(32),
+  const urls = {
+    orders: `http://localhost:${ordersPort}`,
+    spa: `http://localhost:${spaPort}`,
+    dashboard: `http://localhost:${dashboardPort}`,
   };
+  const secrets = { ordersWebClientSecret: random(), resourceSecret: random() };
   const user: StackUser = {
     sub: 'u-alice',
     username: 'alice',
@@ -138,84 +131,106 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     name: 'Alice Example',
     email: 'alice@example.com',
   };
-
-  const directory = await mkdtemp(join(tmpdir(), 'e2e-stack-'));
-  const seedFile = join(directory, 'seed.json');
-  const seed = buildSeed(
-    { orders: ordersUrl, spa: spaUrl, dashboard: dashboardUrl },
-    secrets,
-    user,
-    options.accessTokenTtl ?? 300,
-  );
-  await writeFile(seedFile, JSON.stringify(seed), { mode: 0o600 });
-
-  const processes: ManagedProcess[] = [];
-  const databases: RunDatabase[] = [];
-  const stop = async () => {
-    await Promise.all(processes.map((handle) => handle.stop()));
-    await Promise.all(databases.map((database) => database.drop()));
-    await rm(directory, { recursive: true, force: true });
-  };
-  const logs = () => processes.map((handle) => `----- ${handle.name}\n${handle.output()}`).join('\n');
-  const common = { NODE_ENV: 'development', SHUTDOWN_PAUSE_MS: '0', LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+  const services: { name: string; output(): string; stop(): Promise<void> }[] = [];
+  const stop = () => Promise.all(services.map((service) => service.stop())).then(() => {});
+  const logs = () => services.map((service) => `----- ${service.name}\n${service.output()}`).join('\n');
 
   try {
-    const authDatabase = await createRunDatabase('e2e_auth', runId);
-    databases.push(authDatabase);
-    const ordersDatabase = await createRunDatabase('e2e_orders', runId);
-    databases.push(ordersDatabase);
-
-    const auth = startNodeProcess('auth-server', 'apps/auth-server', 'src/server.ts', {
-      ...common,
-      PORT: String(authPort),
-      ISSUER: issuer,
-      DATABASE_URL: authDatabase.url,
-      SEED_FILE: seedFile,
-      KEY_ENCRYPTION_KEY: random(32),
+    // The SPAs only need the issuer's address, so they start while the auth server does.
+    const spa = startSpas(`http://localhost:${authPort}`, urls, spaPort, dashboardPort);
+    services.push(...spa.processes);
+    const auth = await startAuthServer({
+      seed: buildSeed(urls, secrets, user, options.accessTokenTtl ?? 300),
+      hostname: 'localhost',
+      port: authPort,
       // The CLI polls every second instead of five: the device test waits less, the protocol is the same.
-      DEVICE_CODE_POLL_INTERVAL: '1',
-      ...options.authEnv,
+      env: { DEVICE_CODE_POLL_INTERVAL: '1', ...options.authEnv },
     });
-    processes.push(auth);
-    const spa = (name: string, port: number, clientId: string) =>
-      startNodeProcess(name, 'apps/spa', 'src/server.ts', {
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        SPA_ISSUER: issuer,
-        SPA_CLIENT_ID: clientId,
-        SPA_API_URL: `${ordersUrl}/orders`,
-      });
-    const spaProcess = spa('spa', spaPort, 'orders-spa');
-    const dashboardProcess = spa('spa (dashboard)', dashboardPort, 'orders-dashboard');
-    processes.push(spaProcess, dashboardProcess);
-    await waitUntilReady(auth, `${issuer}/health/ready`);
-
-    const orders = startNodeProcess('orders', 'apps/orders', 'src/server.ts', {
-      ...common,
-      PORT: String(ordersPort),
-      BASE_URL: ordersUrl,
-      DATABASE_URL: ordersDatabase.url,
-      API_KEY: secrets.ordersApiKey,
-      SESSION_SECRET: secrets.sessionSecret,
-      OIDC_ISSUER: issuer,
-      OIDC_CLIENT_ID: 'orders-web',
-      OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
-      RESOURCE_ID: 'orders-api',
-      RESOURCE_SECRET: secrets.resourceSecret,
-      ALLOWED_CORS_ORIGINS: `${spaUrl} ${dashboardUrl}`,
-    });
-    processes.push(orders);
-    await Promise.all([
+    services.push({ name: 'auth-server', ...bind(auth) });
+    const orders = await startOrdersService({
+      issuer: auth.issuer,
+      resourceSecret: secrets.resourceSecret,
+      hostname: 'localhost',
+      port: ordersPort,
       // Ready with the provider discovered, not merely listening.
-      waitUntilReady(orders, `${ordersUrl}/health/ready`, (body) => body.includes('"oidc":"ready"')),
-      waitUntilReady(spaProcess, `${spaUrl}/health`),
-      waitUntilReady(dashboardProcess, `${dashboardUrl}/health`),
-    ]);
+      waitForProvider: true,
+      env: {
+        NODE_ENV: 'development',
+        OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
+        ALLOWED_CORS_ORIGINS: `${urls.spa} ${urls.dashboard}`,
+      },
+    });
+    services.push({ name: 'orders', ...bind(orders) });
+    await spa.ready;
+    return {
+      issuer: auth.issuer,
+      ordersUrl: urls.orders,
+      spaUrl: urls.spa,
+      dashboardUrl: urls.dashboard,
+      user,
+      ordersApiKey: orders.apiKey,
+      logs,
+      stop,
+    };
   } catch (error) {
     const output = logs();
     await stop();
     throw new Error(`the stack did not start: ${(error as Error).message}\n${output}`);
   }
+}
 
-  return { issuer, ordersUrl, spaUrl, dashboardUrl, user, ordersApiKey: secrets.ordersApiKey, logs, stop };
+function bind(service: RunningService): { output(): string; stop(): Promise<void> } {
+  return { output: () => service.output(), stop: () => service.stop() };
+}
+
+/** The public SPA twice: client `orders-spa` and client `orders-dashboard` (asks for consent). */
+function startSpas(issuer: string, urls: { orders: string }, spaPort: number, dashboardPort: number) {
+  const spa = (name: string, port: number, clientId: string) =>
+    startNodeProcess(name, 'apps/spa', 'src/server.ts', {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SPA_ISSUER: issuer,
+      SPA_CLIENT_ID: clientId,
+      SPA_API_URL: `${urls.orders}/orders`,
+    });
+  const processes = [
+    spa('spa', spaPort, 'orders-spa'),
+    spa('spa (dashboard)', dashboardPort, 'orders-dashboard'),
+  ];
+  const ready = Promise.all(
+    processes.map((handle, index) =>
+      waitUntilReady(handle, `http://localhost:${index === 0 ? spaPort : dashboardPort}/health`),
+    ),
+  );
+  return { processes, ready };
+}
+
+export interface UseStackOptions {
+  /** Read in beforeAll, so it may use what an earlier beforeAll started (an SMTP server's URL). */
+  options?: () => StackOptions;
+  /** Runs after every test, failed or not (closing the test's browser). */
+  afterEachTest?: () => Promise<void>;
+}
+
+/**
+ * The stack for one suite: started in beforeAll, stopped in afterAll, its logs printed after a
+ * failed test. Read its members inside hooks and tests.
+ */
+export function useStack(use: UseStackOptions = {}): Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack(use.options?.());
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') console.error(stack?.logs());
+    await use.afterEachTest?.();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  const current = (): Stack => {
+    if (!stack) throw new Error('useStack: read inside a hook or test, after beforeAll');
+    return stack;
+  };
+  return new Proxy({} as Stack, { get: (_target, property) => Reflect.get(current(), property) });
 }

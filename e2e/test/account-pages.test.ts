@@ -7,24 +7,18 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectNoAxeViolations } from '../src/axe.js';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
-let stack: Stack;
 const browsers: TestBrowser[] = [];
 
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  for (const browser of browsers.splice(0)) await browser.close();
-});
-afterAll(async () => {
-  await stack?.stop();
+const stack = useStack({
+  afterEachTest: async () => {
+    for (const browser of browsers.splice(0)) await browser.close();
+  },
 });
 
 async function newBrowser(): Promise<TestBrowser> {

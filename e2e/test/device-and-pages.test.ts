@@ -8,32 +8,30 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { expectAccessiblePage } from '../src/page-checks.js';
 import { startNodeProcess } from '../src/processes.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
 const USER_CODE = /enter the code:\s+([A-Z]{4}-[A-Z]{4})/;
 const VERIFICATION_URI = /open this page in a browser on any device:\s+(\S+)/;
 
-let stack: Stack;
 let browser: TestBrowser | undefined;
 let configDir: string;
 
-beforeAll(async () => {
-  stack = await startStack();
-  configDir = await mkdtemp(join(tmpdir(), 'e2e-orders-cli-'));
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  await browser?.close();
-  browser = undefined;
-});
 afterAll(async () => {
-  await stack?.stop();
   if (configDir) await rm(configDir, { recursive: true, force: true });
+});
+const stack = useStack({
+  afterEachTest: async () => {
+    await browser?.close();
+    browser = undefined;
+  },
+});
+beforeAll(async () => {
+  configDir = await mkdtemp(join(tmpdir(), 'e2e-orders-cli-'));
 });
 
 describe('device flow', () => {

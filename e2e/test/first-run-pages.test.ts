@@ -4,24 +4,18 @@
  * page is photographed at desktop width and at 375 px under test-artifacts/screenshots/.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { signInWithPassword } from '../src/flows.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
-let stack: Stack;
 let browser: TestBrowser | undefined;
 
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  await browser?.close();
-  browser = undefined;
-});
-afterAll(async () => {
-  await stack?.stop();
+const stack = useStack({
+  afterEachTest: async () => {
+    await browser?.close();
+    browser = undefined;
+  },
 });
 
 /** Desktop and phone screenshots of the current page. */

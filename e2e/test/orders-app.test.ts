@@ -4,25 +4,19 @@
  * no token reachable from the page, reload, sign-out at the provider, and SSO into the public SPA.
  */
 import type { Page, Response } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { expectAccessiblePage, JWT_PATTERN } from '../src/page-checks.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
-let stack: Stack;
 let browser: TestBrowser | undefined;
 
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  await browser?.close();
-  browser = undefined;
-});
-afterAll(async () => {
-  await stack?.stop();
+const stack = useStack({
+  afterEachTest: async () => {
+    await browser?.close();
+    browser = undefined;
+  },
 });
 
 /** Every response the page received from the orders service, as text (to look for tokens). */

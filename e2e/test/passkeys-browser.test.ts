@@ -8,28 +8,22 @@
  */
 import * as client from 'openid-client';
 import type { CDPSession, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectNoAxeViolations } from '../src/axe.js';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { expectAccessiblePage } from '../src/page-checks.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
 const PHISHING_RESISTANT = 'urn:oidc-orders:acr:phishing-resistant';
 
-let stack: Stack;
 let browser: TestBrowser | undefined;
 
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  await browser?.close();
-  browser = undefined;
-});
-afterAll(async () => {
-  await stack?.stop();
+const stack = useStack({
+  afterEachTest: async () => {
+    await browser?.close();
+    browser = undefined;
+  },
 });
 
 /** A platform authenticator (CTAP2, internal) that keeps discoverable credentials and verifies the user. */

@@ -5,7 +5,7 @@
  * received. Screenshots of the new pages and of the mail rendered as HTML go to
  * test-artifacts/screenshots.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SmtpFixture,
   startSmtpServer,
@@ -14,24 +14,23 @@ import {
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { expectAccessiblePage } from '../src/page-checks.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
 let smtp: SmtpFixture;
-let stack: Stack;
 let browser: TestBrowser | undefined;
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  stack = await startStack({ authEnv: { SMTP_URL: smtp.url, MAIL_FROM: 'accounts@localhost' } });
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  await browser?.close();
-  browser = undefined;
 });
 afterAll(async () => {
-  await stack?.stop();
   await smtp?.close();
+});
+const stack = useStack({
+  options: () => ({ authEnv: { SMTP_URL: smtp.url, MAIL_FROM: 'accounts@localhost' } }),
+  afterEachTest: async () => {
+    await browser?.close();
+    browser = undefined;
+  },
 });
 
 describe('forgot password, through the mail', () => {

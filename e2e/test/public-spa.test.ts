@@ -5,20 +5,25 @@
  * the consent page of a client that asks for it (deny → access_denied, approve with the keyboard).
  */
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { expectAccessiblePage } from '../src/page-checks.js';
-import { type Stack, startStack } from '../src/stack.js';
+import { useStack } from '../src/stack.js';
 
 /** Short enough to wait out in a test, long enough for a sign-in on a busy machine. */
 const ACCESS_TOKEN_TTL = 8;
 
-let stack: Stack;
 let browser: TestBrowser | undefined;
 
+const stack = useStack({
+  options: () => ({ accessTokenTtl: ACCESS_TOKEN_TTL }),
+  afterEachTest: async () => {
+    await browser?.close();
+    browser = undefined;
+  },
+});
 beforeAll(async () => {
-  stack = await startStack({ accessTokenTtl: ACCESS_TOKEN_TTL });
   // Two orders for the user, placed by a back-office tool (API key), for the SPA to list.
   for (const quantity of [2, 5]) {
     const response = await fetch(`${stack.ordersUrl}/orders`, {
@@ -28,14 +33,6 @@ beforeAll(async () => {
     });
     expect(response.status).toBe(201);
   }
-});
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') console.error(stack.logs());
-  await browser?.close();
-  browser = undefined;
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 interface StoredUser {

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { type CommandResult, runNodeScript } from '@oidc-orders/service-kit/testing';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
@@ -39,39 +39,18 @@ afterAll(async () => {
   await database?.drop();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CommandResult;
 
 /** `pnpm --filter auth-server users …` is `tsx src/cli/users.ts …` in this folder: the same, without pnpm. */
 function users(args: string[], stdin = ''): Promise<Run> {
   if (database.location.driver !== 'pg') throw new Error('the CLI needs a shared database');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/users.ts', ...args], {
-    cwd: join(import.meta.dirname, '..'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: database.location.connectionString,
-      ISSUER: TEST_ISSUER,
-      KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  child.stdin.end(stdin);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const environment = {
+    NODE_ENV: 'production',
+    DATABASE_URL: database.location.connectionString,
+    ISSUER: TEST_ISSUER,
+    KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
+  };
+  return runNodeScript(join(import.meta.dirname, '..'), 'src/cli/users.ts', args, environment, stdin);
 }
 
 /** The audit lines (JSON) a run wrote to stderr. */

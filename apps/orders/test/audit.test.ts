@@ -1,15 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AUDIT_EVENTS } from '../src/audit.js';
-import { buildTestApp, TEST_API_KEY, testConfig } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import { TEST_API_KEY, testConfig } from './helpers/app.js';
 import { insertTestSession } from './helpers/sessions.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * Security events of the orders service are pino lines with a stable `event`
@@ -19,32 +12,15 @@ import { insertTestSession } from './helpers/sessions.js';
  */
 
 const SESSION_SECRET = 'audit-test-session-secret-0123456789abcdef';
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-let environment: Record<string, string>;
 const lines: string[] = [];
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  environment = {
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+const fixture = useSignInApp({
+  environment: {
     SESSION_SECRET,
     BASE_URL: 'https://orders.example.test',
     LOG_LEVEL: 'info',
-  };
-  app = await buildTestApp(database, {
-    environment,
-    deps: { logStream: { write: (line: string) => void lines.push(line) } },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
+  },
+  deps: { logStream: { write: (line: string) => void lines.push(line) } },
 });
 
 const events = (event: string) =>
@@ -53,12 +29,14 @@ const events = (event: string) =>
 describe('audit events', () => {
   it('orders.api_key.rejected for a missing and a wrong key, without the key', async () => {
     const wrongKey = 'wrong-key-that-must-not-be-logged-0123';
-    expect((await app.inject({ method: 'GET', url: '/users' })).statusCode).toBe(403);
+    expect((await fixture.app.inject({ method: 'GET', url: '/users' })).statusCode).toBe(403);
     expect(
-      (await app.inject({ method: 'GET', url: '/users', headers: { 'x-api-key': wrongKey } })).statusCode,
+      (await fixture.app.inject({ method: 'GET', url: '/users', headers: { 'x-api-key': wrongKey } }))
+        .statusCode,
     ).toBe(403);
     expect(
-      (await app.inject({ method: 'GET', url: '/users', headers: { 'x-api-key': TEST_API_KEY } })).statusCode,
+      (await fixture.app.inject({ method: 'GET', url: '/users', headers: { 'x-api-key': TEST_API_KEY } }))
+        .statusCode,
     ).toBe(200);
     const rejected = events(AUDIT_EVENTS.apiKeyRejected);
     expect(rejected.map((line) => line.reason)).toEqual(['missing', 'invalid']);
@@ -68,16 +46,16 @@ describe('audit events', () => {
   });
 
   it('orders.signin.failed for a state that does not decrypt and for a failed correlation', async () => {
-    const noState = await app.inject({
+    const noState = await fixture.app.inject({
       method: 'POST',
       url: '/signin-oidc',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'state=forged.state.value.x.y&code=the-code-0123456789',
     });
     expect(noState.statusCode).toBe(400);
-    const login = await app.inject({ method: 'GET', url: '/login?returnUrl=/' });
+    const login = await fixture.app.inject({ method: 'GET', url: '/login?returnUrl=/' });
     const state = new URL(login.headers.location as string).searchParams.get('state')!;
-    const uncorrelated = await app.inject({
+    const uncorrelated = await fixture.app.inject({
       method: 'POST',
       url: '/signin-oidc',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -93,19 +71,20 @@ describe('audit events', () => {
   });
 
   it('orders.logout with the subject, and orders.backchannel_logout.rejected for a bad token', async () => {
-    const session = await insertTestSession(database, testConfig(environment), {
+    const session = await insertTestSession(fixture.database, testConfig(fixture.environment), {
       sub: 'u-audit',
       tokens: { idToken: 'header.payload.signature' },
     });
     expect(
-      (await app.inject({ method: 'GET', url: '/logout', headers: { cookie: session.cookie } })).statusCode,
+      (await fixture.app.inject({ method: 'GET', url: '/logout', headers: { cookie: session.cookie } }))
+        .statusCode,
     ).toBe(302);
     expect(events(AUDIT_EVENTS.logout)).toEqual([
       expect.objectContaining({ sub: 'u-audit', msg: 'signed out' }),
     ]);
     expect(lines.join('')).not.toContain(session.cookie.split('=')[1]!);
 
-    const backchannel = await app.inject({
+    const backchannel = await fixture.app.inject({
       method: 'POST',
       url: '/backchannel-logout',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

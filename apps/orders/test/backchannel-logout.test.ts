@@ -1,53 +1,29 @@
 import { asc } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import type { JWTPayload } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessions } from '../src/db/schema.js';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../src/oidc/logout-token.js';
-import { buildTestApp, testConfig } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import { testConfig } from './helpers/app.js';
+import { FAKE_CLIENT_ID } from './helpers/fake-issuer.js';
 import { insertTestSession } from './helpers/sessions.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * `POST /backchannel-logout` (OIDC Back-Channel Logout 1.0) with logout tokens a stand-in issuer
  * signs, valid and invalid. The real auth server's delivery is covered in signin.e2e.test.ts.
  */
 
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-let environment: Record<string, string>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  environment = {
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+const fixture = useSignInApp({
+  environment: {
     SESSION_SECRET: 'logout-test-session-secret-0123456789abcdef',
-  };
-  app = await buildTestApp(database, { environment });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
-});
-beforeEach(async () => {
-  await database.reset();
+  },
+  resetBeforeEach: true,
 });
 
 function logoutClaims(overrides: JWTPayload = {}): JWTPayload {
   const now = Math.floor(Date.now() / 1000);
   return {
-    iss: issuer.issuer,
+    iss: fixture.issuer.issuer,
     aud: FAKE_CLIENT_ID,
     iat: now,
     exp: now + 120,
@@ -60,7 +36,7 @@ function logoutClaims(overrides: JWTPayload = {}): JWTPayload {
 }
 
 function postLogout(body: string) {
-  return app.inject({
+  return fixture.app.inject({
     method: 'POST',
     url: '/backchannel-logout',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -69,14 +45,14 @@ function postLogout(body: string) {
 }
 
 async function threeSessions() {
-  const config = testConfig(environment);
-  await insertTestSession(database, config, { sub: 'u-alice', sid: 'sid-1' });
-  await insertTestSession(database, config, { sub: 'u-alice', sid: 'sid-2' });
-  await insertTestSession(database, config, { sub: 'u-bob', sid: 'sid-3' });
+  const config = testConfig(fixture.environment);
+  await insertTestSession(fixture.database, config, { sub: 'u-alice', sid: 'sid-1' });
+  await insertTestSession(fixture.database, config, { sub: 'u-alice', sid: 'sid-2' });
+  await insertTestSession(fixture.database, config, { sub: 'u-bob', sid: 'sid-3' });
 }
 
 async function remainingSids(): Promise<string[]> {
-  const rows = await database.handle.db
+  const rows = await fixture.database.handle.db
     .select({ sid: sessions.sid })
     .from(sessions)
     .orderBy(asc(sessions.sid));
@@ -86,7 +62,7 @@ async function remainingSids(): Promise<string[]> {
 describe('POST /backchannel-logout', () => {
   it('a token with sid ends the sessions of that provider session only: 200, no-store', async () => {
     await threeSessions();
-    const token = await issuer.sign(logoutClaims(), { typ: 'logout+jwt' });
+    const token = await fixture.issuer.sign(logoutClaims(), { typ: 'logout+jwt' });
 
     const response = await postLogout(`logout_token=${token}`);
 
@@ -97,7 +73,7 @@ describe('POST /backchannel-logout', () => {
 
   it('a token with only sub ends every session of that user', async () => {
     await threeSessions();
-    const token = await issuer.sign(logoutClaims({ sid: undefined }), { typ: 'logout+jwt' });
+    const token = await fixture.issuer.sign(logoutClaims({ sid: undefined }), { typ: 'logout+jwt' });
 
     const response = await postLogout(`logout_token=${token}`);
 
@@ -107,7 +83,7 @@ describe('POST /backchannel-logout', () => {
 
   it('an untyped token (typ JWT) that is otherwise valid is accepted', async () => {
     await threeSessions();
-    const token = await issuer.sign(logoutClaims({ sub: undefined }), { typ: 'JWT' });
+    const token = await fixture.issuer.sign(logoutClaims({ sub: undefined }), { typ: 'JWT' });
 
     expect((await postLogout(`logout_token=${token}`)).statusCode).toBe(200);
     expect(await remainingSids()).toEqual(['sid-2', 'sid-3']);
@@ -127,7 +103,7 @@ describe('POST /backchannel-logout', () => {
     ['the access-token type', {}, 'at+jwt'],
   ])('%s: 400 and no session ends', async (_name, overrides, typ) => {
     await threeSessions();
-    const token = await issuer.sign(logoutClaims(overrides as JWTPayload), { typ });
+    const token = await fixture.issuer.sign(logoutClaims(overrides as JWTPayload), { typ });
 
     const response = await postLogout(`logout_token=${token}`);
 
@@ -138,8 +114,8 @@ describe('POST /backchannel-logout', () => {
 
   it('a token signed by a key the provider does not publish: 400', async () => {
     await threeSessions();
-    await issuer.addUnpublishedKey('foreign');
-    const token = await issuer.sign(logoutClaims(), { typ: 'logout+jwt', kid: 'foreign' });
+    await fixture.issuer.addUnpublishedKey('foreign');
+    const token = await fixture.issuer.sign(logoutClaims(), { typ: 'logout+jwt', kid: 'foreign' });
 
     expect((await postLogout(`logout_token=${token}`)).statusCode).toBe(400);
     expect(await remainingSids()).toHaveLength(3);

@@ -1,13 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, withApiKey } from './helpers/app.js';
-import { countRows, createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import { describe, expect, it } from 'vitest';
+import { withApiKey } from './helpers/app.js';
+import { countRows } from './helpers/database.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * Control characters, invalid UTF-8 and lone surrogates anywhere in a request are
@@ -15,26 +9,10 @@ import {
  * property.test.ts.)
  */
 
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  app = await buildTestApp(database, {
-    environment: {
-      OIDC_ISSUER: issuer.issuer,
-      OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-      OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
-      SESSION_SECRET: 'input-guard-test-session-secret-0123456789',
-    },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
+const fixture = useSignInApp({
+  environment: {
+    SESSION_SECRET: 'input-guard-test-session-secret-0123456789',
+  },
 });
 
 function expectRefused(response: { statusCode: number; json(): unknown }) {
@@ -52,12 +30,12 @@ describe('one guard for every request', () => {
     '/orders/%7F',
     '/no-such-route/%00',
     '/login?returnUrl=%00',
-    '/login?returnUrl=/app%0A',
+    '/login?returnUrl=/fixture.app%0A',
     '/login?%00=x',
     '/login?returnUrl=%ED%B0%80',
     '/orders/1?x=%E2%82',
   ])('GET %s → 400 {statusCode, message}', async (url) => {
-    expectRefused(await app.inject({ method: 'GET', url, headers: withApiKey }));
+    expectRefused(await fixture.app.inject({ method: 'GET', url, headers: withApiKey }));
   });
 
   it.each([
@@ -65,7 +43,7 @@ describe('one guard for every request', () => {
     ['a control character in a cookie', { cookie: '__Host-orders-session=a\u0001b' }],
     ['a lone surrogate in authorization', { authorization: 'Bearer \uD800' }],
   ])('%s → 400', async (_case, headers) => {
-    expectRefused(await app.inject({ method: 'GET', url: '/orders/1', headers }));
+    expectRefused(await fixture.app.inject({ method: 'GET', url: '/orders/1', headers }));
   });
 
   it('a JSON body with a NUL or a lone surrogate → 400, and the handler never writes', async () => {
@@ -74,7 +52,7 @@ describe('one guard for every request', () => {
       '{"email":"\\ud800@example.com","quantity":1}',
     ]) {
       expectRefused(
-        await app.inject({
+        await fixture.app.inject({
           method: 'POST',
           url: '/orders',
           headers: { ...withApiKey, 'content-type': 'application/json' },
@@ -82,14 +60,14 @@ describe('one guard for every request', () => {
         }),
       );
     }
-    expect(await countRows(database, 'orders')).toBe(0);
+    expect(await countRows(fixture.database, 'orders')).toBe(0);
   });
 
   it.each(['logout_token=%00', 'logout_token=%ED%A0%80', 'state=a%01b', '%00=x'])(
     'a form body %s → 400',
     async (payload) => {
       expectRefused(
-        await app.inject({
+        await fixture.app.inject({
           method: 'POST',
           url: '/backchannel-logout',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -100,7 +78,7 @@ describe('one guard for every request', () => {
   );
 
   it('ordinary requests pass: tab in a header, UTF-8 text, encoded slashes', async () => {
-    const response = await app.inject({
+    const response = await fixture.app.inject({
       method: 'GET',
       url: '/health/live?x=%C3%A9t%C3%A9&y=a+b',
       headers: { 'user-agent': 'a\tb' },

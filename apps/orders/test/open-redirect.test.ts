@@ -1,17 +1,10 @@
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deriveKey } from '../src/oidc/keys.js';
 import { unprotectState } from '../src/oidc/state.js';
-import { buildTestApp, testConfig } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import { testConfig } from './helpers/app.js';
 import { insertTestSession } from './helpers/sessions.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * Open redirects: no route of this service sends a browser anywhere but this service's own paths
@@ -23,32 +16,16 @@ import { insertTestSession } from './helpers/sessions.js';
 const SESSION_SECRET = 'open-redirect-test-session-secret-0123456789';
 const BASE_URL = 'https://orders.example.test';
 
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-let environment: Record<string, string>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  environment = {
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+const fixture = useSignInApp({
+  environment: {
     SESSION_SECRET,
     BASE_URL,
-  };
-  app = await buildTestApp(database, { environment });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
+  },
 });
 
 /** Where `GET /login?returnUrl=…` would send the browser after sign-in, or `null` when refused. */
 async function returnTargetOf(returnUrl: string): Promise<URL | null> {
-  const response = await app.inject({
+  const response = await fixture.app.inject({
     method: 'GET',
     url: `/login?returnUrl=${encodeURIComponent(returnUrl)}`,
   });
@@ -58,7 +35,7 @@ async function returnTargetOf(returnUrl: string): Promise<URL | null> {
   }
   expect(response.statusCode).toBe(302);
   const location = new URL(response.headers.location as string);
-  expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/authorize`);
+  expect(`${location.origin}${location.pathname}`).toBe(`${fixture.issuer.issuer}/authorize`);
   expect(location.searchParams.get('redirect_uri')).toBe(`${BASE_URL}/signin-oidc`);
   const state = await unprotectState(
     location.searchParams.get('state')!,
@@ -101,7 +78,7 @@ describe('GET /login returnUrl', () => {
 
   it('the usual tricks are refused outright (400, no Location, no cookie)', async () => {
     for (const returnUrl of ['//evil.example', 'https:evil.example', '/\\evil.example', '/@evil.example']) {
-      const response = await app.inject({
+      const response = await fixture.app.inject({
         method: 'GET',
         url: `/login?returnUrl=${encodeURIComponent(returnUrl)}`,
       });
@@ -157,25 +134,25 @@ describe('redirects that take no target from the caller', () => {
   };
 
   it('GET / without a session goes to the provider with BASE_URL/signin-oidc, whatever Host says', async () => {
-    const response = await app.inject({ method: 'GET', url: '/', headers: forgedHost });
+    const response = await fixture.app.inject({ method: 'GET', url: '/', headers: forgedHost });
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);
-    expect(location.origin).toBe(new URL(issuer.issuer).origin);
+    expect(location.origin).toBe(new URL(fixture.issuer.issuer).origin);
     expect(location.searchParams.get('redirect_uri')).toBe(`${BASE_URL}/signin-oidc`);
   });
 
   it('GET /logout goes to the provider with post_logout_redirect_uri BASE_URL/signed-out, whatever Host says', async () => {
-    const session = await insertTestSession(database, testConfig(environment), {
+    const session = await insertTestSession(fixture.database, testConfig(fixture.environment), {
       tokens: { idToken: 'header.payload.signature' },
     });
-    const response = await app.inject({
+    const response = await fixture.app.inject({
       method: 'GET',
       url: '/logout?post_logout_redirect_uri=https://evil.example&returnUrl=//evil.example',
       headers: { ...forgedHost, cookie: session.cookie },
     });
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);
-    expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/logout`);
+    expect(`${location.origin}${location.pathname}`).toBe(`${fixture.issuer.issuer}/logout`);
     expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/signed-out`);
     expect(response.headers.location).not.toContain('evil.example');
   });

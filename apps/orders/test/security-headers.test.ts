@@ -1,14 +1,8 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, testConfig } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import type { LightMyRequestResponse } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { testConfig } from './helpers/app.js';
 import { insertTestSession } from './helpers/sessions.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * Every HTML page of this service (the sign-in error pages, the single-page app's document) has a
@@ -17,27 +11,12 @@ import { insertTestSession } from './helpers/sessions.js';
  */
 
 const SESSION_SECRET = 'headers-test-session-secret-0123456789abcdef';
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-let environment: Record<string, string>;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  environment = {
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+const fixture = useSignInApp({
+  environment: {
     SESSION_SECRET,
     BASE_URL: 'https://orders.example.test',
-  };
-  app = await buildTestApp(database, { environment });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
+  },
 });
 
 function expectPageHeaders(name: string, response: LightMyRequestResponse) {
@@ -53,8 +32,8 @@ function expectPageHeaders(name: string, response: LightMyRequestResponse) {
 }
 
 describe('pages', () => {
-  it('sign-in error pages and the app document carry CSP frame-ancestors, X-Frame-Options and Referrer-Policy', async () => {
-    const errorPage = await app.inject({
+  it('sign-in error pages and the fixture.app document carry CSP frame-ancestors, X-Frame-Options and Referrer-Policy', async () => {
+    const errorPage = await fixture.app.inject({
       method: 'POST',
       url: '/signin-oidc',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -64,7 +43,7 @@ describe('pages', () => {
     expectPageHeaders('sign-in error page', errorPage);
     expect(errorPage.headers['cache-control']).toBe('no-store');
 
-    const document = await app.inject({ method: 'GET', url: '/app' });
+    const document = await fixture.app.inject({ method: 'GET', url: '/app' });
     expect(document.statusCode).toBe(200);
     expectPageHeaders('app document', document);
   });
@@ -72,16 +51,16 @@ describe('pages', () => {
 
 describe('responses that must not be cached', () => {
   it('the sign-in redirect, GET / and the BFF user are no-store', async () => {
-    const redirect = await app.inject({ method: 'GET', url: '/login' });
+    const redirect = await fixture.app.inject({ method: 'GET', url: '/login' });
     expect(redirect.statusCode).toBe(302);
     expect(redirect.headers['cache-control']).toBe('no-store');
 
-    const session = await insertTestSession(database, testConfig(environment));
-    const home = await app.inject({ method: 'GET', url: '/', headers: { cookie: session.cookie } });
+    const session = await insertTestSession(fixture.database, testConfig(fixture.environment));
+    const home = await fixture.app.inject({ method: 'GET', url: '/', headers: { cookie: session.cookie } });
     expect(home.statusCode).toBe(200);
     expect(home.headers['cache-control']).toBe('no-store');
 
-    const user = await app.inject({
+    const user = await fixture.app.inject({
       method: 'GET',
       url: '/bff/user',
       headers: { cookie: session.cookie, 'x-csrf': '1' },

@@ -1,15 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findActiveSession } from '../src/repositories/sessions.js';
-import { buildTestApp, testConfig } from './helpers/app.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import { testConfig } from './helpers/app.js';
 import { insertTestSession, type TestSession } from './helpers/sessions.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * A sign-out another site asks for is a question, not a sign-out. Same-site
@@ -18,49 +11,36 @@ import { insertTestSession, type TestSession } from './helpers/sessions.js';
  */
 
 const BASE_URL = 'https://orders.example.test';
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-let environment: Record<string, string>;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  environment = {
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+const fixture = useSignInApp({
+  environment: {
     SESSION_SECRET: 'sign-out-test-session-secret-0123456789abcdef',
     BASE_URL,
-  };
-  app = await buildTestApp(database, { environment });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
-});
-beforeEach(async () => {
-  await database.reset();
+  },
+  resetBeforeEach: true,
 });
 
 async function signedIn(): Promise<TestSession & { refreshToken: string }> {
-  const refreshToken = issuer.issueRefreshToken();
-  const session = await insertTestSession(database, testConfig(environment), {
+  const refreshToken = fixture.issuer.issueRefreshToken();
+  const session = await insertTestSession(fixture.database, testConfig(fixture.environment), {
     tokens: { idToken: 'the-id-token', accessToken: 'at', refreshToken },
   });
   return { ...session, refreshToken };
 }
 
 const stillSignedIn = async (session: TestSession) =>
-  (await findActiveSession(database.handle.db, session.id, new Date())) !== undefined;
+  (await findActiveSession(fixture.database.handle.db, session.id, new Date())) !== undefined;
 
 function getLogout(session: TestSession, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'GET', url: '/logout', headers: { cookie: session.cookie, ...headers } });
+  return fixture.app.inject({
+    method: 'GET',
+    url: '/logout',
+    headers: { cookie: session.cookie, ...headers },
+  });
 }
 
 function postLogout(session: TestSession, form: string, headers: Record<string, string> = {}) {
-  return app.inject({
+  return fixture.app.inject({
     method: 'POST',
     url: '/logout',
     headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -89,12 +69,14 @@ describe('GET /logout from another site', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.headers['content-security-policy']).toContain(`form-action 'self' ${issuer.issuer}`);
+    expect(response.headers['content-security-policy']).toContain(
+      `form-action 'self' ${fixture.issuer.issuer}`,
+    );
     expect(response.body).toMatch(new RegExp(`<form method="post" action="${BASE_URL}/logout">`));
     csrfOf(response.body);
     expect(response.headers['set-cookie']).toBeUndefined();
     expect(await stillSignedIn(session)).toBe(true);
-    expect(issuer.revoked()).not.toContain(session.refreshToken);
+    expect(fixture.issuer.revoked()).not.toContain(session.refreshToken);
   });
 
   it("the page's button (POST with its CSRF token) signs out and goes to the provider", async () => {
@@ -107,11 +89,11 @@ describe('GET /logout from another site', () => {
 
     expect(response.statusCode).toBe(303);
     const location = new URL(response.headers.location as string);
-    expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/logout`);
+    expect(`${location.origin}${location.pathname}`).toBe(`${fixture.issuer.issuer}/logout`);
     expect(location.searchParams.get('id_token_hint')).toBe('the-id-token');
     expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/signed-out`);
     expect(await stillSignedIn(session)).toBe(false);
-    expect(issuer.revoked()).toContain(session.refreshToken);
+    expect(fixture.issuer.revoked()).toContain(session.refreshToken);
   });
 });
 
@@ -121,7 +103,7 @@ describe('GET /logout from this site, or without fetch metadata', () => {
     ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }],
     ['Sec-Fetch-Site: none (typed URL, bookmark)', { 'sec-fetch-site': 'none' }],
     ['an Origin of this app', { origin: BASE_URL }],
-    ['a Referer of this app', { referer: `${BASE_URL}/app` }],
+    ['a Referer of this app', { referer: `${BASE_URL}/fixture.app` }],
     ['no fetch metadata at all', {}],
   ])('%s: signs out at once (RP-Initiated Logout)', async (_case, headers) => {
     const session = await signedIn();
@@ -130,7 +112,7 @@ describe('GET /logout from this site, or without fetch metadata', () => {
 
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);
-    expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/logout`);
+    expect(`${location.origin}${location.pathname}`).toBe(`${fixture.issuer.issuer}/logout`);
     expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/signed-out`);
     expect(await stillSignedIn(session)).toBe(false);
   });
@@ -149,7 +131,7 @@ describe('POST /logout', () => {
     expect(response.statusCode).toBe(403);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(await stillSignedIn(session)).toBe(true);
-    expect(issuer.revoked()).not.toContain(session.refreshToken);
+    expect(fixture.issuer.revoked()).not.toContain(session.refreshToken);
   });
 
   it("with another session's CSRF token: 403 (the token is bound to the session)", async () => {
@@ -163,9 +145,9 @@ describe('POST /logout', () => {
     expect(await stillSignedIn(victim)).toBe(true);
   });
 
-  it('with the token /bff/user hands to the /app page: signs out', async () => {
+  it('with the token /bff/user hands to the /fixture.app page: signs out', async () => {
     const session = await signedIn();
-    const user = await app.inject({
+    const user = await fixture.app.inject({
       method: 'GET',
       url: '/bff/user',
       headers: { cookie: session.cookie, 'x-csrf': '1' },
@@ -181,7 +163,7 @@ describe('POST /logout', () => {
 
 describe('GET /signed-out', () => {
   it('says the user is signed out, and does not start a sign-in', async () => {
-    const response = await app.inject({ method: 'GET', url: '/signed-out' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/signed-out' });
 
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);

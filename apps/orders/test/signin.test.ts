@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deriveKey } from '../src/oidc/keys.js';
 import { protectState, unprotectState } from '../src/oidc/state.js';
 import { findActiveSession } from '../src/repositories/sessions.js';
 import { buildTestApp, testConfig } from './helpers/app.js';
-import { countRows, createTestDatabase, type TestDatabase } from './helpers/database.js';
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  type FakeIssuer,
-  startFakeIssuer,
-} from './helpers/fake-issuer.js';
+import { countRows } from './helpers/database.js';
+import { FAKE_CLIENT_ID } from './helpers/fake-issuer.js';
 import { insertTestSession } from './helpers/sessions.js';
+import { useSignInApp } from './helpers/sign-in-app.js';
 
 /**
  * The relying-party routes up to the provider's door, with a stand-in provider: the authorization
@@ -23,30 +18,12 @@ import { insertTestSession } from './helpers/sessions.js';
 const SESSION_SECRET = 'signin-test-session-secret-0123456789abcdef';
 const BASE_URL = 'https://orders.example.test';
 
-let database: TestDatabase;
-let issuer: FakeIssuer;
-let app: FastifyInstance;
-let environment: Record<string, string>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  issuer = await startFakeIssuer();
-  environment = {
-    OIDC_ISSUER: issuer.issuer,
-    OIDC_CLIENT_ID: FAKE_CLIENT_ID,
-    OIDC_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+const fixture = useSignInApp({
+  environment: {
     SESSION_SECRET,
     BASE_URL,
-  };
-  app = await buildTestApp(database, { environment });
-});
-afterAll(async () => {
-  await app?.close();
-  await issuer?.close();
-  await database?.dispose();
-});
-beforeEach(async () => {
-  await database.reset();
+  },
+  resetBeforeEach: true,
 });
 
 function setCookies(response: { headers: Record<string, unknown> }): string[] {
@@ -54,15 +31,15 @@ function setCookies(response: { headers: Record<string, unknown> }): string[] {
   return header === undefined ? [] : Array.isArray(header) ? header : [String(header)];
 }
 
-const sessionCount = () => countRows(database, 'sessions');
+const sessionCount = () => countRows(fixture.database, 'sessions');
 
 describe('starting a sign-in', () => {
   it('GET / without a session redirects to the authorization endpoint with code, PKCE S256, state, nonce, form_post', async () => {
-    const response = await app.inject({ method: 'GET', url: '/' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/' });
 
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);
-    expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/authorize`);
+    expect(`${location.origin}${location.pathname}`).toBe(`${fixture.issuer.issuer}/authorize`);
     const query = location.searchParams;
     expect(query.get('response_type')).toBe('code');
     expect(query.get('client_id')).toBe(FAKE_CLIENT_ID);
@@ -77,7 +54,7 @@ describe('starting a sign-in', () => {
   });
 
   it('sets a per-attempt correlation cookie: __Host-, Secure, HttpOnly, SameSite=None, Path=/, no Domain', async () => {
-    const response = await app.inject({ method: 'GET', url: '/' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/' });
 
     const [correlation, ...others] = setCookies(response);
     expect(others).toEqual([]);
@@ -88,7 +65,7 @@ describe('starting a sign-in', () => {
   });
 
   it('the state carries the return URL, the code verifier matching the challenge, and the nonce', async () => {
-    const response = await app.inject({ method: 'GET', url: '/login?returnUrl=%2Forders%3Ftab%3D2' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/login?returnUrl=%2Forders%3Ftab%3D2' });
 
     const query = new URL(response.headers.location as string).searchParams;
     const state = await unprotectState(query.get('state')!, deriveKey(SESSION_SECRET, 'sign-in state'));
@@ -108,7 +85,7 @@ describe('starting a sign-in', () => {
     '/@evil.example',
     '/%5Cevil.example',
   ])('GET /login?returnUrl=%s → 400, no redirect, no cookie', async (returnUrl) => {
-    const response = await app.inject({
+    const response = await fixture.app.inject({
       method: 'GET',
       url: `/login?returnUrl=${encodeURIComponent(returnUrl)}`,
     });
@@ -123,7 +100,7 @@ describe('forwarded headers', () => {
   const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example.com' };
 
   it('without TRUST_PROXY they are ignored: the redirect URI is BASE_URL/signin-oidc', async () => {
-    const response = await app.inject({ method: 'GET', url: '/', headers: forwarded });
+    const response = await fixture.app.inject({ method: 'GET', url: '/', headers: forwarded });
 
     expect(new URL(response.headers.location as string).searchParams.get('redirect_uri')).toBe(
       `${BASE_URL}/signin-oidc`,
@@ -131,8 +108,8 @@ describe('forwarded headers', () => {
   });
 
   it('with TRUST_PROXY the redirect URI follows X-Forwarded-Proto/Host (https behind a gateway)', async () => {
-    const proxied = await buildTestApp(database, {
-      environment: { ...environment, BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true' },
+    const proxied = await buildTestApp(fixture.database, {
+      environment: { ...fixture.environment, BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true' },
     });
     try {
       const response = await proxied.inject({ method: 'GET', url: '/', headers: forwarded });
@@ -148,14 +125,14 @@ describe('forwarded headers', () => {
 
 describe('POST /signin-oidc rejects before any token request', () => {
   async function startedSignIn() {
-    const response = await app.inject({ method: 'GET', url: '/' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/' });
     const state = new URL(response.headers.location as string).searchParams.get('state')!;
     const cookie = setCookies(response)[0]!.split(';')[0]!;
     return { state, cookie };
   }
 
   function callback(form: Record<string, string>, cookie?: string) {
-    return app.inject({
+    return fixture.app.inject({
       method: 'POST',
       url: '/signin-oidc',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
@@ -166,7 +143,7 @@ describe('POST /signin-oidc rejects before any token request', () => {
   it('without the correlation cookie: 400 "correlation failed" page, no session', async () => {
     const { state } = await startedSignIn();
 
-    const response = await callback({ code: 'c', state, iss: issuer.issuer });
+    const response = await callback({ code: 'c', state, iss: fixture.issuer.issuer });
 
     expect(response.statusCode).toBe(400);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
@@ -181,7 +158,7 @@ describe('POST /signin-oidc rejects before any token request', () => {
     const [, secondValue] = second.cookie.split('=');
     const forged = `${first.cookie.split('=')[0]}=${secondValue}`;
 
-    const response = await callback({ code: 'c', state: first.state, iss: issuer.issuer }, forged);
+    const response = await callback({ code: 'c', state: first.state, iss: fixture.issuer.issuer }, forged);
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('correlation failed');
@@ -201,7 +178,7 @@ describe('POST /signin-oidc rejects before any token request', () => {
       deriveKey('another-instance-secret-0123456789abcdef', 'sign-in state'),
     );
 
-    const response = await callback({ code: 'c', state: foreignState, iss: issuer.issuer }, cookie);
+    const response = await callback({ code: 'c', state: foreignState, iss: fixture.issuer.issuer }, cookie);
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('unable to unprotect state');
@@ -218,7 +195,7 @@ describe('POST /signin-oidc rejects before any token request', () => {
   it('an error response from the provider (access_denied): 400 page, the correlation cookie is cleared, no session', async () => {
     const { state, cookie } = await startedSignIn();
 
-    const response = await callback({ error: 'access_denied', state, iss: issuer.issuer }, cookie);
+    const response = await callback({ error: 'access_denied', state, iss: fixture.issuer.issuer }, cookie);
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('access_denied');
@@ -229,47 +206,51 @@ describe('POST /signin-oidc rejects before any token request', () => {
 
 describe('GET / and GET /logout with a session', () => {
   it('GET /account ("Your account") redirects to the provider\'s account page, naming this client', async () => {
-    const response = await app.inject({ method: 'GET', url: '/account' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/account' });
     expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe(
-      `${issuer.issuer.replace(/\/$/, '')}/account?from=${FAKE_CLIENT_ID}`,
+      `${fixture.issuer.issuer.replace(/\/$/, '')}/account?from=${FAKE_CLIENT_ID}`,
     );
     expect(response.headers['cache-control']).toBe('no-store');
   });
 
   it('GET / → {name, sub, hasAccessToken}', async () => {
-    const { cookie } = await insertTestSession(database, testConfig(environment), {
+    const { cookie } = await insertTestSession(fixture.database, testConfig(fixture.environment), {
       tokens: { idToken: 'id-token', accessToken: 'at' },
     });
 
-    const response = await app.inject({ method: 'GET', url: '/', headers: { cookie } });
+    const response = await fixture.app.inject({ method: 'GET', url: '/', headers: { cookie } });
 
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ name: 'Alice Example', sub: 'u-alice', hasAccessToken: true });
   });
 
   it('GET /logout deletes the session and cookie, revokes the refresh token, redirects to end_session', async () => {
-    const refreshToken = issuer.issueRefreshToken();
-    const session = await insertTestSession(database, testConfig(environment), {
+    const refreshToken = fixture.issuer.issueRefreshToken();
+    const session = await insertTestSession(fixture.database, testConfig(fixture.environment), {
       tokens: { idToken: 'the-id-token', accessToken: 'at', refreshToken },
     });
 
-    const response = await app.inject({ method: 'GET', url: '/logout', headers: { cookie: session.cookie } });
+    const response = await fixture.app.inject({
+      method: 'GET',
+      url: '/logout',
+      headers: { cookie: session.cookie },
+    });
 
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);
-    expect(`${location.origin}${location.pathname}`).toBe(`${issuer.issuer}/logout`);
+    expect(`${location.origin}${location.pathname}`).toBe(`${fixture.issuer.issuer}/logout`);
     expect(location.searchParams.get('id_token_hint')).toBe('the-id-token');
     expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/signed-out`);
-    expect(issuer.revoked()).toContain(refreshToken);
-    expect(await findActiveSession(database.handle.db, session.id, new Date())).toBeUndefined();
+    expect(fixture.issuer.revoked()).toContain(refreshToken);
+    expect(await findActiveSession(fixture.database.handle.db, session.id, new Date())).toBeUndefined();
     const cleared = setCookies(response).find((value) => value.startsWith('__Host-orders-session='));
     expect(cleared).toMatch(/^__Host-orders-session=;/);
     expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/i);
   });
 
   it('GET /logout without a session still sends the browser to end_session (with client_id)', async () => {
-    const response = await app.inject({ method: 'GET', url: '/logout' });
+    const response = await fixture.app.inject({ method: 'GET', url: '/logout' });
 
     expect(response.statusCode).toBe(302);
     const location = new URL(response.headers.location as string);

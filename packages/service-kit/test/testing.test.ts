@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquirePglite, type PgliteTemplate, pgliteTemplate } from '../src/testing.js';
+import { acquirePglite, type PgliteTemplate, pgliteTemplate } from '../src/testing/index.js';
 
 /**
- * The test databases' pool (src/testing.ts): a lent instance starts as the template, a returned one
+ * The test databases' pool (src/testing/pglite-pool.ts): a lent instance starts as the template, a returned one
  * comes back to the next file exactly as the template (no rows, sequences restarted, a new session),
  * the finished file's handle stops working, and an instance whose schema a test changed is not reused.
  */

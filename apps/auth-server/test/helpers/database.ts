@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { DatabaseLocation } from '@oidc-orders/service-kit';
-import { acquirePglite } from '@oidc-orders/service-kit/testing';
-import pg from 'pg';
+import {
+  acquirePglite,
+  createPostgresDatabase,
+  postgresForThisFile as postgresReachableForFile,
+} from '@oidc-orders/service-kit/testing';
 import { type DatabaseHandle, openDatabase, pgliteDatabase } from '../../src/db/client.js';
 import { PGLITE_TEMPLATE } from './pglite-template.js';
 
@@ -27,25 +29,9 @@ export const databaseKind = testDatabaseUrl ? 'postgres' : 'pglite';
  */
 export const postgresAdminUrl = testDatabaseUrl ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/**
- * Whether a file that needs PostgreSQL runs here. The README's test command must pass on a machine
- * with only Node.js and npm, so without a reachable server such a file is skipped there, with a line
- * saying so; under CI (CI=true) it always runs, and a missing server fails it.
- */
-export async function postgresForThisFile(file: string): Promise<boolean> {
-  if (process.env.CI) return true;
-  const client = new pg.Client({ connectionString: postgresAdminUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    const server = postgresAdminUrl.replace(/\/\/[^@]*@/, '//');
-    console.warn(`${file}: skipped, needs a PostgreSQL server at ${server} (or set TEST_DATABASE_URL)`);
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+/** Whether a file that needs PostgreSQL runs here (the test kit's check, on postgresAdminUrl). */
+export const postgresForThisFile = (file: string): Promise<boolean> =>
+  postgresReachableForFile(file, postgresAdminUrl);
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (testDatabaseUrl) return createPostgresTestDatabase(testDatabaseUrl);
@@ -64,11 +50,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /** A fresh, migrated PostgreSQL database `auth_t_<random>` on the server of `adminUrl`. */
 export async function createPostgresTestDatabase(adminUrl = postgresAdminUrl): Promise<TestDatabase> {
-  const name = `auth_t_${randomBytes(6).toString('hex')}`;
-  await withAdminClient(adminUrl, (client) => client.query(`create database ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const location: DatabaseLocation = { driver: 'pg', connectionString: url.toString() };
+  const database = await createPostgresDatabase('auth_t', adminUrl);
+  const location: DatabaseLocation = { driver: 'pg', connectionString: database.url };
   const handle = await openDatabase(location);
   await handle.migrate();
   const others: DatabaseHandle[] = [];
@@ -82,19 +65,7 @@ export async function createPostgresTestDatabase(adminUrl = postgresAdminUrl): P
     },
     async drop() {
       await Promise.all([handle, ...others].map((open) => open.close().catch(() => {})));
-      await withAdminClient(adminUrl, (client) =>
-        client.query(`drop database if exists ${name} with (force)`),
-      );
+      await database.drop();
     },
   };
-}
-
-async function withAdminClient<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }

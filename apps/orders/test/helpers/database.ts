@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { acquirePglite, pgliteTemplate } from '@oidc-orders/service-kit/testing';
+import { acquirePglite, createPostgresDatabase, pgliteTemplate } from '@oidc-orders/service-kit/testing';
 import { count, sql } from 'drizzle-orm';
-import pg from 'pg';
 import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase, pgliteDatabase } from '../../src/db/client.js';
 import { orders, sessions, users } from '../../src/db/schema.js';
 
@@ -41,19 +39,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
   if (!adminUrl) return pooledPgliteDatabase(queries, logger);
 
-  const name = `orders_t_${randomBytes(6).toString('hex')}`;
-  await runAdminStatement(adminUrl, `create database ${name}`);
-  const databaseUrl = new URL(adminUrl);
-  databaseUrl.pathname = `/${name}`;
-  const url = databaseUrl.toString();
-  // FORCE (PostgreSQL 13+) also ends connections a crashed child process may have left behind.
-  const dropDatabase = () => runAdminStatement(adminUrl, `drop database if exists ${name} with (force)`);
-
+  const database = await createPostgresDatabase('orders_t', adminUrl);
+  const url = database.url;
   const handle = await openDatabase(url, { connectTimeoutMs: 10_000, logger });
   await handle.migrate();
   return testDatabase(url, handle, queries, async () => {
     await handle.close();
-    await dropDatabase();
+    await database.drop();
   });
 }
 
@@ -87,16 +79,6 @@ function testDatabase(
     },
     dispose,
   };
-}
-
-async function runAdminStatement(adminUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 export async function countRows(

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const APP_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,13 +71,7 @@ export function startServer(environment: Record<string, string>): ServerProcess 
   };
 }
 
-export async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { findFreePort } from '@oidc-orders/service-kit/testing';
 
 /** Stops a server a failed test left running; only ever the child this helper started. */
 export function killIfRunning(server: ServerProcess | undefined): void {

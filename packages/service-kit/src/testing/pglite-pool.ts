@@ -1,5 +1,5 @@
 /**
- * Test support for both apps (export `@oidc-orders/service-kit/testing`): in-memory PGlite
+ * The PGlite pool of the test kit (`@oidc-orders/service-kit/testing`): in-memory PGlite
  * databases for test files, fast. Never import this from production code.
  *
  * Creating a PGlite instance runs initdb and the migrations (seconds); loading a dumped data
