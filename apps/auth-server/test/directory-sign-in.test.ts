@@ -374,6 +374,37 @@ describe.runIf(slapdAvailable)('the change-password step', () => {
   });
 });
 
+describe.runIf(slapdAvailable)('an expired password with grace logins left', () => {
+  it('the grace login leads to the change-password step, saying how many are left', async () => {
+    const policyDn = await fixture.slapd.addPolicy('one-grace-login-left', {
+      pwdMaxAge: '1',
+      pwdGraceAuthNLimit: '2',
+    });
+    await fixture.slapd.addPerson({
+      uid: 'graceful',
+      password: 'graceful-old-pw',
+      cn: 'Graceful Example',
+      policyDn,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const browser = new TestBrowser(app);
+    const { verifier, page } = await startAt(browser);
+    const step = await submitLogin(browser, page.body, 'graceful', 'graceful-old-pw');
+    expect(step.statusCode).toBe(200);
+    expect(step.body).toContain('Your directory password has expired. You can sign in with it 1 more time.');
+    expect(step.body).toContain('name="current_password"');
+    const action = /<form method="post" class="stack" action="([^"]+)"/.exec(step.body)?.[1];
+    const changed = await browser.post(action!, {
+      ...hiddenFields(step.body),
+      current_password: 'graceful-old-pw',
+      new_password: 'Gr4ceful-new-pass',
+      confirm_password: 'Gr4ceful-new-pass',
+    });
+    expect(changed.statusCode).toBe(303);
+    expect(decodeJwt((await redeem(changed, verifier)).id_token).name).toBe('Graceful Example');
+  });
+});
+
 describe.runIf(slapdAvailable)('users directory', () => {
   function users(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/users.ts', ...args], {

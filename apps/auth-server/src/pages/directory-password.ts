@@ -12,11 +12,15 @@ export function renderDirectoryPasswordPage(input: {
   basePath: string;
   reason: 'expired' | 'must_change';
   errorMessage?: string;
+  /** The bind was a grace login after expiry; this many remain before the account cannot bind. */
+  graceLoginsLeft?: number;
 }): string {
   const lead =
-    input.reason === 'expired'
-      ? 'Your directory password has expired. Choose a new one to continue.'
-      : 'Your directory password must be changed before you continue. Choose a new one.';
+    input.reason === 'must_change'
+      ? 'Your directory password must be changed before you continue. Choose a new one.'
+      : input.graceLoginsLeft === undefined
+        ? 'Your directory password has expired. Choose a new one to continue.'
+        : `Your directory password has expired. ${graceSentence(input.graceLoginsLeft)} Choose a new one to continue.`;
   const body = html`<p class="lead">${lead}</p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="directory-password-error">${input.errorMessage}</p>` : null}
 <form method="post" class="stack" action="${input.action}"${input.errorMessage ? html` aria-describedby="directory-password-error"` : null}>
@@ -32,4 +36,9 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="directory-password
 <button type="submit" class="primary">Change the password and continue</button>
 </form>`;
   return renderPage({ title: 'Change your password', body, basePath: input.basePath });
+}
+
+function graceSentence(left: number): string {
+  if (left === 0) return 'This was your last sign-in with it.';
+  return `You can sign in with it ${left} more ${left === 1 ? 'time' : 'times'}.`;
 }

@@ -96,6 +96,24 @@ async function answerOutcome(
   };
   switch (outcome.kind) {
     case 'ok':
+      // draft-behera-ldap-password-policy §5.2.2.1: the password has expired and this bind used
+      // one of the grace logins that exist so the person can change it: the change comes first.
+      if (outcome.graceLoginsLeft !== undefined) {
+        audit(request.log, AUDIT_EVENTS.loginFailed, {
+          ...fields,
+          reason: 'directory_password_expired_grace',
+        });
+        return sendPasswordChangePage(
+          context,
+          reply,
+          loaded,
+          username,
+          'expired',
+          200,
+          undefined,
+          outcome.graceLoginsLeft,
+        );
+      }
       return signedIn(context, request, reply, loaded, username, outcome.user);
     case 'invalid_credentials': {
       await options.loginAttemptGuard?.recordFailure(attempt);
@@ -176,8 +194,10 @@ function sendPasswordChangePage(
   reason: 'expired' | 'must_change',
   status: number,
   errorMessage?: string,
+  graceLoginsLeft?: number,
 ): FastifyReply {
   const page = renderDirectoryPasswordPage({
+    graceLoginsLeft,
     csrfToken: csrfTokenFor(loaded.browserKey, 'directory-password', loaded.interaction.id),
     action: context.steps.pageUrl(loaded.interaction, 'directory-password'),
     username,
