@@ -4,8 +4,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { users } from '../db/schema.js';
+import { type LoginAttemptGuard, tooManyAttemptsMessage } from '../interaction/login-attempts.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
-import { type LoginAttemptGuard, tooManyAttemptsMessage } from '../routes/interaction/index.js';
 import { passwordProblem } from './common-passwords.js';
 
 export interface PasswordChangeDeps {

@@ -23,8 +23,8 @@ import {
   type User,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
-import { hashCookieValue } from '../plugins/session.js';
 import type { ConsentRepository } from './consent-repository.js';
+import { hashCookieValue } from './cookie-hash.js';
 import type {
   Interaction,
   InteractionRepository,

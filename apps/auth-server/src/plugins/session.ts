@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import {
   authTimeOf,
@@ -10,6 +9,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { USER_AGENT_MAX_LENGTH } from '../account/user-agent.js';
+import { hashCookieValue } from '../interaction/cookie-hash.js';
 import type {
   SignInOrigin,
   SsoSession,
@@ -102,10 +102,6 @@ const signInOrigin = (request: FastifyRequest): SignInOrigin => ({
   userAgent: request.headers['user-agent']?.slice(0, USER_AGENT_MAX_LENGTH) || null,
   ip: request.ip || null,
 });
-
-/** SHA-256, base64url: how session keys and browser keys are stored. */
-export const hashCookieValue = (value: string): string =>
-  createHash('sha256').update(value).digest('base64url');
 
 function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) => void): SsoSessionManager {
   const { repository, clock, random } = options;

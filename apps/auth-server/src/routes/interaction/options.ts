@@ -7,6 +7,7 @@ import type {
 } from '../../interaction/authorization-flow.js';
 import type { ConsentRepository } from '../../interaction/consent-repository.js';
 import type { InteractionRepository } from '../../interaction/interaction-repository.js';
+import type { LoginAttemptGuard } from '../../interaction/login-attempts.js';
 import type { PasskeyRepository } from '../../mfa/passkey-repository.js';
 import type { RecoveryCodeRepository } from '../../mfa/recovery-codes.js';
 import type { TotpRepository } from '../../mfa/totp-repository.js';
@@ -15,32 +16,11 @@ import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
 import type { PageContext } from '../authorization-reply.js';
 import type { KerberosSignInOptions } from './kerberos.js';
 
-/** One login attempt, as a rate limiter sees it. */
-export interface LoginAttempt {
-  ip: string;
-  username: string;
-}
-
-/** What a guard decides before the password is checked; a refusal says how long to wait. */
-export type LoginAttemptDecision =
-  | {
-      allowed: true;
-      /** Attempts left before the lock (fewest over the limits that apply), when a limit applies. */
-      remaining?: number;
-      /** How long the lock then lasts, seconds. */
-      lockSeconds?: number;
-    }
-  | { allowed: false; limit: 'username' | 'ip'; retryAfterSeconds: number };
-
-/**
- * Throttles login attempts per IP and per username (src/routes/interaction/login-attempt-limiter.ts). `allow`
- * runs before the password is checked; refusing answers 429 (with `Retry-After`) without checking it.
- */
-export interface LoginAttemptGuard {
-  allow(attempt: LoginAttempt): Promise<LoginAttemptDecision>;
-  recordFailure(attempt: LoginAttempt): Promise<void>;
-  recordSuccess(attempt: LoginAttempt): Promise<void>;
-}
+export type {
+  LoginAttempt,
+  LoginAttemptDecision,
+  LoginAttemptGuard,
+} from '../../interaction/login-attempts.js';
 
 /** The step that ends an interaction: signed in, consent given (or not needed). */
 export type CompleteStep = Extract<NextStep, { kind: 'complete' }>;
@@ -120,25 +100,11 @@ export type InteractionPage =
   | 'consent'
   | 'directory-password';
 
-/** Tells a locked-out person when to come back (the same time as `Retry-After`). */
-export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
-  const minutes = Math.ceil(retryAfterSeconds / 60);
-  const wait =
-    retryAfterSeconds < 60 ? `${retryAfterSeconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  return `Too many failed sign-in attempts. Please try again in ${wait}.`;
-}
-
-/**
- * Said with a failure that leaves one attempt: a person who mistyped learns before the lock, not
- * after. Counted per username whether or not it exists, so it tells nothing about accounts.
- */
-export function lastAttemptWarning(decision: LoginAttemptDecision): string | undefined {
-  if (!decision.allowed || decision.remaining !== 1 || decision.lockSeconds === undefined) return undefined;
-  return `1 attempt left before a ${Math.ceil(decision.lockSeconds / 60)}-minute lock.`;
-}
-
-/** Same text for an unknown user and a wrong password, so the page does not reveal which usernames exist. */
-export const INVALID_CREDENTIALS_MESSAGE = 'Invalid username or password.';
+export {
+  INVALID_CREDENTIALS_MESSAGE,
+  lastAttemptWarning,
+  tooManyAttemptsMessage,
+} from '../../interaction/login-attempts.js';
 
 /** Same text for a wrong code and a used one: the page does not help guessing. */
 export const INVALID_CODE_MESSAGE = 'That code is not valid. Enter the current code from your app.';

@@ -3,10 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
+import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { Interaction } from '../../interaction/interaction-repository.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
-import { hashCookieValue } from '../../plugins/session.js';
 import { respondToValidationError, sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
 import type {
   CompleteStep,

@@ -1,0 +1,52 @@
+/**
+ * Login attempts as the rate limits see them, and the words a person reads about them: shared by
+ * the login form, the second-factor pages and the account page's password change, which all count
+ * on the same per-username lock.
+ */
+
+/** One login attempt, as a rate limiter sees it. */
+export interface LoginAttempt {
+  ip: string;
+  username: string;
+}
+
+/** What a guard decides before the password is checked; a refusal says how long to wait. */
+export type LoginAttemptDecision =
+  | {
+      allowed: true;
+      /** Attempts left before the lock (fewest over the limits that apply), when a limit applies. */
+      remaining?: number;
+      /** How long the lock then lasts, seconds. */
+      lockSeconds?: number;
+    }
+  | { allowed: false; limit: 'username' | 'ip'; retryAfterSeconds: number };
+
+/**
+ * Throttles login attempts per IP and per username (routes/interaction/login-attempt-limiter.ts). `allow`
+ * runs before the password is checked; refusing answers 429 (with `Retry-After`) without checking it.
+ */
+export interface LoginAttemptGuard {
+  allow(attempt: LoginAttempt): Promise<LoginAttemptDecision>;
+  recordFailure(attempt: LoginAttempt): Promise<void>;
+  recordSuccess(attempt: LoginAttempt): Promise<void>;
+}
+
+/** Tells a locked-out person when to come back (the same time as `Retry-After`). */
+export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  const wait =
+    retryAfterSeconds < 60 ? `${retryAfterSeconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return `Too many failed sign-in attempts. Please try again in ${wait}.`;
+}
+
+/**
+ * Said with a failure that leaves one attempt: a person who mistyped learns before the lock, not
+ * after. Counted per username whether or not it exists, so it tells nothing about accounts.
+ */
+export function lastAttemptWarning(decision: LoginAttemptDecision): string | undefined {
+  if (!decision.allowed || decision.remaining !== 1 || decision.lockSeconds === undefined) return undefined;
+  return `1 attempt left before a ${Math.ceil(decision.lockSeconds / 60)}-minute lock.`;
+}
+
+/** Same text for an unknown user and a wrong password, so the page does not reveal which usernames exist. */
+export const INVALID_CREDENTIALS_MESSAGE = 'Invalid username or password.';
