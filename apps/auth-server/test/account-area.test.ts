@@ -6,17 +6,10 @@
  */
 
 import type { RouteOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORM, startTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { FORM, useAppWithRoutes } from './helpers/app.js';
 
-const routes: RouteOptions[] = [];
-let app: TestApp;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ app, close } = await startTestApp({ onRoute: (route) => routes.push(route) }));
-});
-afterAll(() => close());
+const { routes, app: testApp } = useAppWithRoutes();
 
 const accountRoutes = () =>
   routes.filter((route) => route.url === '/account' || route.url.startsWith('/account/'));
@@ -35,7 +28,7 @@ describe('the account area', () => {
     for (const route of accountRoutes()) {
       for (const method of methodsOf(route)) {
         if (route.config?.account !== 'signed-in') expect(method, route.url).toBe('POST');
-        const response = await app.inject({
+        const response = await testApp().inject({
           method: method as 'GET' | 'POST',
           url: concrete(route.url),
           ...(method === 'POST' ? { headers: FORM, payload: 'csrf=x' } : {}),

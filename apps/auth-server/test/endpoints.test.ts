@@ -7,20 +7,13 @@
  */
 
 import type { RouteOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BROWSER_CORS_ENDPOINTS, clientAuthenticationEndpointUrls, ENDPOINTS } from '../src/endpoints.js';
-import { FORM, form, startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
+import { FORM, form, TEST_ISSUER, useAppWithRoutes } from './helpers/app.js';
 import { SPA_ORIGIN } from './helpers/seed.js';
 
 const rows = Object.values(ENDPOINTS);
-const routes: RouteOptions[] = [];
-let app: TestApp;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ app, close } = await startTestApp({ onRoute: (route) => routes.push(route) }));
-});
-afterAll(() => close());
+const { routes, app: testApp } = useAppWithRoutes();
 
 const methodsOf = (route: RouteOptions) => ([] as string[]).concat(route.method);
 const routesAt = (path: string) => routes.filter((route) => route.url === path);
@@ -29,7 +22,7 @@ const oauthStyled = () => routes.filter((route) => route.config?.errorStyle !== 
 
 /** POSTs an unknown client's form: an endpoint that authenticates clients answers invalid_client. */
 async function authenticatesClients(path: string): Promise<boolean> {
-  const response = await app.inject({
+  const response = await testApp().inject({
     method: 'POST',
     url: path,
     headers: FORM,
@@ -51,7 +44,9 @@ describe('the endpoint table against the app', () => {
   });
 
   it('lists every row with a metadata name in discovery, at the issuer', async () => {
-    const metadata = (await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json();
+    const metadata = (
+      await testApp().inject({ method: 'GET', url: '/.well-known/openid-configuration' })
+    ).json();
     for (const row of rows) {
       if ('metadata' in row) expect(metadata[row.metadata], row.metadata).toBe(`${TEST_ISSUER}${row.path}`);
     }
@@ -61,7 +56,7 @@ describe('the endpoint table against the app', () => {
 
   it('answers a CORS preflight on every browserCors row, and has no other preflight route', async () => {
     for (const row of BROWSER_CORS_ENDPOINTS) {
-      const response = await app.inject({
+      const response = await testApp().inject({
         method: 'OPTIONS',
         url: row.path,
         headers: { origin: SPA_ORIGIN, 'access-control-request-method': 'POST' },
@@ -70,7 +65,7 @@ describe('the endpoint table against the app', () => {
       expect(response.headers['access-control-allow-origin'], row.path).toBe(SPA_ORIGIN);
     }
     const withCors = routes.filter((route) =>
-      ([] as unknown[]).concat(route.onRequest).includes(app.browserCors),
+      ([] as unknown[]).concat(route.onRequest).includes(testApp().browserCors),
     );
     expect([...new Set(withCors.map((route) => route.url))].sort()).toEqual(
       BROWSER_CORS_ENDPOINTS.map((row) => row.path).sort(),

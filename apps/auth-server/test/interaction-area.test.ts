@@ -6,17 +6,10 @@
  */
 
 import type { RouteOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORM, startTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { FORM, useAppWithRoutes } from './helpers/app.js';
 
-const routes: RouteOptions[] = [];
-let app: TestApp;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ app, close } = await startTestApp({ onRoute: (route) => routes.push(route) }));
-});
-afterAll(() => close());
+const { routes, app: testApp } = useAppWithRoutes();
 
 const areaRoutes = () => routes.filter((route) => route.url.startsWith('/interaction/'));
 const methodsOf = (route: RouteOptions) => ([] as string[]).concat(route.method).filter((m) => m !== 'HEAD');
@@ -35,7 +28,7 @@ describe('the interaction area', () => {
   it('answers an unknown interaction before any handler, on every page', async () => {
     for (const route of areaRoutes()) {
       for (const method of methodsOf(route)) {
-        const response = await app.inject({
+        const response = await testApp().inject({
           method: method as 'GET' | 'POST',
           url: route.url.replace(':id', 'no-such-interaction'),
           ...(method === 'POST' ? { headers: FORM, payload: 'csrf=x' } : {}),

@@ -8,20 +8,13 @@
 
 import formbody from '@fastify/formbody';
 import Fastify, { type RouteOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../src/endpoints.js';
 import { errorHandlerPlugin } from '../src/plugins/error-handler.js';
 import { guardOAuthArea } from '../src/routes/oauth/index.js';
-import { FORM, startTestApp, type TestApp } from './helpers/app.js';
+import { FORM, useAppWithRoutes } from './helpers/app.js';
 
-const routes: RouteOptions[] = [];
-let app: TestApp;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ app, close } = await startTestApp({ onRoute: (route) => routes.push(route) }));
-});
-afterAll(() => close());
+const { routes, app: testApp } = useAppWithRoutes();
 
 const areaRoutes = () => routes.filter((route) => route.config?.area === 'oauth');
 const methodsOf = (route: RouteOptions) => ([] as string[]).concat(route.method).filter((m) => m !== 'HEAD');
@@ -33,7 +26,7 @@ describe('the oauth area', () => {
 
   it('refuses a JSON body on every POST route, as an uncached OAuth error', async () => {
     for (const route of areaRoutes().filter((r) => methodsOf(r).includes('POST'))) {
-      const response = await app.inject({
+      const response = await testApp().inject({
         method: 'POST',
         url: route.url,
         headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
@@ -48,7 +41,7 @@ describe('the oauth area', () => {
   it('answers every route uncached, whatever the outcome', async () => {
     for (const route of areaRoutes()) {
       for (const method of methodsOf(route)) {
-        const response = await app.inject({ method: method as 'GET' | 'POST', url: route.url });
+        const response = await testApp().inject({ method: method as 'GET' | 'POST', url: route.url });
         expect(response.headers['cache-control'], `${method} ${route.url}`).toBe('no-store');
         expect(response.headers.pragma, `${method} ${route.url}`).toBe('no-cache');
       }

@@ -1,5 +1,6 @@
 import { type Clock, type RandomSource, type ScryptCost, systemClock } from '@oidc-orders/oauth-core';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions, RouteOptions } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config.js';
 import type { ClientKeyOptions } from '../../src/plugins/client-authentication.js';
@@ -125,4 +126,24 @@ export function form(params: Record<string, string | string[]>): string {
     for (const item of Array.isArray(value) ? value : [value]) body.append(name, item);
   }
   return body.toString();
+}
+
+/**
+ * One test app for a file, started before its tests, with every route it registered: the area and
+ * endpoint-table tests walk `routes` and probe them on `app()`.
+ */
+export function useAppWithRoutes(): { routes: RouteOptions[]; app: () => TestApp } {
+  const routes: RouteOptions[] = [];
+  let started: { app: TestApp; close: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    started = await startTestApp({ onRoute: (route) => routes.push(route) });
+  });
+  afterAll(() => started?.close());
+  return {
+    routes,
+    app: () => {
+      if (started === undefined) throw new Error('the test app starts in beforeAll');
+      return started.app;
+    },
+  };
 }
