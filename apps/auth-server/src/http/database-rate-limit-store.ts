@@ -39,6 +39,32 @@ export function databaseRateLimitStore(
 }
 
 /**
+ * One more hit on a fixed-window counter in one statement (an upsert that restarts the window once
+ * it has ended), so that every instance on the database counts the same hits.
+ */
+export async function incrementWindowCounter(
+  db: AppDatabase,
+  key: string,
+  now: number,
+  windowMs: number,
+): Promise<{ hits: number; windowStartedAt: number }> {
+  const windowEnded = sql`${rateLimitCounters.windowStartedAt} + ${windowMs} <= ${now}`;
+  const [row] = await db
+    .insert(rateLimitCounters)
+    .values({ key, windowStartedAt: now, hits: 1 })
+    .onConflictDoUpdate({
+      target: rateLimitCounters.key,
+      set: {
+        hits: sql`case when ${windowEnded} then 1 else ${rateLimitCounters.hits} + 1 end`,
+        windowStartedAt: sql`case when ${windowEnded} then ${now} else ${rateLimitCounters.windowStartedAt} end`,
+      },
+    })
+    .returning({ hits: rateLimitCounters.hits, windowStartedAt: rateLimitCounters.windowStartedAt });
+  if (row === undefined) throw new Error('the counter upsert returned no row');
+  return row;
+}
+
+/**
  * The counter behind the store, for limits kept outside @fastify/rate-limit (the mail limits):
  * counts a hit of `key` in its fixed window and answers the count and the milliseconds left.
  */
@@ -51,18 +77,7 @@ export function databaseRateLimitCounter(
 
   async function hit(key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
     const now = nowMs();
-    const windowEnded = sql`${rateLimitCounters.windowStartedAt} + ${windowMs} <= ${now}`;
-    const [row] = await db
-      .insert(rateLimitCounters)
-      .values({ key, windowStartedAt: now, hits: 1 })
-      .onConflictDoUpdate({
-        target: rateLimitCounters.key,
-        set: {
-          hits: sql`case when ${windowEnded} then 1 else ${rateLimitCounters.hits} + 1 end`,
-          windowStartedAt: sql`case when ${windowEnded} then ${now} else ${rateLimitCounters.windowStartedAt} end`,
-        },
-      })
-      .returning({ hits: rateLimitCounters.hits, windowStartedAt: rateLimitCounters.windowStartedAt });
+    const row = await incrementWindowCounter(db, key, now, windowMs);
     // Housekeeping without a scheduler: every 100th hit drops counters idle for ten windows. The
     // login counters share the table with longer windows and sweep themselves
     // (src/routes/interaction/login-attempt-limiter.ts).
@@ -77,7 +92,7 @@ export function databaseRateLimitCounter(
           ),
         );
     }
-    return { current: row!.hits, ttl: Math.max(0, row!.windowStartedAt + windowMs - now) };
+    return { current: row.hits, ttl: Math.max(0, row.windowStartedAt + windowMs - now) };
   }
 
   return hit;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
 import { rateLimitCounters } from '../../db/schema.js';
-import { LOGIN_COUNTER_PREFIX } from '../../http/database-rate-limit-store.js';
+import { incrementWindowCounter, LOGIN_COUNTER_PREFIX } from '../../http/database-rate-limit-store.js';
 import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from './index.js';
 
 export interface LoginAttemptLimits {
@@ -44,18 +44,7 @@ export function createLoginAttemptLimiter(
 
   /** One more hit on `key`; returns the count in the current window and when that window ends. */
   async function hit(key: string, now: number): Promise<{ hits: number; windowEndsAt: number }> {
-    const windowEnded = sql`${rateLimitCounters.windowStartedAt} + ${windowMs} <= ${now}`;
-    const [row] = await db
-      .insert(rateLimitCounters)
-      .values({ key, windowStartedAt: now, hits: 1 })
-      .onConflictDoUpdate({
-        target: rateLimitCounters.key,
-        set: {
-          hits: sql`case when ${windowEnded} then 1 else ${rateLimitCounters.hits} + 1 end`,
-          windowStartedAt: sql`case when ${windowEnded} then ${now} else ${rateLimitCounters.windowStartedAt} end`,
-        },
-      })
-      .returning({ hits: rateLimitCounters.hits, windowStartedAt: rateLimitCounters.windowStartedAt });
+    const row = await incrementWindowCounter(db, key, now, windowMs);
     // Housekeeping without a scheduler: every 100th hit drops login counters whose window ended
     // more than a window ago.
     if (++hitsSinceSweep >= 100) {
@@ -69,7 +58,7 @@ export function createLoginAttemptLimiter(
           ),
         );
     }
-    return { hits: row!.hits, windowEndsAt: row!.windowStartedAt + windowMs };
+    return { hits: row.hits, windowEndsAt: row.windowStartedAt + windowMs };
   }
 
   const checks = (attempt: LoginAttempt) => {
