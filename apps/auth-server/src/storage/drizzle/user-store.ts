@@ -41,6 +41,7 @@ export function userFromRow(row: typeof users.$inferSelect): User {
     emailVerified: row.emailVerified,
     allowedScopes: row.allowedScopes,
     mfaRequired: row.mfaRequired,
-    groups: row.groups,
+    // Only directory users have groups; everyone else's record has no `groups` at all.
+    ...(row.groups === null ? {} : { groups: row.groups }),
   };
 }
