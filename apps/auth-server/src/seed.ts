@@ -6,15 +6,11 @@ import {
   clientRegistrationProblems,
   DEFAULT_SCRYPT_COST,
   forbiddenGrantReason,
-  hashPassword,
   type ScryptCost,
-  verifyPassword,
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
-import { inArray } from 'drizzle-orm';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
-import { users } from './db/schema.js';
 import { replaceKerberosPrincipals } from './kerberos/principal-repository.js';
 import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
@@ -25,8 +21,9 @@ import {
   type SeedUser,
 } from './schemas/seed.js';
 import { disableEntriesNotIn, type RegistryKind } from './storage/drizzle/registry-status.js';
+import { resolvePasswordHashes, usersChangedSinceApplied } from './storage/drizzle/seed-users.js';
 import { writeRegistryRecords } from './storage/drizzle/stores.js';
-import { appliedSeedFingerprints, claimSeedUsers } from './storage/drizzle/user-ownership.js';
+import { claimSeedUsers } from './storage/drizzle/user-ownership.js';
 
 /**
  * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.
@@ -302,42 +299,6 @@ export async function applySeed(
 }
 
 /**
- * Keyed HMAC (the server's secret hasher) of the entry's canonical JSON: the same entry gives the
- * same fingerprint whatever its member order, and a stored fingerprint lets no one test guesses of
- * a plain-text `password` without KEY_ENCRYPTION_KEY.
- */
-export function seedUserFingerprint(secrets: SecretHasher, user: SeedUser): string {
-  return secrets.hash(`seed user entry ${canonicalJson(user)}`);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  const members = Object.entries(value)
-    .filter(([, member]) => member !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${members.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
-}
-
-/** The entries whose fingerprint differs from the one applied last (new users included), with it. */
-async function usersChangedSinceApplied(
-  db: AppDatabase,
-  seedUsers: readonly SeedUser[],
-  secrets: SecretHasher,
-): Promise<Map<SeedUser, string>> {
-  const applied = await appliedSeedFingerprints(
-    db,
-    seedUsers.map((user) => user.sub),
-  );
-  const changed = new Map<SeedUser, string>();
-  for (const user of seedUsers) {
-    const fingerprint = seedUserFingerprint(secrets, user);
-    if (applied.get(user.sub) !== fingerprint) changed.set(user, fingerprint);
-  }
-  return changed;
-}
-
-/**
  * Every entry's `totp_secret` needs the key-encryption key; only changed entries are applied, so an
  * authenticator app removed since (`users reset-mfa`, the account page) stays removed.
  */
@@ -356,43 +317,6 @@ async function applySeededTotpSecrets(
   for (const user of changedUsers.keys()) {
     await applySeededTotpSecret(db, deps.keyEncryptionKey, user.sub, user.totp_secret, deps.now);
   }
-}
-
-async function resolvePasswordHashes(
-  db: AppDatabase,
-  seedUsers: readonly SeedUser[],
-  cost: ScryptCost,
-): Promise<Map<string, string>> {
-  const hashes = new Map<string, string>();
-  const plain = seedUsers.filter((user) => user.password !== undefined);
-  const stored =
-    plain.length === 0
-      ? []
-      : await db
-          .select({ sub: users.sub, passwordHash: users.passwordHash })
-          .from(users)
-          .where(
-            inArray(
-              users.sub,
-              plain.map((user) => user.sub),
-            ),
-          );
-  const storedBySub = new Map(stored.map((row) => [row.sub, row.passwordHash]));
-  for (const user of seedUsers) {
-    if (user.password_hash !== undefined) {
-      hashes.set(user.sub, user.password_hash);
-      continue;
-    }
-    const password = user.password ?? '';
-    const existing = storedBySub.get(user.sub);
-    hashes.set(
-      user.sub,
-      existing !== undefined && (await verifyPassword(password, existing))
-        ? existing
-        : await hashPassword(password, { cost }),
-    );
-  }
-  return hashes;
 }
 
 function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
