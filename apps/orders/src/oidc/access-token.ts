@@ -2,22 +2,9 @@ import { errors as joseErrors, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { TokenVerificationUnavailableError } from '../errors.js';
 import type { DiscoveredProvider } from './provider.js';
-import type { VerifiedTokenCache } from './verified-token-cache.js';
+import type { VerifiedAccessToken, VerifiedTokenCache } from './verified-token-cache.js';
 
-/** What this API learns from a valid access token, whichever its format. */
-export interface VerifiedAccessToken {
-  format: 'jwt' | 'opaque';
-  sub: string | undefined;
-  /** Lower-cased, as users are stored. */
-  email: string | undefined;
-  scopes: string[];
-  clientId: string | undefined;
-  /**
-   * RFC 9449 §6: the thumbprint of the key the token is bound to (`cnf.jkt` of the JWT, or of the
-   * introspection response); such a token is usable only with the DPoP scheme and a proof.
-   */
-  jkt: string | undefined;
-}
+export type { VerifiedAccessToken } from './verified-token-cache.js';
 
 /** The token is not acceptable here; `description` is safe to send in `error_description`. */
 export class InvalidAccessTokenError extends Error {

@@ -1,6 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { VerifiedAccessToken } from './access-token.js';
 import type { DiscoveredProvider } from './provider.js';
+
+/** What this API learns from a valid access token, whichever its format. */
+export interface VerifiedAccessToken {
+  format: 'jwt' | 'opaque';
+  sub: string | undefined;
+  /** Lower-cased, as users are stored. */
+  email: string | undefined;
+  scopes: string[];
+  clientId: string | undefined;
+  /**
+   * RFC 9449 §6: the thumbprint of the key the token is bound to (`cnf.jkt` of the JWT, or of the
+   * introspection response); such a token is usable only with the DPoP scheme and a proof.
+   */
+  jkt: string | undefined;
+}
 
 interface Entry {
   verified: VerifiedAccessToken;
