@@ -15,12 +15,14 @@ import { inArray } from 'drizzle-orm';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
+import { duplicateProviderIndex, identityProviderProblems } from './federation/provider-rules.js';
 import { replaceKerberosPrincipals } from './kerberos/principal-repository.js';
 import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
   type SeedClient,
   type SeedDocument,
   SeedDocumentSchema,
+  type SeedIdentityProvider,
   type SeedResource,
   type SeedUser,
 } from './schemas/seed.js';
@@ -104,6 +106,7 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   checkClients(document.clients ?? []);
   checkResources(document.resources ?? []);
   checkUsers(document.users ?? []);
+  checkIdentityProviders(document.identity_providers ?? []);
   return document;
 }
 
@@ -213,6 +216,18 @@ function checkUsers(seedUsers: readonly SeedUser[]): void {
     if ((user.password === undefined) === (user.password_hash === undefined)) {
       throw new SeedError(`${where}: give exactly one of password or password_hash`);
     }
+  });
+}
+
+function checkIdentityProviders(providers: readonly SeedIdentityProvider[]): void {
+  const duplicate = duplicateProviderIndex(providers);
+  if (duplicate !== undefined)
+    throw new SeedError(`identity_providers[${duplicate}] (${providers[duplicate]?.id}): duplicate id`);
+  providers.forEach((provider, index) => {
+    const [problem] = identityProviderProblems(provider);
+    if (problem === undefined) return;
+    const member = problem.member === undefined ? '' : `.${problem.member}`;
+    throw new SeedError(`identity_providers[${index}] (${provider.id})${member}: ${problem.problem}`);
   });
 }
 

@@ -105,7 +105,7 @@ export interface InteractionRoutesOptions {
  * The first-factor sign-in methods of the login step (oauth-core `AUTHENTICATION_METHODS` says
  * what each contributes to `amr` and `acr`; README "Kerberos").
  */
-export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos' | 'passkey'>;
+export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos' | 'passkey' | 'federated'>;
 
 /** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
 export type InteractionPage =
