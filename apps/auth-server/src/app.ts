@@ -16,6 +16,8 @@ import Fastify, {
 } from 'fastify';
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import { resolveProvider, type UpstreamProvider } from './federation/registry.js';
+import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { createLoginAttemptLimiter } from './http/login-attempt-limiter.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
@@ -40,6 +42,7 @@ import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
+import type { FederationSignIn } from './routes/interaction/options.js';
 import { introspectionRoutes } from './routes/introspect.js';
 import { pushedAuthorizationRequestRoutes } from './routes/par.js';
 import { revocationRoutes } from './routes/revoke.js';
@@ -56,6 +59,8 @@ export interface AppDependencies {
   database?: DatabaseHandle;
   clock?: Clock;
   random?: RandomSource;
+  /** Upstream provider clients (tests shorten their timeouts); default createUpstreamClients(). */
+  upstreamClients?: UpstreamClients;
   /** A seed applied at start instead of reading `config.seedFile`. */
   seed?: SeedDocument;
   /**
@@ -92,6 +97,14 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
   // Likewise a Kerberos setup that cannot work (keytab, binding, pinned principal): one line, no start.
+  // Secret and key files of upstream providers are read now: a missing one fails the start.
+  const upstreamProviders = new Map(
+    await Promise.all(
+      (seed?.identity_providers ?? []).map(
+        async (entry) => [entry.id, await resolveProvider(entry)] as const,
+      ),
+    ),
+  );
   const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
 
   const app = Fastify({
@@ -171,6 +184,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
       { nowMs: () => clock.nowSeconds() * 1000 },
     ),
     kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
+    federation:
+      upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined,
   });
 
   return app;
@@ -198,6 +213,21 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
         findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
         usernameRealm,
       }),
+  };
+}
+
+/** Upstream OpenID providers at the login step (README "Upstream identity providers"). */
+function federationSignIn(
+  app: App,
+  providers: ReadonlyMap<string, UpstreamProvider>,
+  clients: UpstreamClients | undefined,
+): FederationSignIn {
+  return {
+    db: app.database.db,
+    providers,
+    clients: clients ?? createUpstreamClients(),
+    findUser: (sub) => app.protocol.stores.users.findUserBySub(sub),
+    browserKey: (request) => app.ssoSessions.browserKey(request),
   };
 }
 

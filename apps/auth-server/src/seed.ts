@@ -16,6 +16,7 @@ import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { users } from './db/schema.js';
 import { duplicateProviderIndex, identityProviderProblems } from './federation/provider-rules.js';
+import { applyIdentityProviders } from './federation/registry.js';
 import { replaceKerberosPrincipals } from './kerberos/principal-repository.js';
 import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
@@ -297,6 +298,8 @@ export async function applySeed(
     seedUsers.map((user) => user.sub),
     new Map([...changedUsers].map(([user, fingerprint]) => [user.sub, fingerprint])),
   );
+  // Likewise a provider the file no longer names is disabled: its button goes on every instance.
+  await applyIdentityProviders(db, seed.identity_providers ?? [], deps.now);
   // A member left out of the file names nothing: every entry of that kind is disabled.
   const disabled = await disableEntriesNotIn(
     db,

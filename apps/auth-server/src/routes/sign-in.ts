@@ -40,6 +40,7 @@ import { emailLinkRoutes } from './email-verification.js';
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
+import type { FederationSignIn } from './interaction/options.js';
 import { passwordResetRoutes } from './password-reset.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
@@ -65,6 +66,8 @@ export interface SignInRoutesOptions {
   deviceUserCodeAttemptsPerMinute?: number;
   /** Kerberos single sign-on, when KRB5_KTNAME is configured (README "Kerberos"). */
   kerberos?: KerberosSignIn;
+  /** Upstream OpenID providers, when the seed names any (README "Upstream identity providers"). */
+  federation?: FederationSignIn;
   /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
@@ -213,6 +216,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,
+    federation: options.federation,
     totp,
     recoveryCodes,
     passkeys,

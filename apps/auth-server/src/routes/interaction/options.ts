@@ -14,6 +14,7 @@ import type { RelyingParty } from '../../mfa/webauthn.js';
 import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
 import type { PageContext } from '../authorization-reply.js';
 import type { KerberosSignInOptions } from './kerberos.js';
+import type { UpstreamSignInOptions } from './upstream.js';
 
 /** One login attempt, as a rate limiter sees it. */
 export interface LoginAttempt {
@@ -79,6 +80,9 @@ export type DevicePurposeResolver = (
 /** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
 export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
 
+/** The upstream providers' routes' own dependencies; the interaction steps are lent by these routes. */
+export type FederationSignIn = Omit<UpstreamSignInOptions<unknown>, 'steps' | 'pageContext' | 'nowSeconds'>;
+
 export interface InteractionRoutesOptions {
   flow: AuthorizationFlow;
   stores: ProtocolStores;
@@ -91,6 +95,8 @@ export interface InteractionRoutesOptions {
   resolveDevicePurpose?: DevicePurposeResolver;
   /** Kerberos single sign-on (./kerberos.ts); without it the login page has no link. */
   kerberos?: KerberosSignIn;
+  /** Upstream OpenID providers (./upstream.ts): one login button each. */
+  federation?: FederationSignIn;
   /** Authenticator apps: the otp and enrol pages. */
   totp: TotpRepository;
   /** Recovery codes: the recovery page, and the set shown after the first enrolment. */

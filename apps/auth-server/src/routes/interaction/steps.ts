@@ -67,6 +67,8 @@ export interface InteractionSteps {
     method: SignInMethod,
     /** A passkey's WebAuthn flags (UV, backup state), or a federated sign-in's upstream amr. */
     flags?: MethodDetails,
+    /** Runs once the session exists, before the next step (a federated sign-in records its origin). */
+    onSessionStarted?: (session: SsoSession) => Promise<void>,
   ): Promise<FastifyReply>;
   /**
    * The session a second-factor page may act on: the step must still be `expected` (else the
@@ -254,9 +256,11 @@ export function createInteractionSteps(
     user: User,
     method: SignInMethod,
     flags?: MethodDetails,
+    onSessionStarted?: (session: SsoSession) => Promise<void>,
   ) {
     // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
     const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
+    await onSessionStarted?.(session);
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }
