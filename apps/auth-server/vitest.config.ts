@@ -31,6 +31,8 @@ export default defineConfig({
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
         'test/email-verification.test.ts',
+        // A real upstream OpenID provider (oidc-provider) on a loopback port, and our app listening.
+        'test/federation.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -227,7 +227,6 @@ function federationSignIn(
     providers,
     clients: clients ?? createUpstreamClients(),
     findUser: (sub) => app.protocol.stores.users.findUserBySub(sub),
-    browserKey: (request) => app.ssoSessions.browserKey(request),
   };
 }
 

@@ -48,6 +48,8 @@ export interface TestAppOptions {
   onRoute?: AppDependencies['onRoute'];
   /** SMTP timings and mail rate limits (test/mail-*.test.ts). */
   mail?: AppDependencies['mail'];
+  /** Upstream provider clients with short timeouts (test/federation.test.ts). */
+  upstreamClients?: AppDependencies['upstreamClients'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -94,6 +96,7 @@ async function buildTestApp(
     ...(options.clientKeys ? { clientKeys: options.clientKeys } : {}),
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
     ...(options.mail ? { mail: options.mail } : {}),
+    ...(options.upstreamClients ? { upstreamClients: options.upstreamClients } : {}),
   });
   try {
     await app.ready();

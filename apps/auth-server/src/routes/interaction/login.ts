@@ -135,6 +135,7 @@ export async function registerLoginRoutes(
       steps: {
         load: steps.load,
         interactionIdOf: (loaded) => loaded.interaction.id,
+        browserKeyOf: (loaded) => loaded.browserKey,
         clientIdOf: (loaded) => loaded.purpose.client.clientId,
         showLoginPage: (reply, loaded, status, message) =>
           sendLoginPage(reply, loaded, status, undefined, message),

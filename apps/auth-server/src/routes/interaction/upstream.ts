@@ -28,6 +28,8 @@ import type { MethodDetails } from './steps.js';
 export interface UpstreamInteractionSteps<Loaded> {
   load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
   interactionIdOf(loaded: Loaded): string;
+  /** The browser's key the interaction was loaded with (its cookie; the interaction is bound to it). */
+  browserKeyOf(loaded: Loaded): string;
   clientIdOf(loaded: Loaded): string;
   showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): Promise<FastifyReply>;
   signedIn(
@@ -45,7 +47,6 @@ export interface UpstreamSignInOptions<Loaded> {
   providers: ReadonlyMap<string, UpstreamProvider>;
   clients: UpstreamClients;
   findUser(sub: string): Promise<User | null>;
-  browserKey(request: FastifyRequest): string | null;
   nowSeconds(): number;
   pageContext: PageContext;
   steps: UpstreamInteractionSteps<Loaded>;
@@ -98,13 +99,12 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
         const state = oidc.randomState();
         const nonce = oidc.randomNonce();
         const codeVerifier = oidc.randomPKCECodeVerifier();
-        const browserKey = options.browserKey(request) ?? '';
         await recordStartedAuthorization(
           options.db,
           state,
           {
             providerId: provider.id,
-            browserHash: hashCookieValue(browserKey),
+            browserHash: hashCookieValue(steps.browserKeyOf(loaded)),
             interactionId: steps.interactionIdOf(loaded),
             purpose: 'sign_in',
             linkSub: null,
@@ -136,22 +136,21 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
           state === ''
             ? null
             : await takeStartedAuthorization(options.db, state, provider.id, options.nowSeconds());
-        const browserKey = options.browserKey(request);
-        // The state must be this provider's, unused, unexpired, and started by this very browser.
-        if (
-          started === null ||
-          started.interactionId === null ||
-          browserKey === null ||
-          hashCookieValue(browserKey) !== started.browserHash
-        ) {
+        // The state must be this provider's, unused and unexpired…
+        if (started === null || started.interactionId === null) {
           return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
         }
+        // …its interaction live and this browser's (load checks the interaction's browser binding)…
         request.params = { ...request.params, id: started.interactionId } as typeof request.params;
         const loaded = await steps.load(
           request as unknown as FastifyRequest<{ Params: { id: string } }>,
           reply,
         );
         if (loaded === null) return reply;
+        // …and started by this very browser.
+        if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
+          return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+        }
         if (typeof request.query.error === 'string') {
           // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
           audit(request.log, AUDIT_EVENTS.loginFailed, {
@@ -190,7 +189,12 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
           );
           return sendFailure(reply, failure);
         }
-        const claims: Record<string, unknown> = tokens.claims() ?? {};
+        let claims: Record<string, unknown>;
+        try {
+          claims = await upstreamClaims(await options.clients.configurationOf(provider), tokens);
+        } catch (error) {
+          return sendFailure(reply, classifyUpstreamFailure(error));
+        }
         const subject = upstreamSubject(provider, claims);
         if (subject === null) return sendFailure(reply, 'refused');
         const sub = await signInFederatedIdentity(
@@ -258,4 +262,28 @@ export async function upstreamButtons(
       displayName: provider.displayName,
       href: `${basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}`,
     }));
+}
+
+/**
+ * The ID token's claims, completed by the UserInfo response when the provider has that endpoint
+ * (many providers put profile claims only there, OIDC Core §5.4). openid-client checks that the
+ * UserInfo `sub` is the ID token's (§5.3.2). The `email` / `email_verified` pair is taken from one
+ * source only, so a verification never applies to an address from the other response.
+ */
+async function upstreamClaims(
+  configuration: oidc.Configuration,
+  tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>,
+): Promise<Record<string, unknown>> {
+  const idToken: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
+  if (configuration.serverMetadata().userinfo_endpoint === undefined) return idToken;
+  const userInfo: Record<string, unknown> = {
+    ...(await oidc.fetchUserInfo(configuration, tokens.access_token, String(idToken.sub))),
+  };
+  const emailSource = idToken.email !== undefined ? idToken : userInfo;
+  return {
+    ...userInfo,
+    ...idToken,
+    email: emailSource.email,
+    email_verified: emailSource.email_verified,
+  };
 }
