@@ -304,7 +304,10 @@ describe('refusals', () => {
     const flow = await toLoginPage(browser, CONSENTING);
     const callback = await throughUpstream(browser, flow.page, 'upstream');
     const elsewhere = new URL(`${issuer}/idp/untrusted/callback${callback.search}`);
-    expect((await browser.request(elsewhere)).status).toBe(400);
+    const refused = await browser.request(elsewhere);
+    expect(refused.status).toBe(400);
+    // Refused for the state itself, before any code is sent to a token endpoint.
+    expect(await refused.text()).toContain('upstream_state_invalid');
   });
 
   it('refuses an `iss` that is not the provider’s (RFC 9207) with a 400 page', async () => {
