@@ -41,6 +41,7 @@ import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
 import { deviceAuthorizationRoutes } from './routes/device-authorization.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
 import type { FederationSignIn } from './routes/interaction/options.js';
 import { introspectionRoutes } from './routes/introspect.js';
@@ -164,6 +165,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(pushedAuthorizationRequestRoutes);
   await app.register(deviceAuthorizationRoutes);
 
+  const federation =
+    upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;
+
   // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
   await app.register(signInRoutes, {
     db: app.database.db,
@@ -184,9 +188,15 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
       { nowMs: () => clock.nowSeconds() * 1000 },
     ),
     kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
-    federation:
-      upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined,
+    federation,
   });
+  if (federation) {
+    await app.register(upstreamLogoutRoutes, {
+      providers: upstreamProviders,
+      clients: federation.clients,
+      nowSeconds: () => clock.nowSeconds(),
+    });
+  }
 
   return app;
 }

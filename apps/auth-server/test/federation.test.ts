@@ -1,8 +1,9 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { eq } from 'drizzle-orm';
+import { generateKeyPair, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { externalIdentities, upstreamAuthorizations, users } from '../src/db/schema.js';
+import { externalIdentities, ssoSessions, upstreamAuthorizations, users } from '../src/db/schema.js';
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import {
@@ -105,6 +106,7 @@ beforeAll(async () => {
   issuer = `http://127.0.0.1:${port}`;
   upstream = await startUpstreamProvider({
     redirectUris: ['upstream', 'untrusted'].map((id) => `${issuer}/idp/${id}/callback`),
+    backchannelLogoutUri: `${issuer}/idp/upstream/backchannel-logout`,
   });
   // A provider that accepts connections and never answers.
   stalled = createHttpServer(() => {});
@@ -380,5 +382,53 @@ describe('faults', () => {
     const response = await browser.request(buttonHref(page, 'slow')!);
     expect(response.status).toBe(504);
     expect(Date.now() - began).toBeLessThan(5000);
+  });
+});
+
+describe('logout from the provider (OIDC Back-Channel Logout 1.0)', () => {
+  const sessionsOf = (sub: string) =>
+    started.database.handle.db.select().from(ssoSessions).where(eq(ssoSessions.sub, sub));
+
+  it('ends the session the provider’s sign-in started when the provider logs the person out', async () => {
+    upstream.behaviour = { account: { sub: 'logout-person' } };
+    const browser = new FetchBrowser();
+    const flow = await toLoginPage(browser, CONSENTING);
+    const callback = await throughUpstream(browser, flow.page);
+    const claims = await finish(browser, await browser.request(callback), flow);
+    expect(await sessionsOf(claims.sub)).toHaveLength(1);
+    // The provider's own logout page and its confirmation form.
+    const endPage = await (await browser.request(`${upstream.issuer}/session/end`)).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(endPage)?.[1] ?? '';
+    const confirmed = await browser.request(`${upstream.issuer}/session/end/confirm`, {
+      method: 'POST',
+      form: { xsrf, logout: 'yes' },
+    });
+    expect(confirmed.status).toBe(303);
+    await expect.poll(async () => (await sessionsOf(claims.sub)).length, { timeout: 5000 }).toBe(0);
+  });
+
+  it('refuses a logout token the provider did not sign (400), and ends nothing', async () => {
+    upstream.behaviour = { account: { sub: 'forged-logout-person' } };
+    const claims = await signInThroughUpstream();
+    const { privateKey } = await generateKeyPair('ES256');
+    const forged = await new SignJWT({
+      sub: 'forged-logout-person',
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      jti: 'forged-1',
+    })
+      .setProtectedHeader({ alg: 'ES256', kid: upstream.currentKid() })
+      .setIssuer(upstream.issuer)
+      .setAudience(upstream.clientId)
+      .setIssuedAt()
+      .setExpirationTime('2m')
+      .sign(privateKey);
+    const response = await fetch(`${issuer}/idp/upstream/backchannel-logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ logout_token: forged }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'invalid_request' });
+    expect(await sessionsOf(claims.sub)).toHaveLength(1);
   });
 });

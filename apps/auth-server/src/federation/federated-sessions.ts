@@ -1,4 +1,4 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { federatedSessions } from '../db/schema.js';
 
@@ -51,4 +51,10 @@ export async function sessionsStartedBy(
     .from(federatedSessions)
     .where(and(eq(federatedSessions.providerId, providerId), or(match)));
   return rows.map((row) => row.sessionId);
+}
+
+/** The record of sessions that ended. */
+export async function forgetFederatedSessions(db: AppDatabase, sessionIds: readonly string[]): Promise<void> {
+  if (sessionIds.length === 0) return;
+  await db.delete(federatedSessions).where(inArray(federatedSessions.sessionId, [...sessionIds]));
 }

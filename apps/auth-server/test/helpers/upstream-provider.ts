@@ -57,6 +57,7 @@ async function signingKey() {
 
 function configuration(
   redirectUris: string[],
+  backchannelLogoutUri: string | undefined,
   client: { id: string; secret: string },
   key: Awaited<ReturnType<typeof signingKey>>,
   behaviour: () => UpstreamBehaviour,
@@ -70,6 +71,9 @@ function configuration(
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
+        ...(backchannelLogoutUri
+          ? { backchannel_logout_uri: backchannelLogoutUri, backchannel_logout_session_required: true }
+          : {}),
       },
     ],
     clientDefaults: { id_token_signed_response_alg: 'ES256' },
@@ -86,7 +90,10 @@ function configuration(
       entra: ['tid', 'oid'],
     },
     scopes: ['openid', 'email', 'profile', 'entra'],
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: false }, backchannelLogout: { enabled: true } },
+    // The provider refuses special-use addresses for its outgoing calls (SSRF); here our server
+    // is a loopback peer on purpose, so its back-channel logout requests go out without that guard.
+    fetch: (url, init) => globalThis.fetch(url, { ...init, dispatcher: undefined } as RequestInit),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx, id) {
       const account = behaviour().account;
@@ -146,6 +153,8 @@ function listen(port: number, provider: Provider, behaviour: () => UpstreamBehav
 
 export async function startUpstreamProvider(options: {
   redirectUris: string[];
+  /** Where the provider sends logout tokens (OIDC Back-Channel Logout 1.0). */
+  backchannelLogoutUri?: string;
   port?: number;
 }): Promise<UpstreamProviderFixture> {
   const port = options.port ?? (await freeLoopbackPort());
@@ -161,7 +170,7 @@ export async function startUpstreamProvider(options: {
   const start = async () => {
     const provider = new Provider(
       issuer,
-      configuration(options.redirectUris, client, key, () => fixture.behaviour),
+      configuration(options.redirectUris, options.backchannelLogoutUri, client, key, () => fixture.behaviour),
     );
     return listen(port, provider, () => fixture.behaviour);
   };
