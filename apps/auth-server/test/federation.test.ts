@@ -432,3 +432,38 @@ describe('logout from the provider (OIDC Back-Channel Logout 1.0)', () => {
     expect(await sessionsOf(claims.sub)).toHaveLength(1);
   });
 });
+
+describe('the account page', () => {
+  it('lists the linked provider and refuses to unlink the only way in of a federated account', async () => {
+    upstream.behaviour = { account: { sub: 'account-page-person' } };
+    const browser = new FetchBrowser();
+    const flow = await toLoginPage(browser, CONSENTING);
+    const claims = await finish(
+      browser,
+      await browser.request(await throughUpstream(browser, flow.page)),
+      flow,
+    );
+    const page = await (await browser.request(`${issuer}/account`)).text();
+    expect(page).toContain('data-linked-provider="upstream"');
+    const unlink = `${issuer}/account/providers/upstream/unlink`;
+    const refused = await browser.request(unlink, { method: 'POST', form: hidden(page) });
+    // Post/redirect/get: the notice is on the page the redirect leads to.
+    expect(refused.status).toBe(303);
+    const after = await (await browser.request(new URL(refused.headers.get('location')!, issuer))).text();
+    expect(after).toContain('only way to sign in');
+    const identities = () =>
+      started.database.handle.db
+        .select()
+        .from(externalIdentities)
+        .where(eq(externalIdentities.sub, claims.sub));
+    expect(await identities()).toHaveLength(1);
+
+    // With a second provider linked, the first one can go.
+    await started.database.handle.db
+      .insert(externalIdentities)
+      .values({ source: 'idp:untrusted', subject: 'account-page-person', sub: claims.sub, createdAt: 1 });
+    const unlinked = await browser.request(unlink, { method: 'POST', form: hidden(page) });
+    expect(unlinked.status).toBe(303);
+    expect((await identities()).map((row) => row.source)).toEqual(['idp:untrusted']);
+  });
+});
