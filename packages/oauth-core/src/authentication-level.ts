@@ -74,7 +74,11 @@ export const AUTHENTICATION_METHODS = {
    * our second factor after an untrusted upstream.
    */
   federated: {
-    amr: (completed) => ['fed', ...(completed.upstreamAmr ?? [])],
+    // An untrusted upstream's `mfa` is dropped: our `amr` must not claim what our `acr` does not.
+    amr: (completed) => [
+      'fed',
+      ...(completed.upstreamAmr ?? []).filter((value) => completed.upstreamMfa || value !== 'mfa'),
+    ],
     factors: (completed) => (completed.upstreamMfa ? ['knowledge', 'possession'] : ['knowledge']),
     phishingResistant: false,
     secondFactor: false,
