@@ -202,9 +202,9 @@ describe('a federated sign-in (RFC 8176 `fed`)', () => {
   });
 
   it('reaches the multi-factor level when the upstream proved MFA at a trusted provider', () => {
-    const methods = [
+    const methods: CompletedMethod[] = [
       { method: 'federated', at: 10, upstreamAmr: ['pwd', 'otp'], upstreamMfa: true },
-    ] as const;
+    ];
     expect(amrOf(methods)).toEqual(['fed', 'pwd', 'otp', 'mfa']);
     expect(acrOf(methods)).toBe(ACR_VALUES.mfa);
   });
