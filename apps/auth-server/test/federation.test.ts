@@ -11,7 +11,7 @@ import {
   startUpstreamProvider,
   type UpstreamProviderFixture,
 } from './helpers/upstream-provider.js';
-import { CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
+import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
  * Signing in through an upstream OpenID provider (README "Upstream identity providers"), against a
@@ -63,6 +63,10 @@ let upstream: UpstreamProviderFixture;
 let started: Awaited<ReturnType<typeof startSignInApp>>;
 let issuer: string;
 let stalled: Server;
+/** A second instance of our own server, as the upstream provider `ours`. */
+let ourUpstream: Awaited<ReturnType<typeof startSignInApp>>;
+let ourUpstreamIssuer: string;
+const FEDERATING_CLIENT = { id: 'federating', secret: 'federating-secret-for-tests-0123456789' };
 
 function provider(id: string, providerIssuer: string, extra: Record<string, unknown> = {}) {
   return {
@@ -97,11 +101,17 @@ function federationSeed(downIssuer: string, slowIssuer: string): SeedDocument {
       provider('untrusted', upstream.issuer),
       provider('down', downIssuer),
       provider('slow', slowIssuer),
+      {
+        ...provider('ours', ourUpstreamIssuer),
+        client_id: FEDERATING_CLIENT.id,
+        client_secret: FEDERATING_CLIENT.secret,
+      },
     ],
   } as SeedDocument;
 }
 
 beforeAll(async () => {
+  ourUpstreamIssuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
   const port = await freeLoopbackPort();
   issuer = `http://127.0.0.1:${port}`;
   upstream = await startUpstreamProvider({
@@ -120,6 +130,7 @@ beforeAll(async () => {
   await started.app.listen({ port, host: '127.0.0.1' });
 });
 afterAll(async () => {
+  await ourUpstream?.close();
   await started?.close();
   await upstream?.close();
   stalled?.closeAllConnections();
@@ -465,5 +476,59 @@ describe('the account page', () => {
     const unlinked = await browser.request(unlink, { method: 'POST', form: hidden(page) });
     expect(unlinked.status).toBe(303);
     expect((await identities()).map((row) => row.source)).toEqual(['idp:untrusted']);
+  });
+});
+
+describe('our own server as the upstream provider', () => {
+  beforeAll(async () => {
+    const seed = signInSeed();
+    ourUpstream = await startSignInApp({
+      env: { ISSUER: ourUpstreamIssuer },
+      seed: {
+        ...seed,
+        clients: [
+          ...(seed.clients ?? []),
+          {
+            client_id: FEDERATING_CLIENT.id,
+            client_secret: FEDERATING_CLIENT.secret,
+            redirect_uris: [`${issuer}/idp/ours/callback`],
+            grant_types: ['authorization_code'],
+            scope: 'openid profile email',
+            skip_consent: true,
+          },
+        ],
+      },
+    });
+    await ourUpstream.app.listen({ port: Number(new URL(ourUpstreamIssuer).port), host: '127.0.0.1' });
+  });
+
+  it('signs in with a password at the other instance and comes back with a stable sub and amr fed, pwd', async () => {
+    const signIn = async () => {
+      const browser = new FetchBrowser();
+      const flow = await toLoginPage(browser, CONSENTING);
+      let response = await browser.request(buttonHref(flow.page, 'ours')!);
+      let location = new URL(response.headers.get('location')!, issuer);
+      expect(location.origin).toBe(ourUpstreamIssuer);
+      response = await browser.request(location);
+      location = new URL(response.headers.get('location')!, ourUpstreamIssuer);
+      const upstreamLogin = await (await browser.request(location)).text();
+      response = await browser.request(location, {
+        method: 'POST',
+        form: { ...hidden(upstreamLogin), username: ALICE.username, password: ALICE.password },
+      });
+      const callback = new URL(response.headers.get('location')!, ourUpstreamIssuer);
+      expect(`${callback.origin}${callback.pathname}`).toBe(`${issuer}/idp/ours/callback`);
+      // RFC 9207: our server sends `iss` with the code, and the federating side checked it.
+      expect(callback.searchParams.get('iss')).toBe(ourUpstreamIssuer);
+      return finish(browser, await browser.request(callback), flow);
+    };
+    const first = await signIn();
+    expect(first.amr).toEqual(expect.arrayContaining(['fed', 'pwd']));
+    const [identity] = await started.database.handle.db
+      .select()
+      .from(externalIdentities)
+      .where(eq(externalIdentities.sub, first.sub));
+    expect(identity).toMatchObject({ source: 'idp:ours', subject: ALICE.sub });
+    expect((await signIn()).sub).toBe(first.sub);
   });
 });
