@@ -23,6 +23,7 @@ CREATE TABLE "upstream_authorizations" (
 	"interaction_id" text,
 	"purpose" text DEFAULT 'sign_in' NOT NULL,
 	"link_sub" text,
+	"return_to" text,
 	"code_verifier" text NOT NULL,
 	"nonce" text NOT NULL,
 	"created_at" bigint NOT NULL,

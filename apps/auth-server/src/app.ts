@@ -194,6 +194,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     await app.register(upstreamLogoutRoutes, {
       providers: upstreamProviders,
       clients: federation.clients,
+      basePath: issuerBasePath(config.issuer),
       nowSeconds: () => clock.nowSeconds(),
     });
   }

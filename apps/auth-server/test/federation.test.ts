@@ -97,7 +97,7 @@ function federationSeed(downIssuer: string, slowIssuer: string): SeedDocument {
       },
     ],
     identity_providers: [
-      provider('upstream', upstream.issuer, { trust_upstream_mfa: true }),
+      provider('upstream', upstream.issuer, { trust_upstream_mfa: true, logout_at_provider: true }),
       provider('untrusted', upstream.issuer),
       provider('down', downIssuer),
       provider('slow', slowIssuer),
@@ -189,6 +189,14 @@ async function finish(
   afterCallback: Response,
   flow: Awaited<ReturnType<typeof toLoginPage>>,
 ) {
+  return (await finishWithTokens(browser, afterCallback, flow)).claims()!;
+}
+
+async function finishWithTokens(
+  browser: FetchBrowser,
+  afterCallback: Response,
+  flow: Awaited<ReturnType<typeof toLoginPage>>,
+) {
   let response = afterCallback;
   let location = new URL(response.headers.get('location')!, issuer);
   if (location.pathname.endsWith('/consent')) {
@@ -205,7 +213,7 @@ async function finish(
     expectedNonce: flow.nonce,
     idTokenExpected: true,
   });
-  return tokens.claims()!;
+  return tokens;
 }
 
 async function signInThroughUpstream(id = 'upstream') {
@@ -530,5 +538,50 @@ describe('our own server as the upstream provider', () => {
       .where(eq(externalIdentities.sub, first.sub));
     expect(identity).toMatchObject({ source: 'idp:ours', subject: ALICE.sub });
     expect((await signIn()).sub).toBe(first.sub);
+  });
+});
+
+describe('our logout continued at the provider (logout_at_provider)', () => {
+  it('sends the browser to the provider’s end_session_endpoint with its id_token_hint, then back to the client', async () => {
+    upstream.behaviour = { account: { sub: 'rp-logout-person' } };
+    const browser = new FetchBrowser();
+    const flow = await toLoginPage(browser, CONSENTING);
+    const tokens = await finishWithTokens(
+      browser,
+      await browser.request(await throughUpstream(browser, flow.page)),
+      flow,
+    );
+    const logout = client.buildEndSessionUrl(flow.config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: CONSENTING.postLogoutRedirectUri,
+      state: 'after-logout',
+    });
+    const toProvider = await browser.request(logout);
+    const providerLogout = new URL(toProvider.headers.get('location')!);
+    expect(`${providerLogout.origin}${providerLogout.pathname}`).toBe(`${upstream.issuer}/session/end`);
+    expect(providerLogout.searchParams.get('id_token_hint')).toMatch(/^ey/);
+    expect(providerLogout.searchParams.get('post_logout_redirect_uri')).toBe(
+      `${issuer}/idp/upstream/signed-out`,
+    );
+    // Our session is over before the browser leaves.
+    const sessions = await started.database.handle.db
+      .select()
+      .from(ssoSessions)
+      .where(eq(ssoSessions.sub, tokens.claims()!.sub));
+    expect(sessions).toHaveLength(0);
+
+    const endPage = await (await browser.request(providerLogout)).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(endPage)?.[1] ?? '';
+    const confirmed = await browser.request(`${upstream.issuer}/session/end/confirm`, {
+      method: 'POST',
+      form: { xsrf, logout: 'yes' },
+    });
+    const back = new URL(confirmed.headers.get('location')!);
+    expect(`${back.origin}${back.pathname}`).toBe(`${issuer}/idp/upstream/signed-out`);
+    const toClient = await browser.request(back);
+    expect(toClient.status).toBe(303);
+    const target = new URL(toClient.headers.get('location')!);
+    expect(`${target.origin}${target.pathname}`).toBe(CONSENTING.postLogoutRedirectUri);
+    expect(target.searchParams.get('state')).toBe('after-logout');
   });
 });

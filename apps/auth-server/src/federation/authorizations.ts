@@ -10,8 +10,10 @@ export interface StartedAuthorization {
   providerId: string;
   browserHash: string;
   interactionId: string | null;
-  purpose: 'sign_in' | 'link';
+  purpose: 'sign_in' | 'link' | 'logout';
   linkSub: string | null;
+  /** `logout`: where the browser continues after the provider's end_session_endpoint. */
+  returnTo?: string | null;
   codeVerifier: string;
   nonce: string;
 }
@@ -61,6 +63,7 @@ export async function takeStartedAuthorization(
     interactionId: row.interactionId,
     purpose: row.purpose,
     linkSub: row.linkSub,
+    returnTo: row.returnTo,
     codeVerifier: row.codeVerifier,
     nonce: row.nonce,
   };

@@ -1,13 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
+import { takeStartedAuthorization } from '../federation/authorizations.js';
 import { forgetFederatedSessions, sessionsStartedBy } from '../federation/federated-sessions.js';
 import { LogoutTokenError, verifyLogoutToken } from '../federation/logout-token.js';
 import { isProviderEnabled, type UpstreamProvider } from '../federation/registry.js';
 import type { UpstreamClients } from '../federation/upstream-client.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
+import { sendSignedOutPage } from '../pages/signed-out.js';
 import { createJtiReplayStore } from '../storage/drizzle-jti-replay.js';
 
 export interface UpstreamLogoutOptions {
+  basePath: string;
   providers: ReadonlyMap<string, UpstreamProvider>;
   clients: UpstreamClients;
   nowSeconds(): number;
@@ -23,6 +26,25 @@ export const upstreamLogoutRoutes: FastifyPluginAsync<UpstreamLogoutOptions> = a
   const db = app.database.db;
   const sessions = createSsoSessionRepository(db);
   const replay = createJtiReplayStore(db);
+
+  /**
+   * OIDC RP-Initiated Logout 1.0 §3: the provider sends the browser back after its own logout, with
+   * our `state`; it continues to the client's post-logout URI remembered with it, or our signed-out
+   * page. An unknown state ends on the signed-out page too: the person is signed out here anyway.
+   */
+  app.get<{ Params: { provider: string }; Querystring: { state?: string } }>(
+    '/idp/:provider/signed-out',
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const state = typeof request.query.state === 'string' ? request.query.state : '';
+      const started =
+        state === ''
+          ? null
+          : await takeStartedAuthorization(db, state, request.params.provider, options.nowSeconds());
+      if (started?.purpose === 'logout' && started.returnTo) return reply.redirect(started.returnTo, 303);
+      return sendSignedOutPage(reply, { frames: [], continueUrl: null, basePath: options.basePath });
+    },
+  );
 
   app.post<{ Params: { provider: string }; Body: Record<string, unknown> }>(
     '/idp/:provider/backchannel-logout',

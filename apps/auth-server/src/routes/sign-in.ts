@@ -12,6 +12,7 @@ import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
+import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
 import { createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
@@ -223,7 +224,22 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
     webauthnChallenges,
     relyingParty,
   });
-  await app.register(endSessionRoutes, { stores: protocol.stores, verifier: protocol.verifier, pageContext });
+  const federation = options.federation;
+  await app.register(endSessionRoutes, {
+    stores: protocol.stores,
+    verifier: protocol.verifier,
+    pageContext,
+    ...(federation
+      ? {
+          upstreamLogout: (sessionId: string, continueUrl: string | null) =>
+            upstreamLogoutTarget(
+              { ...federation, issuer: pageContext.issuer, nowSeconds: () => protocol.clock.nowSeconds() },
+              sessionId,
+              continueUrl,
+            ),
+        }
+      : {}),
+  });
   await app.register(accountRoutes, {
     appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
     flow,

@@ -71,6 +71,7 @@ function configuration(
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
+        post_logout_redirect_uris: redirectUris.map((uri) => uri.replace(/\/callback$/, '/signed-out')),
         ...(backchannelLogoutUri
           ? { backchannel_logout_uri: backchannelLogoutUri, backchannel_logout_session_required: true }
           : {}),

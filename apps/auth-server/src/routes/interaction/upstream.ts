@@ -137,7 +137,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
             ? null
             : await takeStartedAuthorization(options.db, state, provider.id, options.nowSeconds());
         // The state must be this provider's, unused and unexpired…
-        if (started === null || started.interactionId === null) {
+        if (started === null || started.purpose !== 'sign_in' || started.interactionId === null) {
           return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
         }
         // …its interaction live and this browser's (load checks the interaction's browser binding)…
