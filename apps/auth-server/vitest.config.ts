@@ -33,6 +33,8 @@ export default defineConfig({
         'test/email-verification.test.ts',
         // A real upstream OpenID provider (oidc-provider) on a loopback port, and our app listening.
         'test/federation.test.ts',
+        // The same in Chromium (Debian's chromium through playwright-core).
+        'test/federation-browser.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],
