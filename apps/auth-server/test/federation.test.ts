@@ -98,7 +98,7 @@ function federationSeed(downIssuer: string, slowIssuer: string): SeedDocument {
     ],
     identity_providers: [
       provider('upstream', upstream.issuer, { trust_upstream_mfa: true, logout_at_provider: true }),
-      provider('untrusted', upstream.issuer),
+      provider('untrusted', upstream.issuer, { link_by_verified_email: true }),
       provider('down', downIssuer),
       provider('slow', slowIssuer),
       {
@@ -583,5 +583,73 @@ describe('our logout continued at the provider (logout_at_provider)', () => {
     const target = new URL(toClient.headers.get('location')!);
     expect(`${target.origin}${target.pathname}`).toBe(CONSENTING.postLogoutRedirectUri);
     expect(target.searchParams.get('state')).toBe('after-logout');
+  });
+});
+
+describe('linking to an existing account by verified e-mail', () => {
+  const ALICE_EMAIL = 'alice@example.test';
+  const identitiesOf = (subject: string) =>
+    started.database.handle.db
+      .select()
+      .from(externalIdentities)
+      .where(eq(externalIdentities.subject, subject));
+
+  async function toLinkPage(id: string, subject: string, emailVerified: boolean) {
+    upstream.behaviour = {
+      account: { sub: subject, email: ALICE_EMAIL.toUpperCase(), email_verified: emailVerified },
+    };
+    const browser = new FetchBrowser();
+    const flow = await toLoginPage(browser, CONSENTING);
+    const response = await browser.request(await throughUpstream(browser, flow.page, id));
+    return { browser, flow, response };
+  }
+
+  it('links only after the existing account’s password, and signs that account in', async () => {
+    const { browser, flow, response } = await toLinkPage('untrusted', 'alice-at-upstream', true);
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('data-form="link-account"');
+    expect(await identitiesOf('alice-at-upstream')).toHaveLength(0);
+    const action = new URL(/action="([^"]+)"/.exec(page)![1]!, issuer);
+    const linked = await browser.request(action, {
+      method: 'POST',
+      form: { ...hidden(page), password: ALICE.password },
+    });
+    expect(linked.status).toBe(303);
+    const claims = await finish(browser, linked, flow);
+    expect(claims.sub).toBe(ALICE.sub);
+    expect(await identitiesOf('alice-at-upstream')).toMatchObject([
+      { source: 'idp:untrusted', sub: ALICE.sub },
+    ]);
+  });
+
+  it('refuses the link with a wrong password (401) and links nothing', async () => {
+    const { browser, response } = await toLinkPage('untrusted', 'mallory-at-upstream', true);
+    const page = await response.text();
+    const action = new URL(/action="([^"]+)"/.exec(page)![1]!, issuer);
+    const refused = await browser.request(action, {
+      method: 'POST',
+      form: { ...hidden(page), password: 'guess' },
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('link_proof_refused');
+    expect(await identitiesOf('mallory-at-upstream')).toHaveLength(0);
+    // The pending link was good for one try.
+    const again = await browser.request(action, {
+      method: 'POST',
+      form: { ...hidden(page), password: ALICE.password },
+    });
+    expect(again.status).toBe(400);
+  });
+
+  it('never offers the link for an unverified address, nor at a provider not trusted for it', async () => {
+    const unverified = await toLinkPage('untrusted', 'unverified-at-upstream', false);
+    expect(unverified.response.status).toBe(303);
+    const notTrusted = await toLinkPage('upstream', 'verified-elsewhere', true);
+    expect(notTrusted.response.status).toBe(303);
+    const [a] = await identitiesOf('unverified-at-upstream');
+    const [b] = await identitiesOf('verified-elsewhere');
+    expect(a?.sub).not.toBe(ALICE.sub);
+    expect(b?.sub).not.toBe(ALICE.sub);
   });
 });

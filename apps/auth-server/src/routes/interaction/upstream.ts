@@ -1,19 +1,23 @@
-import type { User } from '@oidc-orders/oauth-core';
+import { type User, verifyPassword } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
-import { signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
+import { mappedProfile, signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
 import { recordStartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
 import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
+import { emailLinkCandidate, linkIdentity } from '../../federation/email-linking.js';
 import { recordFederatedSession } from '../../federation/federated-sessions.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
 import type { UpstreamClients } from '../../federation/upstream-client.js';
+import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import { renderLinkAccountPage } from '../../pages/link-account.js';
+import { sendHtml } from '../../pages/respond.js';
 import { hashCookieValue } from '../../plugins/session.js';
 import type { PageContext } from '../authorization-reply.js';
-import { sendErrorPage } from '../authorization-reply.js';
+import { sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
 import type { MethodDetails } from './steps.js';
 
 /**
@@ -125,6 +129,99 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
       },
     );
 
+    async function offerLink(
+      reply: FastifyReply,
+      loaded: Loaded,
+      provider: UpstreamProvider,
+      subject: string,
+      candidateSub: string,
+      claims: Record<string, unknown>,
+    ) {
+      const linkToken = oidc.randomState();
+      const browserKey = steps.browserKeyOf(loaded);
+      const interactionId = steps.interactionIdOf(loaded);
+      await recordStartedAuthorization(
+        options.db,
+        linkToken,
+        {
+          providerId: provider.id,
+          browserHash: hashCookieValue(browserKey),
+          interactionId,
+          purpose: 'link',
+          linkSub: candidateSub,
+          returnTo: subject,
+          codeVerifier: '',
+          nonce: '',
+        },
+        options.nowSeconds(),
+      );
+      const page = renderLinkAccountPage({
+        providerName: provider.displayName,
+        email: mappedProfile(provider, claims).email ?? '',
+        csrfToken: csrfTokenFor(browserKey, 'login', interactionId),
+        linkToken,
+        action: `${pageContext.basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}/link`,
+        basePath: pageContext.basePath,
+      });
+      return sendHtml(reply, 200, page);
+    }
+
+    /** The pending link of this form, if it is this browser's and this interaction's, unused. */
+    async function takePendingLink(loaded: Loaded, provider: UpstreamProvider, token: string) {
+      const pending =
+        token === ''
+          ? null
+          : await takeStartedAuthorization(options.db, token, provider.id, options.nowSeconds());
+      const valid =
+        pending !== null &&
+        pending.purpose === 'link' &&
+        pending.interactionId === steps.interactionIdOf(loaded) &&
+        pending.browserHash === hashCookieValue(steps.browserKeyOf(loaded)) &&
+        pending.linkSub !== null &&
+        typeof pending.returnTo === 'string';
+      return valid ? { sub: pending.linkSub as string, subject: pending.returnTo as string } : null;
+    }
+
+    app.post<{ Params: { id: string; provider: string }; Body: Record<string, unknown> }>(
+      '/interaction/:id/idp/:provider/link',
+      async (request, reply) => {
+        const loaded = await steps.load(request, reply);
+        if (loaded === null) return reply;
+        const field = (name: string) =>
+          typeof request.body?.[name] === 'string' ? (request.body[name] as string) : '';
+        if (
+          !isValidCsrfToken(field('csrf'), steps.browserKeyOf(loaded), 'login', steps.interactionIdOf(loaded))
+        ) {
+          return sendFormExpiredPage(reply, pageContext);
+        }
+        const provider = await enabledProvider(request.params.provider);
+        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
+        const pending = await takePendingLink(loaded, provider, field('link'));
+        if (pending === null) return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+        const user = await options.findUser(pending.sub);
+        // One try per upstream sign-in: a wrong password ends it, so guessing needs the upstream each time.
+        if (user === null || !(await verifyPassword(field('password'), user.passwordHash))) {
+          audit(request.log, AUDIT_EVENTS.loginFailed, {
+            reason: 'link_proof_refused',
+            sub: pending.sub,
+            client_id: steps.clientIdOf(loaded),
+            ip: request.ip,
+            method: `idp:${provider.id}`,
+          });
+          return sendErrorPage(reply, 401, linkRefusedPage, pageContext);
+        }
+        await linkIdentity(options.db, provider, pending.subject, user.sub, options.nowSeconds());
+        audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+          sub: user.sub,
+          client_id: steps.clientIdOf(loaded),
+          ip: request.ip,
+          method: `idp:${provider.id}`,
+          reason: 'linked_by_verified_email',
+        });
+        return steps.signedIn(request, reply, loaded, user, { upstreamAmr: [] }, async () => {});
+      },
+    );
+
     app.get<{ Params: { provider: string }; Querystring: Record<string, string> }>(
       '/idp/:provider/callback',
       async (request, reply) => {
@@ -197,6 +294,9 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
         }
         const subject = upstreamSubject(provider, claims);
         if (subject === null) return sendFailure(reply, 'refused');
+        // A first sign-in whose verified address is an existing account's: that account proves it first.
+        const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
+        if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
         const sub = await signInFederatedIdentity(
           options.db,
           provider,
@@ -239,6 +339,13 @@ const unknownProviderPage = {
   title: 'Unknown sign-in service',
   message: 'This sign-in service is not (or no longer) offered here.',
   code: 'upstream_provider_unknown',
+} as const;
+
+const linkRefusedPage = {
+  title: 'The account was not linked',
+  message: 'The password did not match the existing account, so nothing was linked.',
+  advice: 'Please start signing in again from the application.',
+  code: 'link_proof_refused',
 } as const;
 
 const disabledUserPage = {
