@@ -35,6 +35,10 @@ export default defineConfig({
         'test/directory-ldap.test.ts',
         'test/directory-sign-in.test.ts',
         'test/directory-slapd-fixture.test.ts',
+        // A real upstream OpenID provider (oidc-provider) on a loopback port, and our app listening.
+        'test/federation.test.ts',
+        // The same in Chromium (Debian's chromium through playwright-core).
+        'test/federation-browser.test.ts',
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],

@@ -17,6 +17,8 @@ import Fastify, {
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { Directory } from './directory/types.js';
+import { resolveProvider, type UpstreamProvider } from './federation/registry.js';
+import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
@@ -39,9 +41,11 @@ import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { storesPlugin } from './plugins/stores.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
 import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
 import { oauthRoutes } from './routes/oauth/index.js';
+import type { FederationSignIn } from './routes/interaction/options.js';
 import { signInRoutes } from './routes/sign-in.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
@@ -53,6 +57,8 @@ export interface AppDependencies {
   database?: DatabaseHandle;
   clock?: Clock;
   random?: RandomSource;
+  /** Upstream provider clients (tests shorten their timeouts); default createUpstreamClients(). */
+  upstreamClients?: UpstreamClients;
   /** A seed applied at start instead of reading `config.seedFile`. */
   seed?: SeedDocument;
   /**
@@ -91,6 +97,14 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
   // Likewise a Kerberos setup that cannot work (keytab, binding, pinned principal): one line, no start.
+  // Secret and key files of upstream providers are read now: a missing one fails the start.
+  const upstreamProviders = new Map(
+    await Promise.all(
+      (seed?.identity_providers ?? []).map(
+        async (entry) => [entry.id, await resolveProvider(entry)] as const,
+      ),
+    ),
+  );
   const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
 
   const app = Fastify({
@@ -147,6 +161,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(discoveryRoutes);
   await app.register(oauthRoutes);
 
+  const federation =
+    upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;
+
   // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
   await app.register(signInRoutes, {
     db: app.database.db,
@@ -167,7 +184,16 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
       { nowMs: () => clock.nowSeconds() * 1000 },
     ),
     kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
+    federation,
   });
+  if (federation) {
+    await app.register(upstreamLogoutRoutes, {
+      providers: upstreamProviders,
+      clients: federation.clients,
+      basePath: issuerBasePath(config.issuer),
+      nowSeconds: () => clock.nowSeconds(),
+    });
+  }
 
   return app;
 }
@@ -195,6 +221,20 @@ function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
         findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
         usernameRealm,
       })) ?? (app.directorySignIn ? app.directorySignIn.userForKerberosPrincipal(principal) : null),
+  };
+}
+
+/** Upstream OpenID providers at the login step (README "Upstream identity providers"). */
+function federationSignIn(
+  app: App,
+  providers: ReadonlyMap<string, UpstreamProvider>,
+  clients: UpstreamClients | undefined,
+): FederationSignIn {
+  return {
+    db: app.database.db,
+    providers,
+    clients: clients ?? createUpstreamClients(),
+    findUser: (sub) => app.protocol.stores.users.findUserBySub(sub),
   };
 }
 

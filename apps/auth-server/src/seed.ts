@@ -11,12 +11,15 @@ import {
 import { Value } from '@sinclair/typebox/value';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
+import { duplicateProviderIndex, identityProviderProblems } from './federation/provider-rules.js';
+import { applyIdentityProviders } from './federation/registry.js';
 import { replaceKerberosPrincipals } from './kerberos/principal-repository.js';
 import { applySeededTotpSecret } from './mfa/totp-repository.js';
 import {
   type SeedClient,
   type SeedDocument,
   SeedDocumentSchema,
+  type SeedIdentityProvider,
   type SeedResource,
   type SeedUser,
 } from './schemas/seed.js';
@@ -101,6 +104,7 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   checkClients(document.clients ?? []);
   checkResources(document.resources ?? []);
   checkUsers(document.users ?? []);
+  checkIdentityProviders(document.identity_providers ?? []);
   return document;
 }
 
@@ -213,6 +217,18 @@ function checkUsers(seedUsers: readonly SeedUser[]): void {
   });
 }
 
+function checkIdentityProviders(providers: readonly SeedIdentityProvider[]): void {
+  const duplicate = duplicateProviderIndex(providers);
+  if (duplicate !== undefined)
+    throw new SeedError(`identity_providers[${duplicate}] (${providers[duplicate]?.id}): duplicate id`);
+  providers.forEach((provider, index) => {
+    const [problem] = identityProviderProblems(provider);
+    if (problem === undefined) return;
+    const member = problem.member === undefined ? '' : `.${problem.member}`;
+    throw new SeedError(`identity_providers[${index}] (${provider.id})${member}: ${problem.problem}`);
+  });
+}
+
 // ─── Applying ────────────────────────────────────────────────────────────────────────────────────
 
 export interface SeedDependencies {
@@ -279,6 +295,8 @@ export async function applySeed(
     seedUsers.map((user) => user.sub),
     new Map([...changedUsers].map(([user, fingerprint]) => [user.sub, fingerprint])),
   );
+  // Likewise a provider the file no longer names is disabled: its button goes on every instance.
+  await applyIdentityProviders(db, seed.identity_providers ?? [], deps.now);
   // A member left out of the file names nothing: every entry of that kind is disabled.
   const disabled = await disableEntriesNotIn(
     db,

@@ -21,6 +21,13 @@ export interface CompletedMethod {
   userVerified?: boolean;
   /** WebAuthn: the credential is synced between devices (backup state, WebAuthn §6.1.3 `BS`). */
   synced?: boolean;
+  /** Federated: the upstream provider's `amr` values (RFC 8176), as its ID token sent them. */
+  upstreamAmr?: string[];
+  /**
+   * Federated: the upstream proved several factors (`amr` holds `mfa`, or two factor kinds) AND
+   * the provider is configured as trusted for it; an untrusted provider's word counts as one factor.
+   */
+  upstreamMfa?: boolean;
 }
 
 interface MethodDefinition {
@@ -57,6 +64,22 @@ export const AUTHENTICATION_METHODS = {
   kerberos: {
     amr: () => ['wia'],
     factors: () => ['knowledge'],
+    phishingResistant: false,
+    secondFactor: false,
+  },
+  /**
+   * Signed in at an upstream OpenID provider (README "Upstream identity providers"). RFC 8176 §2
+   * `fed`: "use of a federated assertion", followed by the upstream's own `amr` values. One factor
+   * unless the provider is trusted for its multi-factor claims, so a `require_mfa` client asks for
+   * our second factor after an untrusted upstream.
+   */
+  federated: {
+    // An untrusted upstream's `mfa` is dropped: our `amr` must not claim what our `acr` does not.
+    amr: (completed) => [
+      'fed',
+      ...(completed.upstreamAmr ?? []).filter((value) => completed.upstreamMfa || value !== 'mfa'),
+    ],
+    factors: (completed) => (completed.upstreamMfa ? ['knowledge', 'possession'] : ['knowledge']),
     phishingResistant: false,
     secondFactor: false,
   },

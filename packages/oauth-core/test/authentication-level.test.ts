@@ -192,3 +192,20 @@ describe('tokens keep the level', () => {
     expect(jwtClaims(ok.access_token).aud).toBe('orders-api');
   });
 });
+
+describe('a federated sign-in (RFC 8176 `fed`)', () => {
+  it('says fed and the upstream amr, and counts as one factor when the provider is not trusted for MFA', () => {
+    const methods: CompletedMethod[] = [{ method: 'federated', at: 10, upstreamAmr: ['pwd', 'otp', 'mfa'] }];
+    // The untrusted upstream's own `mfa` is not repeated: the level is one factor here.
+    expect(amrOf(methods)).toEqual(['fed', 'pwd', 'otp']);
+    expect(acrOf(methods)).toBe(ACR_VALUES.password);
+  });
+
+  it('reaches the multi-factor level when the upstream proved MFA at a trusted provider', () => {
+    const methods: CompletedMethod[] = [
+      { method: 'federated', at: 10, upstreamAmr: ['pwd', 'otp'], upstreamMfa: true },
+    ];
+    expect(amrOf(methods)).toEqual(['fed', 'pwd', 'otp', 'mfa']);
+    expect(acrOf(methods)).toBe(ACR_VALUES.mfa);
+  });
+});

@@ -499,6 +499,65 @@ export const externalIdentities = pgTable(
   ],
 );
 
+/**
+ * The upstream OpenID providers the seed file registers (`identity_providers`), so every instance
+ * agrees which are on: a provider the file no longer names gets `disabled_at` and its button goes.
+ * Secrets are not stored: each instance reads them from its seed (by value or file).
+ */
+export const identityProviders = pgTable('identity_providers', {
+  id: text('id').primaryKey(),
+  issuer: text('issuer').notNull(),
+  clientId: text('client_id').notNull(),
+  displayName: text('display_name').notNull(),
+  updatedAt: epochSeconds('updated_at').notNull(),
+  disabledAt: epochSeconds('disabled_at'),
+});
+
+/**
+ * One sign-in started at an upstream provider, until its callback (OIDC Core §3.1.2.1, RFC 7636):
+ * found by the hash of `state`, and bound to the browser, the interaction and the provider it was
+ * started for, so any instance can finish it and only once (`used_at`, set conditionally).
+ * `purpose` is `sign_in`, `link` (from the account page, for `link_sub`) or `logout` (our logout
+ * continued at the provider's end_session_endpoint, OIDC RP-Initiated Logout 1.0 §2/§3).
+ */
+export const upstreamAuthorizations = pgTable(
+  'upstream_authorizations',
+  {
+    stateHash: text('state_hash').primaryKey(),
+    providerId: text('provider_id').notNull(),
+    browserHash: text('browser_hash').notNull(),
+    interactionId: text('interaction_id'),
+    purpose: text('purpose').$type<'sign_in' | 'link' | 'logout'>().notNull().default('sign_in'),
+    linkSub: text('link_sub'),
+    /** `logout`: where the browser goes once the provider sent it back (a client's post-logout URI). */
+    returnTo: text('return_to'),
+    codeVerifier: text('code_verifier').notNull(),
+    nonce: text('nonce').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+    usedAt: epochSeconds('used_at'),
+  },
+  (table) => [index('upstream_authorizations_expires_idx').on(table.expiresAt)],
+);
+
+/**
+ * The upstream ID token each federated SSO session began with (for `id_token_hint` at the
+ * provider's end_session_endpoint) and the upstream `sid`, so a back-channel logout from the
+ * provider finds the sessions it started (OIDC Back-Channel Logout 1.0 §2.6).
+ */
+export const federatedSessions = pgTable(
+  'federated_sessions',
+  {
+    sessionId: text('session_id').primaryKey(),
+    providerId: text('provider_id').notNull(),
+    upstreamSubject: text('upstream_subject').notNull(),
+    upstreamSid: text('upstream_sid'),
+    idToken: text('id_token').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+  },
+  (table) => [index('federated_sessions_provider_subject_idx').on(table.providerId, table.upstreamSubject)],
+);
+
 // ─── 8. Passkeys (WebAuthn Level 3) ──────────────────────────────────────────────────────────────
 
 /**

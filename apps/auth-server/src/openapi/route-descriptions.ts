@@ -137,6 +137,32 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     tag: 'pages',
     optional: true,
   },
+  'GET /interaction/{id}/idp/{provider}': {
+    summary: `${SIGN_IN_PAGE}: sign in at an upstream OpenID provider (code flow with PKCE)`,
+    tag: 'pages',
+    optional: true,
+  },
+  'POST /interaction/{id}/idp/{provider}/link': {
+    summary: `${SIGN_IN_PAGE}: link the upstream identity to an existing account (its password)`,
+    tag: 'pages',
+    optional: true,
+  },
+  'GET /idp/{provider}/callback': {
+    summary: 'Upstream provider redirection endpoint (RFC 6749 §3.1.2, RFC 9207 iss)',
+    tag: 'pages',
+    optional: true,
+  },
+  'GET /idp/{provider}/signed-out': {
+    summary: 'Back from the upstream provider after its logout (RP-Initiated Logout 1.0 §3)',
+    tag: 'pages',
+    optional: true,
+  },
+  'POST /idp/{provider}/backchannel-logout': {
+    summary: 'Back-channel logout from an upstream provider (OIDC Back-Channel Logout 1.0 §2.5)',
+    tag: 'openid',
+    optional: true,
+  },
+  'POST /account/providers/{id}/unlink': { summary: 'Unlink an upstream sign-in service', tag: 'account' },
   'GET /account': { summary: 'Account page of the signed-in user', tag: 'account' },
   'POST /account': { summary: 'Account page: sign in again for a sensitive change', tag: 'account' },
   'POST /account/password': { summary: 'Change the password', tag: 'account' },

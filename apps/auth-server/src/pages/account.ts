@@ -37,6 +37,8 @@ export interface AccountPageInput {
     current: boolean;
   }>;
   apps: ReadonlyArray<{ clientId: string; clientName: string; scopes: readonly string[]; offline: boolean }>;
+  /** Upstream OpenID providers linked to the account (README "Upstream identity providers"). */
+  linkedProviders?: ReadonlyArray<{ providerId: string; displayName: string; lastSignInAt: number | null }>;
   /**
    * A short confirmation or error after a change. An error naming a `form` of this page is shown
    * inside that form (with `kept`, the name typed, back in its field); anything else at the top.
@@ -140,8 +142,26 @@ ${renderFactorSections(input, csrf)}
 </section>
 ${renderPasswordSection(input, csrf)}
 ${renderAppsSection(input, csrf)}
+${renderLinkedProviders(input, csrf)}
 ${renderSessionsSection(input, csrf)}`;
   return renderPage({ title: 'Your account', body, basePath: input.basePath });
+}
+
+/** Linked sign-in services, each with an unlink form (refused when it is the last way in). */
+function renderLinkedProviders(input: AccountPageInput, csrf: SafeHtml) {
+  const linked = input.linkedProviders ?? [];
+  if (linked.length === 0) return null;
+  return html`<section aria-labelledby="providers-title">
+<h2 id="providers-title">Sign-in services</h2>
+<ul class="stack">${linked.map(
+    (
+      provider,
+    ) => html`<li data-linked-provider="${provider.providerId}">${provider.displayName}${provider.lastSignInAt === null ? null : html` · last used ${when(provider.lastSignInAt)}`}
+<form method="post" action="${input.basePath}/account/providers/${provider.providerId}/unlink" class="inline">${csrf}
+<button type="submit" class="secondary" data-action="unlink-provider">Unlink</button>
+</form></li>`,
+  )}</ul>
+</section>`;
 }
 
 /** "Back to <app>" (when the person came from one) and "Sign out" (the end-session endpoint). */

@@ -21,6 +21,8 @@ export interface LoginPageInput {
   passkey?: Pick<PasskeyCeremonyForm, 'options' | 'csrfToken' | 'action'>;
   /** Mail is on (README "Email"): the forgot-password page. */
   forgotPasswordHref?: string;
+  /** Upstream OpenID providers (README "Upstream identity providers"): one button each. */
+  identityProviders?: readonly { id: string; displayName: string; href: string }[];
 }
 
 /**
@@ -44,6 +46,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 </form>
 ${input.forgotPasswordHref ? html`<p><a href="${input.forgotPasswordHref}" data-action="forgot-password">Forgot your password?</a></p>` : null}
 ${input.passkey ? renderPasskeyButton(input.passkey) : null}
+${renderIdentityProviderButtons(input.identityProviders ?? [])}
 ${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
   return renderPage({
     title: 'Sign in',
@@ -51,6 +54,15 @@ ${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="ker
     basePath: input.basePath,
     scripts: input.passkey ? PASSKEY_SCRIPTS : [],
   });
+}
+
+/** CONTRACT "Upstream identity providers": `data-sign-in="idp:<id>"`, a GET link per provider. */
+function renderIdentityProviderButtons(providers: NonNullable<LoginPageInput['identityProviders']>) {
+  if (providers.length === 0) return null;
+  return html`<div class="stack">${providers.map(
+    (provider) =>
+      html`<a class="button secondary" href="${provider.href}" data-sign-in="idp:${provider.id}">Sign in with ${provider.displayName}</a>`,
+  )}</div>`;
 }
 
 /**

@@ -13,6 +13,11 @@ export interface EndSessionRoutesOptions {
   /** Verifies `id_token_hint` (signature and issuer; expiry ignored). */
   verifier: TokenVerifier;
   pageContext: PageContext;
+  /**
+   * README "Upstream identity providers": the provider's end_session_endpoint to continue to after
+   * ending `sessionId` (then back, and on to `continueUrl`), or `null`.
+   */
+  upstreamLogout?: (sessionId: string, continueUrl: string | null) => Promise<string | null>;
 }
 
 /**
@@ -75,6 +80,11 @@ export const endSessionRoutes: FastifyPluginAsync<EndSessionRoutesOptions> = asy
         ...(client ? { client_id: client.clientId } : {}),
       });
     }
+
+    // A session a provider's sign-in started may continue to that provider's logout first.
+    const upstream =
+      ended && options.upstreamLogout ? await options.upstreamLogout(ended.id, continueUrl) : null;
+    if (upstream !== null) return reply.header('cache-control', 'no-store').redirect(upstream, status);
 
     // OIDC Front-Channel Logout 1.0 §3: the clients' logout URIs load in iframes of the page the OP
     // renders; with a post-logout redirect that page continues to it once they have loaded.

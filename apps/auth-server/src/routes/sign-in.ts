@@ -12,6 +12,7 @@ import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
 import type { AppDatabase } from '../db/client.js';
+import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
 import { type AuthorizationFlow, createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
@@ -40,6 +41,7 @@ import {
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
 import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
+import type { FederationSignIn } from './interaction/options.js';
 import { passwordResetRoutes } from './password-reset.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
@@ -65,6 +67,8 @@ export interface SignInRoutesOptions {
   deviceUserCodeAttemptsPerMinute?: number;
   /** Kerberos single sign-on, when KRB5_KTNAME is configured (README "Kerberos"). */
   kerberos?: KerberosSignIn;
+  /** Upstream OpenID providers, when the seed names any (README "Upstream identity providers"). */
+  federation?: FederationSignIn;
   /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
@@ -252,8 +256,24 @@ async function registerPages(
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,
     ...factors,
+    federation: options.federation,
   });
-  await app.register(endSessionRoutes, { stores: protocol.stores, verifier: protocol.verifier, pageContext });
+  const federation = options.federation;
+  await app.register(endSessionRoutes, {
+    stores: protocol.stores,
+    verifier: protocol.verifier,
+    pageContext,
+    ...(federation
+      ? {
+          upstreamLogout: (sessionId: string, continueUrl: string | null) =>
+            upstreamLogoutTarget(
+              { ...federation, issuer: pageContext.issuer, nowSeconds: () => protocol.clock.nowSeconds() },
+              sessionId,
+              continueUrl,
+            ),
+        }
+      : {}),
+  });
   await app.register(accountRoutes, {
     appAccess: createAppAccess({ db: options.db, stores: protocol.stores, clock: protocol.clock }),
     flow,

@@ -117,8 +117,57 @@ export const SeedUserSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * An upstream OpenID provider (CONTRACT "Upstream identity providers", README "Upstream identity
+ * providers"); the rules beyond the shape live in federation/provider-rules.ts.
+ */
+export const SeedIdentityProviderSchema = Type.Object(
+  {
+    /** In URLs (`/idp/<id>/callback`) and in `external_identities.source` (`idp:<id>`). */
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    issuer: Type.String({ minLength: 1, maxLength: 2048 }),
+    client_id: NonEmptyString,
+    client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    /** A file holding the secret (a mounted Kubernetes or Docker secret); trailing newline ignored. */
+    client_secret_file: Type.Optional(NonEmptyString),
+    token_endpoint_auth_method: Type.Optional(
+      Type.Union([
+        Type.Literal('client_secret_basic'),
+        Type.Literal('client_secret_post'),
+        Type.Literal('private_key_jwt'),
+      ]),
+    ),
+    /** private_key_jwt: a PKCS#8 PEM file with the private key whose public half the provider holds. */
+    private_key_file: Type.Optional(NonEmptyString),
+    private_key_id: Type.Optional(NonEmptyString),
+    scope: Type.String({ pattern: '(^|\\s)openid(\\s|$)' }),
+    display_name: Type.String({ minLength: 1, maxLength: 100 }),
+    /** Link to an existing user with the same verified address, after that user proves it. */
+    link_by_verified_email: Type.Optional(Type.Boolean()),
+    /** Take the upstream's multi-factor claims (`amr`, `acr`) as ours (README). */
+    trust_upstream_mfa: Type.Optional(Type.Boolean()),
+    /** Our logout also sends the browser to the provider's `end_session_endpoint`. */
+    logout_at_provider: Type.Optional(Type.Boolean()),
+    /** Which upstream claims fill our `name`, `email`, `groups` (defaults: the same names). */
+    claims: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(NonEmptyString),
+          email: Type.Optional(NonEmptyString),
+          groups: Type.Optional(NonEmptyString),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Entra ID: key identities by `tid:oid` (tenant and object id) rather than `sub`. */
+    subject_claims: Type.Optional(Type.Union([Type.Literal('sub'), Type.Literal('tid_oid')])),
+  },
+  { additionalProperties: false },
+);
+
 export const SeedDocumentSchema = Type.Object(
   {
+    identity_providers: Type.Optional(Type.Array(SeedIdentityProviderSchema)),
     clients: Type.Optional(Type.Array(SeedClientSchema)),
     resources: Type.Optional(Type.Array(SeedResourceSchema)),
     users: Type.Optional(Type.Array(SeedUserSchema)),
@@ -129,4 +178,5 @@ export const SeedDocumentSchema = Type.Object(
 export type SeedClient = Static<typeof SeedClientSchema>;
 export type SeedResource = Static<typeof SeedResourceSchema>;
 export type SeedUser = Static<typeof SeedUserSchema>;
+export type SeedIdentityProvider = Static<typeof SeedIdentityProviderSchema>;
 export type SeedDocument = Static<typeof SeedDocumentSchema>;

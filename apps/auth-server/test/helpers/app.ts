@@ -51,6 +51,8 @@ export interface TestAppOptions {
   mail?: AppDependencies['mail'];
   /** An opened directory (test/directory-*.test.ts, against the slapd fixture); the test closes it. */
   directory?: AppDependencies['directory'];
+  /** Upstream provider clients with short timeouts (test/federation.test.ts). */
+  upstreamClients?: AppDependencies['upstreamClients'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -98,6 +100,7 @@ async function buildTestApp(
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
     ...(options.mail ? { mail: options.mail } : {}),
     ...(options.directory ? { directory: options.directory } : {}),
+    ...(options.upstreamClients ? { upstreamClients: options.upstreamClients } : {}),
   });
   try {
     await app.ready();

@@ -16,6 +16,7 @@ import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../.
 import { describeUserAgent } from '../../account/user-agent.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
+import { listLinkedIdentities, unlinkIdentity } from '../../federation/linked-identities.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
@@ -261,6 +262,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         current: other.id === session.id,
       })),
       apps: await options.appAccess.list(user.sub),
+      linkedProviders: await listLinkedIdentities(options.db, user.sub),
       notice: notice ?? readAccountResult(request.query, current.browserKey, session.id),
       back: target.back,
       signOut: {
@@ -461,6 +463,22 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         count: revoked,
       });
       return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/account/providers/:id/unlink',
+    { config: { account: 'change' } },
+    async (request, reply) => {
+      const current = accountHolder(request);
+      const outcome = await unlinkIdentity(options.db, current.user.sub, request.params.id);
+      const notice: Notice =
+        outcome === 'unlinked'
+          ? { kind: 'ok', text: 'Sign-in service unlinked.' }
+          : outcome === 'last_way_in'
+            ? { kind: 'error', text: 'This is your only way to sign in: it cannot be unlinked.' }
+            : { kind: 'error', text: 'This sign-in service is not linked to your account.' };
+      return sendAccountPage(reply, current, outcome === 'unlinked' ? 200 : 409, notice);
     },
   );
 

@@ -24,6 +24,7 @@ import {
   type LoadedInteraction,
   stringField,
 } from './steps.js';
+import { upstreamButtons, upstreamSignInRoutes } from './upstream.js';
 
 /**
  * The login page: username and password (CONTRACT "Pages"), and, when Kerberos is configured, the
@@ -57,6 +58,11 @@ export async function registerLoginRoutes(
       forgotPasswordHref: app.passwordRecovery ? `${pageContext.basePath}/forgot-password` : undefined,
       // The Kerberos challenge's body is this form too: it must post to the login URL.
       formAction: options.kerberos ? steps.pageUrl(loaded.interaction, 'login') : undefined,
+      identityProviders: await upstreamButtons(
+        options.federation,
+        loaded.interaction.id,
+        pageContext.basePath,
+      ),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -146,6 +152,24 @@ export async function registerLoginRoutes(
       return steps.signedIn(request, reply, loaded, user, 'password');
     },
   );
+
+  if (options.federation) {
+    await app.register(upstreamSignInRoutes<LoadedInteraction>(), {
+      ...options.federation,
+      pageContext,
+      nowSeconds: options.nowSeconds,
+      steps: {
+        load: steps.load,
+        interactionIdOf: (loaded) => loaded.interaction.id,
+        browserKeyOf: (loaded) => loaded.browserKey,
+        clientIdOf: (loaded) => loaded.purpose.client.clientId,
+        showLoginPage: (reply, loaded, status, message) =>
+          sendLoginPage(reply, loaded, status, undefined, message),
+        signedIn: (request, reply, loaded, user, details, onSessionStarted) =>
+          steps.signedIn(request, reply, loaded, user, 'federated', details, onSessionStarted),
+      },
+    });
+  }
 
   if (options.kerberos) {
     await app.register(kerberosSignInRoutes<LoadedInteraction>(), {

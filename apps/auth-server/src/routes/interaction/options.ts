@@ -15,6 +15,7 @@ import type { RelyingParty } from '../../mfa/webauthn.js';
 import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
 import type { PageContext } from '../authorization-reply.js';
 import type { KerberosSignInOptions } from './kerberos.js';
+import type { UpstreamSignInOptions } from './upstream.js';
 
 export type {
   LoginAttempt,
@@ -59,6 +60,9 @@ export type DevicePurposeResolver = (
 /** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
 export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
 
+/** The upstream providers' routes' own dependencies; the interaction steps are lent by these routes. */
+export type FederationSignIn = Omit<UpstreamSignInOptions<unknown>, 'steps' | 'pageContext' | 'nowSeconds'>;
+
 export interface InteractionRoutesOptions {
   flow: AuthorizationFlow;
   stores: ProtocolStores;
@@ -71,6 +75,8 @@ export interface InteractionRoutesOptions {
   resolveDevicePurpose?: DevicePurposeResolver;
   /** Kerberos single sign-on (./kerberos.ts); without it the login page has no link. */
   kerberos?: KerberosSignIn;
+  /** Upstream OpenID providers (./upstream.ts): one login button each. */
+  federation?: FederationSignIn;
   /** Authenticator apps: the otp and enrol pages. */
   totp: TotpRepository;
   /** Recovery codes: the recovery page, and the set shown after the first enrolment. */
@@ -85,7 +91,7 @@ export interface InteractionRoutesOptions {
  * The first-factor sign-in methods of the login step (oauth-core `AUTHENTICATION_METHODS` says
  * what each contributes to `amr` and `acr`; README "Kerberos").
  */
-export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos' | 'passkey'>;
+export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos' | 'passkey' | 'federated'>;
 
 /** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
 export type InteractionPage =

@@ -1,4 +1,4 @@
-import type { User } from '@oidc-orders/oauth-core';
+import type { CompletedMethod, User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
@@ -18,6 +18,9 @@ import type {
 } from './options.js';
 import { accountPurpose, authorizationPurpose } from './purposes.js';
 import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './url.js';
+
+/** What a method adds to its record beyond its name (oauth-core `CompletedMethod`). */
+export type MethodDetails = Omit<CompletedMethod, 'method' | 'at'>;
 
 /** An interaction of this browser, loaded and re-validated, with what it is for. */
 export interface LoadedInteraction {
@@ -64,8 +67,10 @@ export interface InteractionSteps {
     loaded: LoadedInteraction,
     user: User,
     method: SignInMethod,
-    /** A passkey's WebAuthn flags (UV, backup state), from which its `amr` follows. */
-    flags?: { userVerified: boolean; synced: boolean },
+    /** A passkey's WebAuthn flags (UV, backup state), or a federated sign-in's upstream amr. */
+    flags?: MethodDetails,
+    /** Runs once the session exists, before the next step (a federated sign-in records its origin). */
+    onSessionStarted?: (session: SsoSession) => Promise<void>,
   ): Promise<FastifyReply>;
   /**
    * The session a second-factor page may act on: the step must still be `expected` (else the
@@ -257,10 +262,12 @@ export function createInteractionSteps(
     loaded: LoadedInteraction,
     user: User,
     method: SignInMethod,
-    flags?: { userVerified: boolean; synced: boolean },
+    flags?: MethodDetails,
+    onSessionStarted?: (session: SsoSession) => Promise<void>,
   ) {
     // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
     const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
+    await onSessionStarted?.(session);
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }

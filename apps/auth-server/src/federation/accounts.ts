@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { AppDatabase } from '../db/client.js';
+import { externalIdentities, users } from '../db/schema.js';
+import type { UpstreamProvider } from './registry.js';
+
+/**
+ * Local accounts of federated identities. An identity is keyed by (provider, upstream subject) and
+ * never by a mutable e-mail address or username, so the `sub` we issue stays the same however the
+ * upstream renames the person, and a re-created upstream account is a new person.
+ */
+
+/** The claims of one upstream sign-in that matter here (the ID token's, after validation). */
+export type UpstreamClaims = Record<string, unknown>;
+
+/** `idp:<id>`, the `external_identities.source` of a provider. */
+export const sourceOf = (provider: UpstreamProvider) => `idp:${provider.id}`;
+
+/**
+ * The upstream's stable subject: `sub`, or for Entra ID `tid:oid` (tenant and object id, which
+ * Microsoft documents as the stable key; its `sub` is pairwise per application and its `email`
+ * and `preferred_username` are mutable). `null` when the claims lack it.
+ */
+export function upstreamSubject(provider: UpstreamProvider, claims: UpstreamClaims): string | null {
+  const text = (name: string) =>
+    typeof claims[name] === 'string' && claims[name] !== '' ? (claims[name] as string) : null;
+  if (provider.subjectClaims === 'tid_oid') {
+    const tid = text('tid');
+    const oid = text('oid');
+    return tid && oid ? `${tid}:${oid}` : null;
+  }
+  return text('sub');
+}
+
+/** The profile claims the provider's mapping names, with anything not a string dropped. */
+export function mappedProfile(provider: UpstreamProvider, claims: UpstreamClaims) {
+  const text = (name: string) => (typeof claims[name] === 'string' ? (claims[name] as string) : null);
+  return { name: text(provider.claims.name), email: text(provider.claims.email) };
+}
+
+export async function findLinkedSub(
+  db: AppDatabase,
+  source: string,
+  subject: string,
+): Promise<string | null> {
+  const [row] = await db
+    .select({ sub: externalIdentities.sub })
+    .from(externalIdentities)
+    .where(and(eq(externalIdentities.source, source), eq(externalIdentities.subject, subject)));
+  return row?.sub ?? null;
+}
+
+/**
+ * The local user of this upstream identity: the linked one (its profile refreshed when the
+ * upstream owns the account, `managed_by = federation`), or a new one created now. The new user's
+ * password hash is not a scrypt hash, so no password ever signs it in.
+ */
+export async function signInFederatedIdentity(
+  db: AppDatabase,
+  provider: UpstreamProvider,
+  subject: string,
+  claims: UpstreamClaims,
+  now: number,
+): Promise<string> {
+  const source = sourceOf(provider);
+  const profile = mappedProfile(provider, claims);
+  const existing = await findLinkedSub(db, source, subject);
+  if (existing !== null) {
+    await db
+      .update(externalIdentities)
+      .set({ lastSignInAt: now })
+      .where(and(eq(externalIdentities.source, source), eq(externalIdentities.subject, subject)));
+    // Only what the upstream owns is refreshed: a linked local account keeps its own profile.
+    await db
+      .update(users)
+      .set({
+        name: profile.name,
+        email: profile.email,
+        emailVerified: claims.email_verified === true,
+        updatedAt: now,
+      })
+      .where(and(eq(users.sub, existing), eq(users.managedBy, 'federation')));
+    return existing;
+  }
+  const sub = randomUUID();
+  await db.transaction(async (tx) => {
+    await tx.insert(users).values({
+      sub,
+      // Unique and never typed: the federated user signs in only through the provider.
+      username: `${source}:${subject}`,
+      passwordHash: 'federated (no password)',
+      name: profile.name,
+      email: profile.email,
+      emailVerified: claims.email_verified === true,
+      managedBy: 'federation',
+      updatedAt: now,
+    });
+    await tx.insert(externalIdentities).values({ source, subject, sub, createdAt: now, lastSignInAt: now });
+  });
+  return sub;
+}

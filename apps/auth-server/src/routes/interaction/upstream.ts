@@ -1,0 +1,396 @@
+import { type User, verifyPassword } from '@oidc-orders/oauth-core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import * as oidc from 'openid-client';
+import { AUDIT_EVENTS, audit } from '../../audit.js';
+import type { AppDatabase } from '../../db/client.js';
+import { mappedProfile, signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
+import { recordStartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
+import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
+import { emailLinkCandidate, linkIdentity } from '../../federation/email-linking.js';
+import { recordFederatedSession } from '../../federation/federated-sessions.js';
+import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
+import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
+import type { UpstreamClients } from '../../federation/upstream-client.js';
+import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
+import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import { renderLinkAccountPage } from '../../pages/link-account.js';
+import { sendHtml } from '../../pages/respond.js';
+import { hashCookieValue } from '../../interaction/cookie-hash.js';
+import type { PageContext } from '../authorization-reply.js';
+import { sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
+import type { MethodDetails } from './steps.js';
+
+/**
+ * Signing in at an upstream OpenID provider (README "Upstream identity providers"). The login
+ * page's `data-sign-in="idp:<id>"` link is `GET /interaction/:id/idp/<id>`: it records a started
+ * authorization (PKCE S256 verifier, `state`, `nonce`; RFC 7636, OIDC Core §3.1.2.1) bound to this
+ * browser, this interaction and this provider in the database, so any instance can finish it, and
+ * sends the browser to the provider. The provider returns to `/idp/<id>/callback`: one callback
+ * per provider, the provider bound into `state` and `iss` checked when the provider advertises
+ * RFC 9207, the mix-up defences of RFC 9700 §4.4.
+ */
+export interface UpstreamInteractionSteps<Loaded> {
+  load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
+  interactionIdOf(loaded: Loaded): string;
+  /** The browser's key the interaction was loaded with (its cookie; the interaction is bound to it). */
+  browserKeyOf(loaded: Loaded): string;
+  clientIdOf(loaded: Loaded): string;
+  showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): Promise<FastifyReply>;
+  signedIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: Loaded,
+    user: User,
+    details: MethodDetails,
+    onSessionStarted: (session: SsoSession) => Promise<void>,
+  ): Promise<FastifyReply>;
+}
+
+export interface UpstreamSignInOptions<Loaded> {
+  db: AppDatabase;
+  providers: ReadonlyMap<string, UpstreamProvider>;
+  clients: UpstreamClients;
+  findUser(sub: string): Promise<User | null>;
+  nowSeconds(): number;
+  pageContext: PageContext;
+  steps: UpstreamInteractionSteps<Loaded>;
+}
+
+export const upstreamCallbackPath = (providerId: string) => `/idp/${providerId}/callback`;
+
+export const UPSTREAM_CANCELLED_MESSAGE =
+  'Signing in with the other service was cancelled or refused. Sign in another way, or try again.';
+
+const STATE_PAGE = {
+  title: 'This sign-in link is not valid',
+  message:
+    'The answer from the other sign-in service does not belong to a sign-in started here, in this browser.',
+  advice: 'Please start signing in again from the application.',
+  code: 'upstream_state_invalid',
+} as const;
+
+export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignInOptions<Loaded>> =>
+  async function upstreamRoutes(app, options) {
+    const { steps, pageContext } = options;
+    const redirectUri = (provider: UpstreamProvider) =>
+      `${pageContext.issuer}${upstreamCallbackPath(provider.id)}`;
+
+    async function enabledProvider(id: string): Promise<UpstreamProvider | null> {
+      const provider = options.providers.get(id);
+      return provider !== undefined && (await isProviderEnabled(options.db, id)) ? provider : null;
+    }
+
+    function sendFailure(reply: FastifyReply, failure: keyof typeof FAILURE_PAGES) {
+      const { status, ...page } = FAILURE_PAGES[failure];
+      return sendErrorPage(reply, status, page, pageContext);
+    }
+
+    app.get<{ Params: { id: string; provider: string } }>(
+      '/interaction/:id/idp/:provider',
+      async (request, reply) => {
+        const loaded = await steps.load(request, reply);
+        if (loaded === null) return reply;
+        reply.header('cache-control', 'no-store');
+        const provider = await enabledProvider(request.params.provider);
+        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
+        let configuration: oidc.Configuration;
+        try {
+          configuration = await options.clients.configurationOf(provider);
+        } catch (error) {
+          request.log.warn({ provider: provider.id, err: error }, 'upstream discovery failed');
+          return sendFailure(reply, classifyUpstreamFailure(error) === 'timeout' ? 'timeout' : 'unavailable');
+        }
+        const state = oidc.randomState();
+        const nonce = oidc.randomNonce();
+        const codeVerifier = oidc.randomPKCECodeVerifier();
+        await recordStartedAuthorization(
+          options.db,
+          state,
+          {
+            providerId: provider.id,
+            browserHash: hashCookieValue(steps.browserKeyOf(loaded)),
+            interactionId: steps.interactionIdOf(loaded),
+            purpose: 'sign_in',
+            linkSub: null,
+            codeVerifier,
+            nonce,
+          },
+          options.nowSeconds(),
+        );
+        const target = oidc.buildAuthorizationUrl(configuration, {
+          redirect_uri: redirectUri(provider),
+          scope: provider.scope,
+          state,
+          nonce,
+          code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+          code_challenge_method: 'S256',
+        });
+        return reply.redirect(target.href, 303);
+      },
+    );
+
+    async function offerLink(
+      reply: FastifyReply,
+      loaded: Loaded,
+      provider: UpstreamProvider,
+      subject: string,
+      candidateSub: string,
+      claims: Record<string, unknown>,
+    ) {
+      const linkToken = oidc.randomState();
+      const browserKey = steps.browserKeyOf(loaded);
+      const interactionId = steps.interactionIdOf(loaded);
+      await recordStartedAuthorization(
+        options.db,
+        linkToken,
+        {
+          providerId: provider.id,
+          browserHash: hashCookieValue(browserKey),
+          interactionId,
+          purpose: 'link',
+          linkSub: candidateSub,
+          returnTo: subject,
+          codeVerifier: '',
+          nonce: '',
+        },
+        options.nowSeconds(),
+      );
+      const page = renderLinkAccountPage({
+        providerName: provider.displayName,
+        email: mappedProfile(provider, claims).email ?? '',
+        csrfToken: csrfTokenFor(browserKey, 'login', interactionId),
+        linkToken,
+        action: `${pageContext.basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}/link`,
+        basePath: pageContext.basePath,
+      });
+      return sendHtml(reply, 200, page);
+    }
+
+    /** The pending link of this form, if it is this browser's and this interaction's, unused. */
+    async function takePendingLink(loaded: Loaded, provider: UpstreamProvider, token: string) {
+      const pending =
+        token === ''
+          ? null
+          : await takeStartedAuthorization(options.db, token, provider.id, options.nowSeconds());
+      const valid =
+        pending !== null &&
+        pending.purpose === 'link' &&
+        pending.interactionId === steps.interactionIdOf(loaded) &&
+        pending.browserHash === hashCookieValue(steps.browserKeyOf(loaded)) &&
+        pending.linkSub !== null &&
+        typeof pending.returnTo === 'string';
+      return valid ? { sub: pending.linkSub as string, subject: pending.returnTo as string } : null;
+    }
+
+    app.post<{ Params: { id: string; provider: string }; Body: Record<string, unknown> }>(
+      '/interaction/:id/idp/:provider/link',
+      async (request, reply) => {
+        const loaded = await steps.load(request, reply);
+        if (loaded === null) return reply;
+        const field = (name: string) =>
+          typeof request.body?.[name] === 'string' ? (request.body[name] as string) : '';
+        if (
+          !isValidCsrfToken(field('csrf'), steps.browserKeyOf(loaded), 'login', steps.interactionIdOf(loaded))
+        ) {
+          return sendFormExpiredPage(reply, pageContext);
+        }
+        const provider = await enabledProvider(request.params.provider);
+        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
+        const pending = await takePendingLink(loaded, provider, field('link'));
+        if (pending === null) return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+        const user = await options.findUser(pending.sub);
+        // One try per upstream sign-in: a wrong password ends it, so guessing needs the upstream each time.
+        if (user === null || !(await verifyPassword(field('password'), user.passwordHash))) {
+          audit(request.log, AUDIT_EVENTS.loginFailed, {
+            reason: 'link_proof_refused',
+            sub: pending.sub,
+            client_id: steps.clientIdOf(loaded),
+            ip: request.ip,
+            method: `idp:${provider.id}`,
+          });
+          return sendErrorPage(reply, 401, linkRefusedPage, pageContext);
+        }
+        await linkIdentity(options.db, provider, pending.subject, user.sub, options.nowSeconds());
+        audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+          sub: user.sub,
+          client_id: steps.clientIdOf(loaded),
+          ip: request.ip,
+          method: `idp:${provider.id}`,
+          reason: 'linked_by_verified_email',
+        });
+        return steps.signedIn(request, reply, loaded, user, { upstreamAmr: [] }, async () => {});
+      },
+    );
+
+    app.get<{ Params: { provider: string }; Querystring: Record<string, string> }>(
+      '/idp/:provider/callback',
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        const provider = await enabledProvider(request.params.provider);
+        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
+        const state = typeof request.query.state === 'string' ? request.query.state : '';
+        const started =
+          state === ''
+            ? null
+            : await takeStartedAuthorization(options.db, state, provider.id, options.nowSeconds());
+        // The state must be this provider's, unused and unexpired…
+        if (started === null || started.purpose !== 'sign_in' || started.interactionId === null) {
+          return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+        }
+        // …its interaction live and this browser's (load checks the interaction's browser binding)…
+        request.params = { ...request.params, id: started.interactionId } as typeof request.params;
+        const loaded = await steps.load(
+          request as unknown as FastifyRequest<{ Params: { id: string } }>,
+          reply,
+        );
+        if (loaded === null) return reply;
+        // …and started by this very browser.
+        if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
+          return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+        }
+        if (typeof request.query.error === 'string') {
+          // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
+          audit(request.log, AUDIT_EVENTS.loginFailed, {
+            reason: `upstream_${request.query.error}`.slice(0, 64),
+            client_id: steps.clientIdOf(loaded),
+            ip: request.ip,
+            method: `idp:${provider.id}`,
+          });
+          return steps.showLoginPage(reply, loaded, 401, UPSTREAM_CANCELLED_MESSAGE);
+        }
+        let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+        try {
+          const configuration = await options.clients.configurationOf(provider);
+          const currentUrl = new URL(
+            `${redirectUri(provider)}?${new URLSearchParams(request.query).toString()}`,
+          );
+          // openid-client checks `state`, the RFC 9207 `iss` (required when the provider advertises
+          // `authorization_response_iss_parameter_supported`), PKCE, and the ID token's signature,
+          // `iss`, `aud`, `azp`, `exp`, `iat` and `nonce` (OIDC Core §3.1.3.7).
+          tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
+            pkceCodeVerifier: started.codeVerifier,
+            expectedState: state,
+            expectedNonce: started.nonce,
+            idTokenExpected: true,
+          });
+        } catch (error) {
+          const failure = classifyUpstreamFailure(error);
+          request.log.warn(
+            {
+              provider: provider.id,
+              failure,
+              code: (error as { code?: string }).code,
+              reason: (error as Error).message,
+            },
+            'upstream sign-in refused',
+          );
+          return sendFailure(reply, failure);
+        }
+        let claims: Record<string, unknown>;
+        try {
+          claims = await upstreamClaims(await options.clients.configurationOf(provider), tokens);
+        } catch (error) {
+          return sendFailure(reply, classifyUpstreamFailure(error));
+        }
+        const subject = upstreamSubject(provider, claims);
+        if (subject === null) return sendFailure(reply, 'refused');
+        // A first sign-in whose verified address is an existing account's: that account proves it first.
+        const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
+        if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
+        const sub = await signInFederatedIdentity(
+          options.db,
+          provider,
+          subject,
+          claims,
+          options.nowSeconds(),
+        );
+        const user = await options.findUser(sub);
+        if (user === null) {
+          // A linked local user an operator disabled: the upstream cannot bring them back.
+          return sendErrorPage(reply, 403, disabledUserPage, pageContext);
+        }
+        audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+          sub: user.sub,
+          client_id: steps.clientIdOf(loaded),
+          ip: request.ip,
+          method: `idp:${provider.id}`,
+        });
+        return steps.signedIn(
+          request,
+          reply,
+          loaded,
+          user,
+          upstreamMethodDetails(provider, claims),
+          (session) =>
+            recordFederatedSession(options.db, {
+              sessionId: session.id,
+              providerId: provider.id,
+              upstreamSubject: subject,
+              upstreamSid: typeof claims.sid === 'string' ? claims.sid : null,
+              idToken: tokens.id_token ?? '',
+              now: options.nowSeconds(),
+            }),
+        );
+      },
+    );
+  };
+
+const unknownProviderPage = {
+  title: 'Unknown sign-in service',
+  message: 'This sign-in service is not (or no longer) offered here.',
+  code: 'upstream_provider_unknown',
+} as const;
+
+const linkRefusedPage = {
+  title: 'The account was not linked',
+  message: 'The password did not match the existing account, so nothing was linked.',
+  advice: 'Please start signing in again from the application.',
+  code: 'link_proof_refused',
+} as const;
+
+const disabledUserPage = {
+  title: 'This account cannot sign in',
+  message: 'The account linked to this sign-in is disabled here.',
+  code: 'account_disabled',
+} as const;
+
+/** The login page's buttons: the providers this instance knows and the shared table has enabled. */
+export async function upstreamButtons(
+  federation: Pick<UpstreamSignInOptions<unknown>, 'providers' | 'db'> | undefined,
+  interactionId: string,
+  basePath: string,
+): Promise<{ id: string; displayName: string; href: string }[]> {
+  if (federation === undefined || federation.providers.size === 0) return [];
+  const enabled = await enabledProviderIds(federation.db);
+  return [...federation.providers.values()]
+    .filter((provider) => enabled.has(provider.id))
+    .map((provider) => ({
+      id: provider.id,
+      displayName: provider.displayName,
+      href: `${basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}`,
+    }));
+}
+
+/**
+ * The ID token's claims, completed by the UserInfo response when the provider has that endpoint
+ * (many providers put profile claims only there, OIDC Core §5.4). openid-client checks that the
+ * UserInfo `sub` is the ID token's (§5.3.2). The `email` / `email_verified` pair is taken from one
+ * source only, so a verification never applies to an address from the other response.
+ */
+async function upstreamClaims(
+  configuration: oidc.Configuration,
+  tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>,
+): Promise<Record<string, unknown>> {
+  const idToken: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
+  if (configuration.serverMetadata().userinfo_endpoint === undefined) return idToken;
+  const userInfo: Record<string, unknown> = {
+    ...(await oidc.fetchUserInfo(configuration, tokens.access_token, String(idToken.sub))),
+  };
+  const emailSource = idToken.email !== undefined ? idToken : userInfo;
+  return {
+    ...userInfo,
+    ...idToken,
+    email: emailSource.email,
+    email_verified: emailSource.email_verified,
+  };
+}

@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import * as client from 'openid-client';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeedDocument } from '../src/schemas/seed.js';
+import { freeLoopbackPort } from './helpers/upstream-provider.js';
+import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
+
+/**
+ * The federated sign-in in a real Chromium: from our login page's `data-sign-in="idp:ours"` button,
+ * through the upstream's own login page (a second instance of this server), back to our consent
+ * page and on to the client with a code whose ID token says `fed`. Needs Debian's chromium
+ * (`apt-get install chromium`, or CHROMIUM_PATH).
+ */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FEDERATING = { id: 'federating', secret: 'federating-secret-for-tests-0123456789' };
+
+let browser: Browser;
+let ours: Awaited<ReturnType<typeof startSignInApp>>;
+let upstream: Awaited<ReturnType<typeof startSignInApp>>;
+let issuer: string;
+let upstreamIssuer: string;
+
+async function startListening(app: Awaited<ReturnType<typeof startSignInApp>>, url: string) {
+  await app.app.listen({ port: Number(new URL(url).port), host: '127.0.0.1' });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`install chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  issuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
+  upstreamIssuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
+  const seed = signInSeed();
+  upstream = await startSignInApp({
+    env: { ISSUER: upstreamIssuer },
+    seed: {
+      ...seed,
+      clients: [
+        ...(seed.clients ?? []),
+        {
+          client_id: FEDERATING.id,
+          client_secret: FEDERATING.secret,
+          redirect_uris: [`${issuer}/idp/ours/callback`],
+          grant_types: ['authorization_code'],
+          scope: 'openid profile email',
+          skip_consent: true,
+        },
+      ],
+    },
+  });
+  await startListening(upstream, upstreamIssuer);
+  ours = await startSignInApp({
+    env: { ISSUER: issuer },
+    seed: {
+      ...seed,
+      identity_providers: [
+        {
+          id: 'ours',
+          issuer: upstreamIssuer,
+          client_id: FEDERATING.id,
+          client_secret: FEDERATING.secret,
+          scope: 'openid profile email',
+          display_name: 'Partner account',
+        },
+      ],
+    } as SeedDocument,
+  });
+  await startListening(ours, issuer);
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ours?.close();
+  await upstream?.close();
+});
+
+describe('the federated sign-in in Chromium', () => {
+  it('goes from our login page through the upstream’s login page and back, and the client gets amr fed', async () => {
+    const config = await client.discovery(
+      new URL(issuer),
+      CONSENTING.clientId,
+      CONSENTING.secret,
+      undefined,
+      {
+        execute: [client.allowInsecureRequests],
+      },
+    );
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const authorizationUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: CONSENTING.redirectUri,
+      scope: 'openid profile email',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The client's redirect URI is not served: the browser's request to it is the result.
+    let redirected: URL | undefined;
+    await context.route(`${CONSENTING.redirectUri}**`, async (route) => {
+      redirected = new URL(route.request().url());
+      await route.fulfill({ status: 200, body: 'client' });
+    });
+
+    await page.goto(authorizationUrl.href);
+    await page.click('[data-sign-in="idp:ours"]');
+    await page.waitForURL((url) => url.origin === upstreamIssuer);
+    await page.fill('#username', ALICE.username);
+    await page.fill('#password', ALICE.password);
+    await page.click('button[type="submit"].primary');
+    await page.waitForURL((url) => url.origin === issuer && url.pathname.endsWith('/consent'));
+    await page.click('button[name="decision"][value="approve"]');
+    await expect.poll(() => redirected?.href, { timeout: 15_000 }).toBeDefined();
+
+    const tokens = await client.authorizationCodeGrant(config, redirected!, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    expect(tokens.claims()?.amr).toEqual(expect.arrayContaining(['fed', 'pwd']));
+    await context.close();
+  }, 120_000);
+});
