@@ -20,8 +20,11 @@ declare module 'fastify' {
     /**
      * A page of the interaction area: its interaction is loaded for this browser before the
      * handler runs, and a form's CSRF token checked for `csrf` (every POST names one).
+     * `loadedBy: 'state'`: a return from an upstream provider, whose URL names no interaction;
+     * the handler finds it from the stored `state` and loads it with `steps.load` (the same
+     * browser binding), so the guard leaves it to the handler.
      */
-    interaction?: { csrf?: CsrfPurpose };
+    interaction?: { csrf?: CsrfPurpose; loadedBy?: 'state' };
   }
   interface FastifyRequest {
     /** Set by the interaction area's guard; read with `steps.loaded(request)`. */
@@ -39,6 +42,7 @@ function guardInteractionArea(app: FastifyInstance, steps: InteractionSteps): vo
   app.addHook('preHandler', async (request, reply) => {
     const guard = request.routeOptions.config.interaction;
     if (guard === undefined) throw new Error(`${request.routeOptions.url} declares no interaction guard`);
+    if (guard.loadedBy === 'state') return;
     const loaded = await steps.load(request as InteractionRequest, reply);
     if (loaded === null) return reply;
     if (guard.csrf !== undefined && !steps.checkCsrf(request, reply, loaded, guard.csrf)) return reply;

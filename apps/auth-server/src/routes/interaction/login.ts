@@ -159,6 +159,7 @@ export async function registerLoginRoutes(
       pageContext,
       nowSeconds: options.nowSeconds,
       steps: {
+        loaded: steps.loaded,
         load: steps.load,
         interactionIdOf: (loaded) => loaded.interaction.id,
         browserKeyOf: (loaded) => loaded.browserKey,

@@ -11,13 +11,13 @@ import { recordFederatedSession } from '../../federation/federated-sessions.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
 import type { UpstreamClients } from '../../federation/upstream-client.js';
-import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
+import { hashCookieValue } from '../../interaction/cookie-hash.js';
+import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { renderLinkAccountPage } from '../../pages/link-account.js';
 import { sendHtml } from '../../pages/respond.js';
-import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import type { PageContext } from '../authorization-reply.js';
-import { sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
+import { sendErrorPage } from '../authorization-reply.js';
 import type { MethodDetails } from './steps.js';
 
 /**
@@ -30,6 +30,9 @@ import type { MethodDetails } from './steps.js';
  * RFC 9207, the mix-up defences of RFC 9700 §4.4.
  */
 export interface UpstreamInteractionSteps<Loaded> {
+  /** The interaction of the URL for this browser, as the interaction area's guard loaded it. */
+  loaded(request: FastifyRequest): Loaded;
+  /** Loads the interaction the callback's state names (the same browser binding as the guard's). */
   load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
   interactionIdOf(loaded: Loaded): string;
   /** The browser's key the interaction was loaded with (its cookie; the interaction is bound to it). */
@@ -87,9 +90,9 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
 
     app.get<{ Params: { id: string; provider: string } }>(
       '/interaction/:id/idp/:provider',
+      { config: { interaction: {} } },
       async (request, reply) => {
-        const loaded = await steps.load(request, reply);
-        if (loaded === null) return reply;
+        const loaded = steps.loaded(request);
         reply.header('cache-control', 'no-store');
         const provider = await enabledProvider(request.params.provider);
         if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
@@ -184,16 +187,11 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
 
     app.post<{ Params: { id: string; provider: string }; Body: Record<string, unknown> }>(
       '/interaction/:id/idp/:provider/link',
+      { config: { interaction: { csrf: 'login' } } },
       async (request, reply) => {
-        const loaded = await steps.load(request, reply);
-        if (loaded === null) return reply;
+        const loaded = steps.loaded(request);
         const field = (name: string) =>
           typeof request.body?.[name] === 'string' ? (request.body[name] as string) : '';
-        if (
-          !isValidCsrfToken(field('csrf'), steps.browserKeyOf(loaded), 'login', steps.interactionIdOf(loaded))
-        ) {
-          return sendFormExpiredPage(reply, pageContext);
-        }
         const provider = await enabledProvider(request.params.provider);
         if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
         const pending = await takePendingLink(loaded, provider, field('link'));
@@ -224,6 +222,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
 
     app.get<{ Params: { provider: string }; Querystring: Record<string, string> }>(
       '/idp/:provider/callback',
+      { config: { interaction: { loadedBy: 'state' } } },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
         const provider = await enabledProvider(request.params.provider);
