@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalIdentities, ssoSessions, upstreamAuthorizations, users } from '../src/db/schema.js';
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
+import { FetchBrowser } from './helpers/fetch-browser.js';
 import {
   freeLoopbackPort,
   startUpstreamProvider,
@@ -19,31 +20,6 @@ import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixture
  * client's relying party. The browser is `fetch` with a cookie jar, following every redirect as a
  * browser would.
  */
-
-class FetchBrowser {
-  private readonly cookies = new Map<string, string>();
-
-  async request(url: string | URL, init: { method?: string; form?: Record<string, string> } = {}) {
-    const response = await fetch(url, {
-      method: init.method ?? 'GET',
-      redirect: 'manual',
-      headers: {
-        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
-    });
-    for (const header of response.headers.getSetCookie()) {
-      const [pair = ''] = header.split(';');
-      const index = pair.indexOf('=');
-      const name = pair.slice(0, index);
-      const value = pair.slice(index + 1);
-      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(header)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-}
 
 const hidden = (page: string) =>
   Object.fromEntries(

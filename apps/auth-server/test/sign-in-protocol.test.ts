@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FetchBrowser } from './helpers/fetch-browser.js';
 import { ALICE, CONSENTING, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -18,35 +19,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
-}
-
-class FetchBrowser {
-  private readonly cookies = new Map<string, string>();
-
-  async request(url: string | URL, init: { method?: string; form?: Record<string, string> } = {}) {
-    const response = await fetch(url, {
-      method: init.method ?? 'GET',
-      redirect: 'manual',
-      headers: {
-        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
-    });
-    for (const header of response.headers.getSetCookie()) {
-      const [pair = ''] = header.split(';');
-      const index = pair.indexOf('=');
-      const name = pair.slice(0, index);
-      const value = pair.slice(index + 1);
-      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(header)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  hasCookie(name: string) {
-    return this.cookies.has(name);
-  }
 }
 
 const hidden = (page: string) =>
