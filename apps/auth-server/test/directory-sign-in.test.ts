@@ -22,6 +22,7 @@ import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
 import { type DirectoryFixture, startDirectoryFixture } from './helpers/directory-fixture.js';
+import { type RedeemingClient, redeemRedirect } from './helpers/flows.js';
 import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 import { describeWithSlapd } from './helpers/slapd.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
@@ -118,34 +119,8 @@ async function submitLogin(browser: TestBrowser, page: string, username: string,
   return browser.post(browser.lastUrl, { ...hiddenFields(page), username, password });
 }
 
-interface RedeemingClient {
-  clientId: string;
-  redirectUri: string;
-  secret: string;
-}
-
-async function redeem(
-  response: LightMyRequestResponse,
-  verifier: string,
-  client: RedeemingClient = { clientId: 'web', redirectUri: WEB_REDIRECT_URI, secret: TEST_SECRETS.web },
-) {
-  const location = locationOf(response);
-  expect(`${location.origin}${location.pathname}`).toBe(client.redirectUri);
-  const code = location.searchParams.get('code');
-  expect(code).toEqual(expect.any(String));
-  const token = await app.inject({
-    method: 'POST',
-    url: '/token',
-    headers: { ...FORM, authorization: basicAuthorization(client.clientId, client.secret) },
-    payload: form({
-      grant_type: 'authorization_code',
-      code: code!,
-      redirect_uri: client.redirectUri,
-      code_verifier: verifier,
-    }),
-  });
-  expect(token.statusCode).toBe(200);
-  return token.json() as { id_token: string; access_token: string; refresh_token?: string };
+function redeem(response: LightMyRequestResponse, verifier: string, client?: RedeemingClient) {
+  return redeemRedirect(app, response, verifier, client);
 }
 
 /** A whole password sign-in through the pages for the `web` client: its tokens. */

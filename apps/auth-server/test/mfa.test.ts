@@ -8,16 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecoveryCodeRepository } from '../src/mfa/recovery-codes.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
-import {
-  basicAuthorization,
-  FORM,
-  form,
-  startTestApp,
-  TEST_KEY_ENCRYPTION_KEY,
-  type TestApp,
-} from './helpers/app.js';
+import { FORM, form, startTestApp, TEST_KEY_ENCRYPTION_KEY, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
-import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
+import { type RedeemingClient, redeemRedirect } from './helpers/flows.js';
+import { ORDERS_API, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 
 /** Test-only authenticator secrets (base32). */
@@ -128,32 +122,8 @@ async function pageAfter(browser: TestBrowser, response: LightMyRequestResponse)
   return browser.get(response.headers.location as string);
 }
 
-async function idTokenFor(
-  response: LightMyRequestResponse,
-  verifier: string,
-  client: { clientId: string; secret: string; redirectUri: string } = {
-    clientId: 'web',
-    secret: TEST_SECRETS.web,
-    redirectUri: WEB_REDIRECT_URI,
-  },
-) {
-  const callback = locationOf(response);
-  expect(`${callback.origin}${callback.pathname}`).toBe(client.redirectUri);
-  const code = callback.searchParams.get('code');
-  expect(code).toEqual(expect.any(String));
-  const token = await app.inject({
-    method: 'POST',
-    url: '/token',
-    headers: { ...FORM, authorization: basicAuthorization(client.clientId, client.secret) },
-    payload: form({
-      grant_type: 'authorization_code',
-      code: code!,
-      redirect_uri: client.redirectUri,
-      code_verifier: verifier,
-    }),
-  });
-  expect(token.statusCode).toBe(200);
-  return decodeJwt(token.json().id_token as string);
+async function idTokenFor(response: LightMyRequestResponse, verifier: string, client?: RedeemingClient) {
+  return decodeJwt((await redeemRedirect(app, response, verifier, client)).id_token);
 }
 
 describe('authenticator app as the second factor', () => {

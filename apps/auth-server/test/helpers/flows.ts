@@ -4,6 +4,9 @@ import {
   issueAuthorizationCode,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { locationOf } from '../browser.js';
 import type { TestApp } from './app.js';
 import { basicAuthorization, FORM, form } from './app.js';
 import { TEST_SECRETS, WEB_REDIRECT_URI } from './seed.js';
@@ -88,4 +91,46 @@ export function refreshWithWebClient(app: TestApp, refreshToken: string) {
     headers: { ...FORM, authorization: basicAuthorization('web', TEST_SECRETS.web) },
     payload: form({ grant_type: 'refresh_token', refresh_token: refreshToken }),
   });
+}
+
+/** A confidential client that redeems the code a sign-in redirected to it. */
+export interface RedeemingClient {
+  clientId: string;
+  redirectUri: string;
+  secret: string;
+}
+
+const WEB_CLIENT: RedeemingClient = {
+  clientId: 'web',
+  redirectUri: WEB_REDIRECT_URI,
+  secret: TEST_SECRETS.web,
+};
+
+/**
+ * The end of a sign-in through the pages: the redirect to the client carries a code, which the
+ * client redeems with its PKCE verifier (RFC 6749 §4.1.3, RFC 7636 §4.5).
+ */
+export async function redeemRedirect(
+  app: TestApp,
+  response: LightMyRequestResponse,
+  verifier: string,
+  client: RedeemingClient = WEB_CLIENT,
+): Promise<{ id_token: string; access_token: string; refresh_token?: string }> {
+  const location = locationOf(response);
+  expect(`${location.origin}${location.pathname}`).toBe(client.redirectUri);
+  const code = location.searchParams.get('code');
+  expect(code).toEqual(expect.any(String));
+  const token = await app.inject({
+    method: 'POST',
+    url: '/token',
+    headers: { ...FORM, authorization: basicAuthorization(client.clientId, client.secret) },
+    payload: form({
+      grant_type: 'authorization_code',
+      code: code ?? '',
+      redirect_uri: client.redirectUri,
+      code_verifier: verifier,
+    }),
+  });
+  expect(token.statusCode).toBe(200);
+  return token.json();
 }
