@@ -4,12 +4,11 @@
  * directory password, then adds a passkey on the account page and signs in with it alone; the
  * ID tokens, checked by openid-client, carry the same `sub` each time.
  */
-import * as client from 'openid-client';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { directoryFixtureFor, type E2eDirectory } from '../src/directory.js';
-import { expectLoginPage, signInWithPassword } from '../src/flows.js';
+import { expectLoginPage, signInToSpa, signInWithPassword, signOutAt } from '../src/flows.js';
 import { type Stack, startStack } from '../src/stack.js';
 
 let directory: E2eDirectory;
@@ -32,46 +31,6 @@ afterAll(async () => {
 
 const headingOf = (page: Page) => page.locator('h1').textContent();
 
-/** RP-initiated logout without a hint: the server asks, the person confirms. */
-async function signOut(page: Page) {
-  await page.goto(`${stack.issuer}/logout`);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.waitForLoadState();
-}
-
-/** The public SPA client's sign-in run by openid-client; `act` takes the person through the pages. */
-async function signInToSpa(page: Page, act: () => Promise<void>) {
-  const config = await client.discovery(new URL(stack.issuer), 'orders-spa', undefined, client.None(), {
-    execute: [client.allowInsecureRequests],
-  });
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const redirectUri = `${stack.spaUrl}/callback`;
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid profile email',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-  });
-  await page.route(`${redirectUri}**`, (route) =>
-    route.fulfill({ status: 200, contentType: 'text/plain', body: 'callback' }),
-  );
-  await page.goto(url.href);
-  await act();
-  await page.waitForURL((current) => current.href.startsWith(redirectUri));
-  const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-    expectedNonce: nonce,
-    idTokenExpected: true,
-  });
-  await page.unroute(`${redirectUri}**`);
-  return tokens.claims()!;
-}
-
 describe('a directory user in Chromium', () => {
   it('signs in on the login page with the directory password, then with a passkey added on the account page', async () => {
     const person = await directory.addUser('dana', { mail: 'dana@example.test' });
@@ -87,10 +46,12 @@ describe('a directory user in Chromium', () => {
     const { page } = browser;
 
     // The directory password on the login page of an application's sign-in.
-    const first = await signInToSpa(page, () => signInWithPassword(page, stack.issuer, asTyped));
+    const first = await signInToSpa(page, stack, () => signInWithPassword(page, stack.issuer, asTyped), {
+      scope: 'openid profile email',
+    });
     expect(first).toMatchObject({ name: person.cn, email: 'dana@example.test' });
     expect(first.amr).toContain('pwd');
-    await signOut(page);
+    await signOutAt(page, stack.issuer);
 
     // A passkey on the account page, signed in there with the directory password; a virtual
     // platform authenticator is the person's device.
@@ -115,9 +76,9 @@ describe('a directory user in Chromium', () => {
     await expect.poll(() => headingOf(page)).toBe('Your recovery codes');
     await page.getByRole('button', { name: 'I have saved them, continue' }).click();
     await page.waitForURL(`${stack.issuer}/account`);
-    await signOut(page);
+    await signOutAt(page, stack.issuer);
 
-    const withPasskey = await signInToSpa(page, async () => {
+    const withPasskey = await signInToSpa(page, stack, async () => {
       await expectLoginPage(page, stack.issuer);
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     });

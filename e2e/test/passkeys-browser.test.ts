@@ -6,12 +6,11 @@
  * sign-in's ID token is checked by openid-client, the relying party's library. Screenshots of the
  * new pages go to test-artifacts/screenshots.
  */
-import * as client from 'openid-client';
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectNoAxeViolations } from '../src/axe.js';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
-import { expectLoginPage, signInWithPassword } from '../src/flows.js';
+import { expectLoginPage, signInToSpa, signInWithPassword, signOutAt } from '../src/flows.js';
 import { expectAccessiblePage } from '../src/page-checks.js';
 import { useStack } from '../src/stack.js';
 
@@ -44,51 +43,6 @@ async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; a
 
 const headingOf = (page: Page) => page.locator('h1').textContent();
 
-/**
- * A sign-in of the public SPA client run by openid-client (PKCE, state, nonce): the browser goes
- * to the authorization URL, `act` takes the person through the pages, the redirect to the SPA's
- * callback is caught, and openid-client redeems the code and validates the ID token.
- */
-async function signInToSpa(page: Page, act: () => Promise<void>, extra: Record<string, string> = {}) {
-  const config = await client.discovery(new URL(stack.issuer), 'orders-spa', undefined, client.None(), {
-    execute: [client.allowInsecureRequests],
-  });
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const redirectUri = `${stack.spaUrl}/callback`;
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid profile',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...extra,
-  });
-  await page.route(`${redirectUri}**`, (route) =>
-    route.fulfill({ status: 200, contentType: 'text/plain', body: 'callback' }),
-  );
-  await page.goto(url.href);
-  await act();
-  await page.waitForURL((current) => current.href.startsWith(redirectUri));
-  const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-    expectedNonce: nonce,
-    idTokenExpected: true,
-  });
-  await page.unroute(`${redirectUri}**`);
-  return tokens.claims()!;
-}
-
-/** RP-initiated logout without a hint: the server asks, the person confirms. */
-async function signOut(page: Page) {
-  await page.goto(`${stack.issuer}/logout`);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.waitForLoadState();
-}
-
 describe('passkeys', () => {
   it('enrols a passkey on the account page, signs in with it alone and as second factor, removes it', async () => {
     browser = await launchBrowser();
@@ -120,8 +74,8 @@ describe('passkeys', () => {
     expect(credentials[0]!.isResidentCredential).toBe(true);
 
     // Signed out, then signed in with the passkey alone: the login page's button, no username.
-    await signOut(page);
-    const passkeyOnly = await signInToSpa(page, async () => {
+    await signOutAt(page, stack.issuer);
+    const passkeyOnly = await signInToSpa(page, stack, async () => {
       await expectLoginPage(page, stack.issuer);
       // One click on the login page's secondary button: no second page with the same button.
       const button = page.getByRole('button', { name: 'Sign in with a passkey' });
@@ -141,6 +95,7 @@ describe('passkeys', () => {
     // Password first (prompt=login), then the passkey as the second factor.
     const twoSteps = await signInToSpa(
       page,
+      stack,
       async () => {
         await signInWithPassword(page, stack.issuer, stack.user);
         await page.waitForURL((url) => url.pathname.endsWith('/passkey'));

@@ -23,15 +23,18 @@ import { basicAuthorization, FORM, form, startTestApp, type TestApp } from './he
 import type { TestDatabase } from './helpers/database.js';
 import { type DirectoryFixture, startDirectoryFixture } from './helpers/directory-fixture.js';
 import { type RedeemingClient, redeemRedirect } from './helpers/flows.js';
-import { ORDERS_API, TEST_SECRETS, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
+import {
+  ORDERS_API,
+  REQUIRE_MFA_CLIENT,
+  requireMfaClientEntry,
+  TEST_SECRETS,
+  testSeed,
+  WEB_REDIRECT_URI,
+} from './helpers/seed.js';
 import { describeWithSlapd } from './helpers/slapd.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 
-const STRICT = {
-  clientId: 'strict',
-  secret: 'strict-secret-for-tests-0123456789ab',
-  redirectUri: 'https://strict.example.test/cb',
-};
+const STRICT = REQUIRE_MFA_CLIENT;
 
 /** The test seed with `groups` granted to `web` and copied into the orders API's tokens. */
 function directorySeed(): SeedDocument {
@@ -42,15 +45,7 @@ function directorySeed(): SeedDocument {
       ...(seed.clients ?? []).map((client) =>
         client.client_id === 'web' ? { ...client, scope: `${client.scope} groups` } : client,
       ),
-      {
-        client_id: STRICT.clientId,
-        client_secret: STRICT.secret,
-        redirect_uris: [STRICT.redirectUri],
-        grant_types: ['authorization_code'],
-        scope: 'openid profile',
-        skip_consent: true,
-        require_mfa: true,
-      },
+      requireMfaClientEntry(),
     ],
     resources: (seed.resources ?? []).map((resource) =>
       resource.id === ORDERS_API ? { ...resource, claims: ['email', 'groups'] } : resource,

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import * as client from 'openid-client';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedDocument } from '../src/schemas/seed.js';
+import { startRelyingPartyFlow } from './helpers/relying-party.js';
 import { freeLoopbackPort } from './helpers/upstream-provider.js';
 import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
@@ -77,25 +77,8 @@ afterAll(async () => {
 
 describe('the federated sign-in in Chromium', () => {
   it('goes from our login page through the upstream’s login page and back, and the client gets amr fed', async () => {
-    const config = await client.discovery(
-      new URL(issuer),
-      CONSENTING.clientId,
-      CONSENTING.secret,
-      undefined,
-      {
-        execute: [client.allowInsecureRequests],
-      },
-    );
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const authorizationUrl = client.buildAuthorizationUrl(config, {
-      redirect_uri: CONSENTING.redirectUri,
+    const { authorizationUrl, redeem } = await startRelyingPartyFlow(issuer, CONSENTING, {
       scope: 'openid profile email',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
     });
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -116,12 +99,7 @@ describe('the federated sign-in in Chromium', () => {
     await page.click('button[name="decision"][value="approve"]');
     await expect.poll(() => redirected?.href, { timeout: 15_000 }).toBeDefined();
 
-    const tokens = await client.authorizationCodeGrant(config, redirected!, {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
+    const tokens = await redeem(redirected!);
     expect(tokens.claims()?.amr).toEqual(expect.arrayContaining(['fed', 'pwd']));
     await context.close();
   }, 120_000);

@@ -11,18 +11,20 @@ import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { FORM, form, startTestApp, TEST_KEY_ENCRYPTION_KEY, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
 import { type RedeemingClient, redeemRedirect } from './helpers/flows.js';
-import { ORDERS_API, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
+import {
+  ORDERS_API,
+  REQUIRE_MFA_CLIENT,
+  requireMfaClientEntry,
+  testSeed,
+  WEB_REDIRECT_URI,
+} from './helpers/seed.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 
 /** Test-only authenticator secrets (base32). */
 const CAROL = { sub: 'u-carol', username: 'carol', password: 'carol-password-for-tests' } as const;
 const CAROL_TOTP = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const DAVE = { sub: 'u-dave', username: 'dave', password: 'dave-password-for-tests' } as const;
-const STRICT = {
-  clientId: 'strict',
-  secret: 'strict-secret-for-tests-0123456789ab',
-  redirectUri: 'https://strict.example.test/cb',
-};
+const STRICT = REQUIRE_MFA_CLIENT;
 
 function mfaSeed(): SeedDocument {
   const seed = testSeed();
@@ -30,15 +32,7 @@ function mfaSeed(): SeedDocument {
     ...seed,
     clients: [
       ...(seed.clients ?? []),
-      {
-        client_id: STRICT.clientId,
-        client_secret: STRICT.secret,
-        redirect_uris: [STRICT.redirectUri],
-        grant_types: ['authorization_code'],
-        scope: 'openid profile',
-        skip_consent: true,
-        require_mfa: true,
-      },
+      requireMfaClientEntry(),
       {
         client_id: 'tv',
         grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],

@@ -21,7 +21,7 @@ import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER, TEST_KEY_ENCRYPTION_KEY, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
 import { captureLogs } from './helpers/security.js';
-import { testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
+import { REQUIRE_MFA_CLIENT, requireMfaClientEntry, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 
 /**
@@ -32,24 +32,13 @@ import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 const PAT = { sub: 'u-pat', username: 'pat', password: 'pat-password-for-tests' } as const;
 const CAROL = { sub: 'u-carol', username: 'carol', password: 'carol-password-for-tests' } as const;
 const CAROL_TOTP = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-const STRICT = { clientId: 'strict', redirectUri: 'https://strict.example.test/cb' };
+const STRICT = REQUIRE_MFA_CLIENT;
 
 function passkeySeed(): SeedDocument {
   const seed = testSeed();
   return {
     ...seed,
-    clients: [
-      ...(seed.clients ?? []),
-      {
-        client_id: STRICT.clientId,
-        client_secret: 'strict-secret-for-tests-0123456789ab',
-        redirect_uris: [STRICT.redirectUri],
-        grant_types: ['authorization_code'],
-        scope: 'openid profile',
-        skip_consent: true,
-        require_mfa: true,
-      },
-    ],
+    clients: [...(seed.clients ?? []), requireMfaClientEntry()],
     users: [
       ...(seed.users ?? []),
       { sub: PAT.sub, username: PAT.username, password: PAT.password },

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchBrowser } from './helpers/fetch-browser.js';
+import { startRelyingPartyFlow } from './helpers/relying-party.js';
 import { ALICE, CONSENTING, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -44,25 +45,8 @@ afterAll(async () => {
 
 describe('openid-client as the relying party, over a real listener', () => {
   it('signs in through the login and consent pages, gets valid tokens, then logs out', async () => {
-    const config = await client.discovery(
-      new URL(issuer),
-      CONSENTING.clientId,
-      CONSENTING.secret,
-      undefined,
-      {
-        execute: [client.allowInsecureRequests],
-      },
-    );
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const authorizationUrl = client.buildAuthorizationUrl(config, {
-      redirect_uri: CONSENTING.redirectUri,
+    const { config, authorizationUrl, nonce, redeem } = await startRelyingPartyFlow(issuer, CONSENTING, {
       scope: 'openid profile email',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
       prompt: 'consent',
     });
 
@@ -85,12 +69,7 @@ describe('openid-client as the relying party, over a real listener', () => {
     });
     expect(callback.status).toBe(303);
 
-    const tokens = await client.authorizationCodeGrant(config, new URL(callback.headers.get('location')!), {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
+    const tokens = await redeem(new URL(callback.headers.get('location')!));
     const claims = tokens.claims()!;
     expect(claims.sub).toBe(ALICE.sub);
     expect(claims.nonce).toBe(nonce);

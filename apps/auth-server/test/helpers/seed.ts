@@ -1,5 +1,5 @@
 import type { ScryptCost } from '@oidc-orders/oauth-core';
-import type { SeedDocument } from '../../src/schemas/seed.js';
+import type { SeedClient, SeedDocument } from '../../src/schemas/seed.js';
 
 /** Secrets used by the test seed. Test-only values. */
 export const TEST_SECRETS = {
@@ -83,5 +83,24 @@ export function testSeed(): SeedDocument {
         email_verified: true,
       },
     ],
+  };
+}
+
+/** A confidential client that requires a second factor (`require_mfa`), for the MFA suites. */
+export const REQUIRE_MFA_CLIENT = {
+  clientId: 'strict',
+  secret: 'strict-secret-for-tests-0123456789ab',
+  redirectUri: 'https://strict.example.test/cb',
+} as const;
+
+export function requireMfaClientEntry(): SeedClient {
+  return {
+    client_id: REQUIRE_MFA_CLIENT.clientId,
+    client_secret: REQUIRE_MFA_CLIENT.secret,
+    redirect_uris: [REQUIRE_MFA_CLIENT.redirectUri],
+    grant_types: ['authorization_code'],
+    scope: 'openid profile',
+    skip_consent: true,
+    require_mfa: true,
   };
 }

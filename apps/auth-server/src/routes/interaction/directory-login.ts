@@ -241,16 +241,10 @@ export function registerDirectoryPasswordRoute(app: FastifyInstance, context: Di
           'Too many failed sign-in attempts. Please try again later.',
         );
       }
+      const showStepAgain = (status: number, message: string) =>
+        sendPasswordChangePage(context, reply, loaded, username, reason, status, message);
       if (field('new_password') === '' || field('new_password') !== field('confirm_password')) {
-        return sendPasswordChangePage(
-          context,
-          reply,
-          loaded,
-          username,
-          reason,
-          400,
-          'The new passwords do not match.',
-        );
+        return showStepAgain(400, 'The new passwords do not match.');
       }
       const changed = await context.directorySignIn.changePassword(
         username,
@@ -259,15 +253,7 @@ export function registerDirectoryPasswordRoute(app: FastifyInstance, context: Di
       );
       if (changed.kind === 'unavailable') {
         reply.header('retry-after', '30');
-        return sendPasswordChangePage(
-          context,
-          reply,
-          loaded,
-          username,
-          reason,
-          503,
-          DIRECTORY_UNAVAILABLE_MESSAGE,
-        );
+        return showStepAgain(503, DIRECTORY_UNAVAILABLE_MESSAGE);
       }
       if (changed.kind === 'refused') {
         if (changed.reason === 'invalid_credentials')
@@ -276,15 +262,7 @@ export function registerDirectoryPasswordRoute(app: FastifyInstance, context: Di
           changed.reason === 'invalid_credentials'
             ? 'The current password is not correct.'
             : `The directory refused the new password${changed.message ? `: ${changed.message}` : '.'}`;
-        return sendPasswordChangePage(
-          context,
-          reply,
-          loaded,
-          username,
-          reason,
-          changed.reason === 'invalid_credentials' ? 401 : 400,
-          message,
-        );
+        return showStepAgain(changed.reason === 'invalid_credentials' ? 401 : 400, message);
       }
       audit(request.log, AUDIT_EVENTS.directoryPasswordChanged, {
         client_id: loaded.purpose.client.clientId,
