@@ -46,11 +46,20 @@ const field = (body: unknown, name: string) => {
 /** Only a real local password proves anything: passkey-only, directory and federated accounts have none. */
 const hasLocalPassword = (user: User) => user.passwordHash.startsWith('scrypt$');
 
+/** Registers both proofs and the mailed link's page; the callback offers the link with `offerLink`. */
 export function registerLinkProofRoutes<Loaded>(
   app: FastifyInstance,
   options: UpstreamSignInOptions<Loaded>,
   enabledProvider: (id: string) => Promise<UpstreamProvider | null>,
 ) {
+  const proofs = linkProofSteps(options);
+  registerProofRoutes(app, options, enabledProvider, proofs);
+  registerMailedLinkRoutes(app, options, enabledProvider, proofs.completeLink);
+  return { offerLink: proofs.offerLink };
+}
+
+/** The pending link's life: offered (recorded), taken by one proof, completed once proven. */
+function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
   const { steps, pageContext } = options;
   const linkMail = options.linkMail ?? null;
   const linkPath = (interactionId: string, provider: UpstreamProvider) =>
@@ -130,6 +139,20 @@ export function registerLinkProofRoutes<Loaded>(
     });
     return steps.signedIn(request, reply, loaded, user, { upstreamAmr: [] }, async () => {});
   }
+  return { offerLink, takePendingLink, completeLink, sendPage };
+}
+
+type LinkProofSteps<Loaded> = ReturnType<typeof linkProofSteps<Loaded>>;
+
+/** The link page's two forms: the password (checked at once) and "E-mail me a link". */
+function registerProofRoutes<Loaded>(
+  app: FastifyInstance,
+  options: UpstreamSignInOptions<Loaded>,
+  enabledProvider: (id: string) => Promise<UpstreamProvider | null>,
+  { takePendingLink, completeLink, sendPage }: LinkProofSteps<Loaded>,
+) {
+  const { steps, pageContext } = options;
+  const linkMail = options.linkMail ?? null;
 
   app.post<ProviderParams>(
     '/interaction/:id/idp/:provider/link',
@@ -189,9 +212,6 @@ export function registerLinkProofRoutes<Loaded>(
       return sendPage(reply, loaded, page);
     },
   );
-
-  registerMailedLinkRoutes(app, options, enabledProvider, completeLink);
-  return { offerLink };
 }
 
 type CompleteLink<Loaded> = (
