@@ -221,6 +221,21 @@ describe('the mailed link', () => {
     expect((await browser.request(url)).status).toBe(400);
   });
 
+  it('is refused once the sign-in it was mailed for is over, and links nothing', async () => {
+    const { browser, flow, url } = await mailedLinkFor('alice-too-late');
+    // The person signs in with the password instead; the interaction ends at the client.
+    const signedIn = await browser.request(flow.loginUrl, {
+      method: 'POST',
+      form: { ...hidden(flow.page), username: ALICE.username, password: ALICE.password },
+    });
+    expect(signedIn.status).toBe(303);
+    await flows.finish(browser, signedIn, flow);
+    const opened = await browser.request(url);
+    expect(opened.status).toBe(400);
+    expect(await opened.text()).toContain('interaction_expired');
+    expect(await identitiesOf('alice-too-late')).toHaveLength(0);
+  });
+
   it('ends the pending link: after "E-mail me a link" the password form of that sign-in is refused', async () => {
     const browser = new FetchBrowser();
     const account = { sub: 'alice-one-proof', email: ALICE_EMAIL, email_verified: true };
@@ -268,7 +283,7 @@ describe('the mailed link', () => {
 
 describe('logs', () => {
   it('never carry a mailed link or its token', () => {
-    expect(mailedTokens.length).toBeGreaterThanOrEqual(5);
+    expect(mailedTokens.length).toBeGreaterThanOrEqual(6);
     const text = logs.text();
     expect(text).toContain('mail sent');
     expect(text).toContain('linked_by_mailed_link');
