@@ -24,6 +24,7 @@ import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
 import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
+import { createUpstreamLinkMail } from './mail/upstream-link.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
@@ -235,6 +236,15 @@ function federationSignIn(
     providers,
     clients: clients ?? createUpstreamClients(),
     findUser: (sub) => app.protocol.stores.users.findUserBySub(sub),
+    linkMail: app.mailer
+      ? createUpstreamLinkMail({
+          db: app.database.db,
+          clock: app.protocol.clock,
+          random: app.protocol.random,
+          issuer: app.protocol.config.issuer,
+          mailer: app.mailer,
+        })
+      : null,
   };
 }
 

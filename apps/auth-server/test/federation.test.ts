@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalIdentities, ssoSessions, upstreamAuthorizations, users } from '../src/db/schema.js';
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
+import { federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import {
   freeLoopbackPort,
@@ -20,14 +21,6 @@ import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixture
  * client's relying party. The browser is `fetch` with a cookie jar, following every redirect as a
  * browser would.
  */
-
-const hidden = (page: string) =>
-  Object.fromEntries(
-    [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((match) => [
-      match[1],
-      match[2],
-    ]),
-  );
 
 const MFA_APP = {
   clientId: 'mfa-app',
@@ -113,84 +106,9 @@ afterAll(async () => {
   await new Promise((resolve) => stalled?.close(resolve));
 });
 
-async function relyingParty(app: { clientId: string; secret: string }) {
-  return client.discovery(new URL(issuer), app.clientId, app.secret, undefined, {
-    execute: [client.allowInsecureRequests],
-  });
-}
-
-/** Our client's authorization request, up to our login page. */
-async function toLoginPage(
-  browser: FetchBrowser,
-  app: { clientId: string; secret: string; redirectUri: string },
-) {
-  const config = await relyingParty(app);
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: app.redirectUri,
-    scope: 'openid profile email',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-  });
-  const toLogin = await browser.request(url);
-  const loginUrl = new URL(toLogin.headers.get('location')!, issuer);
-  const page = await (await browser.request(loginUrl)).text();
-  return { config, verifier, state, nonce, page, loginUrl };
-}
-
-const buttonHref = (page: string, id: string) => {
-  const match = new RegExp(`href="([^"]+)" data-sign-in="idp:${id}"`).exec(page);
-  return match ? new URL(match[1]!.replace(/&amp;/g, '&'), issuer) : null;
-};
-
-/** From the login page's button through the upstream's pages, up to (not into) our callback. */
-async function throughUpstream(browser: FetchBrowser, page: string, id = 'upstream'): Promise<URL> {
-  let response = await browser.request(buttonHref(page, id)!);
-  for (let hops = 0; hops < 10; hops += 1) {
-    const location = new URL(response.headers.get('location') ?? '', upstream.issuer);
-    if (location.href.startsWith(`${issuer}/idp/`)) return location;
-    expect(response.status).toBeGreaterThanOrEqual(300);
-    response = await browser.request(location);
-  }
-  throw new Error('the upstream never came back');
-}
-
-/** Our consent page (approved) or straight on, to the client's redirect with a code; then tokens. */
-async function finish(
-  browser: FetchBrowser,
-  afterCallback: Response,
-  flow: Awaited<ReturnType<typeof toLoginPage>>,
-) {
-  return (await finishWithTokens(browser, afterCallback, flow)).claims()!;
-}
-
-async function finishWithTokens(
-  browser: FetchBrowser,
-  afterCallback: Response,
-  flow: Awaited<ReturnType<typeof toLoginPage>>,
-) {
-  let response = afterCallback;
-  let location = new URL(response.headers.get('location')!, issuer);
-  if (location.pathname.endsWith('/consent')) {
-    const consentPage = await (await browser.request(location)).text();
-    response = await browser.request(location, {
-      method: 'POST',
-      form: { ...hidden(consentPage), decision: 'approve' },
-    });
-    location = new URL(response.headers.get('location')!, issuer);
-  }
-  const tokens = await client.authorizationCodeGrant(flow.config, location, {
-    pkceCodeVerifier: flow.verifier,
-    expectedState: flow.state,
-    expectedNonce: flow.nonce,
-    idTokenExpected: true,
-  });
-  return tokens;
-}
+const { toLoginPage, buttonHref, throughUpstream, finish, finishWithTokens, toLinkPage } = federationFlows(
+  () => ({ issuer, upstream }),
+);
 
 async function signInThroughUpstream(id = 'upstream') {
   const browser = new FetchBrowser();
@@ -570,18 +488,15 @@ describe('linking to an existing account by verified e-mail', () => {
       .from(externalIdentities)
       .where(eq(externalIdentities.subject, subject));
 
-  async function toLinkPage(id: string, subject: string, emailVerified: boolean) {
-    upstream.behaviour = {
-      account: { sub: subject, email: ALICE_EMAIL.toUpperCase(), email_verified: emailVerified },
-    };
-    const browser = new FetchBrowser();
-    const flow = await toLoginPage(browser, CONSENTING);
-    const response = await browser.request(await throughUpstream(browser, flow.page, id));
-    return { browser, flow, response };
-  }
+  const toAliceLinkPage = (id: string, subject: string, emailVerified: boolean) =>
+    toLinkPage(
+      id,
+      { sub: subject, email: ALICE_EMAIL.toUpperCase(), email_verified: emailVerified },
+      CONSENTING,
+    );
 
   it('links only after the existing account’s password, and signs that account in', async () => {
-    const { browser, flow, response } = await toLinkPage('untrusted', 'alice-at-upstream', true);
+    const { browser, flow, response } = await toAliceLinkPage('untrusted', 'alice-at-upstream', true);
     expect(response.status).toBe(200);
     const page = await response.text();
     expect(page).toContain('data-form="link-account"');
@@ -600,7 +515,7 @@ describe('linking to an existing account by verified e-mail', () => {
   });
 
   it('refuses the link with a wrong password (401) and links nothing', async () => {
-    const { browser, response } = await toLinkPage('untrusted', 'mallory-at-upstream', true);
+    const { browser, response } = await toAliceLinkPage('untrusted', 'mallory-at-upstream', true);
     const page = await response.text();
     const action = new URL(/action="([^"]+)"/.exec(page)![1]!, issuer);
     const refused = await browser.request(action, {
@@ -619,9 +534,9 @@ describe('linking to an existing account by verified e-mail', () => {
   });
 
   it('never offers the link for an unverified address, nor at a provider not trusted for it', async () => {
-    const unverified = await toLinkPage('untrusted', 'unverified-at-upstream', false);
+    const unverified = await toAliceLinkPage('untrusted', 'unverified-at-upstream', false);
     expect(unverified.response.status).toBe(303);
-    const notTrusted = await toLinkPage('upstream', 'verified-elsewhere', true);
+    const notTrusted = await toAliceLinkPage('upstream', 'verified-elsewhere', true);
     expect(notTrusted.response.status).toBe(303);
     const [a] = await identitiesOf('unverified-at-upstream');
     const [b] = await identitiesOf('verified-elsewhere');

@@ -625,7 +625,7 @@ export const mailTokens = pgTable(
   'mail_tokens',
   {
     sub: text('sub').notNull(),
-    /** `password_reset` or `email_verification`. */
+    /** `password_reset`, `email_verification`, `email_change`, `email_change_undo` or `upstream_link`. */
     purpose: text('purpose').notNull(),
     tokenHash: text('token_hash').notNull().unique(),
     binding: text('binding').notNull(),

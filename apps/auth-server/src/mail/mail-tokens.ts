@@ -3,7 +3,12 @@ import { and, eq, gt, lt } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { mailTokens } from '../db/schema.js';
 
-export type MailTokenPurpose = 'password_reset' | 'email_verification' | 'email_change' | 'email_change_undo';
+export type MailTokenPurpose =
+  | 'password_reset'
+  | 'email_verification'
+  | 'email_change'
+  | 'email_change_undo'
+  | 'upstream_link';
 
 /** A live token's row, without its hash. */
 export interface MailTokenRecord {

@@ -11,7 +11,8 @@ export type MailPurpose =
   | 'password_changed'
   | 'security_notice'
   | 'email_verification'
-  | 'email_change';
+  | 'email_change'
+  | 'upstream_link';
 
 export interface OutgoingMail {
   purpose: MailPurpose;

@@ -198,3 +198,22 @@ export function emailChangeNoticeMail(input: {
     footer: 'The link works once, for 7 days. If this was you, there is nothing to do.',
   });
 }
+
+export function upstreamLinkMail(input: {
+  issuer: string;
+  to: string;
+  providerName: string;
+  link: string;
+  minutes: number;
+}): OutgoingMail {
+  const name = issuerName(input.issuer);
+  return mailOf('upstream_link', input.to, `Link ${input.providerName} to your account at ${name}`, {
+    heading: `Use ${input.providerName} to sign in`,
+    paragraphs: [
+      `Someone signing in to ${name} with ${input.providerName} asked to link that sign-in to the account with this address.`,
+      `The link below works once, for ${input.minutes} minutes, and only in the browser where that sign-in started. Opening it changes nothing until you press the button on the page.`,
+    ],
+    action: { label: `Link ${input.providerName} and sign in`, url: input.link },
+    footer: 'If you did not ask for this, ignore this mail: nothing is linked without it.',
+  });
+}

@@ -26,6 +26,11 @@ export class FetchBrowser {
     return response;
   }
 
+  /** Forgets the cookies whose names start with `prefix` (e.g. another site's session on the same host). */
+  forgetCookies(prefix: string) {
+    for (const name of [...this.cookies.keys()]) if (name.startsWith(prefix)) this.cookies.delete(name);
+  }
+
   hasCookie(name: string) {
     return this.cookies.has(name);
   }

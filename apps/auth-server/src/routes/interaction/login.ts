@@ -163,6 +163,9 @@ export async function registerLoginRoutes(
         load: steps.load,
         interactionIdOf: (loaded) => loaded.interaction.id,
         browserKeyOf: (loaded) => loaded.browserKey,
+        requestBrowserKey: (request) => app.ssoSessions.browserKey(request),
+        checkCsrf: (request, reply, loaded) => steps.checkCsrf(request, reply, loaded, 'login'),
+        formActionSourcesOf: (loaded) => loaded.purpose.formActionSources,
         clientIdOf: (loaded) => loaded.purpose.client.clientId,
         showLoginPage: (reply, loaded, status, message) =>
           sendLoginPage(reply, loaded, status, undefined, message),

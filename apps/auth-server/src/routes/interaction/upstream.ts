@@ -1,24 +1,27 @@
-import { type User, verifyPassword } from '@oidc-orders/oauth-core';
+import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
-import { mappedProfile, signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
+import { signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
 import { recordStartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
 import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
-import { emailLinkCandidate, linkIdentity } from '../../federation/email-linking.js';
+import { emailLinkCandidate } from '../../federation/email-linking.js';
 import { recordFederatedSession } from '../../federation/federated-sessions.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
 import type { UpstreamClients } from '../../federation/upstream-client.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
-import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
-import { renderLinkAccountPage } from '../../pages/link-account.js';
-import { sendHtml } from '../../pages/respond.js';
+import type { UpstreamLinkMail } from '../../mail/upstream-link.js';
 import type { PageContext } from '../authorization-reply.js';
 import { sendErrorPage } from '../authorization-reply.js';
 import type { MethodDetails } from './steps.js';
+import {
+  PENDING_LINK_INVALID_PAGE,
+  registerLinkProofRoutes,
+  UNKNOWN_PROVIDER_PAGE,
+} from './upstream-link-proof.js';
 
 /**
  * Signing in at an upstream OpenID provider (README "Upstream identity providers"). The login
@@ -39,6 +42,12 @@ export interface UpstreamInteractionSteps<Loaded> {
   browserKeyOf(loaded: Loaded): string;
   clientIdOf(loaded: Loaded): string;
   showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): Promise<FastifyReply>;
+  /** The browser's key of a request whose URL names no interaction (a mailed link), or `null`. */
+  requestBrowserKey(request: FastifyRequest): string | null;
+  /** The form's CSRF token (purpose `login`) for this interaction and browser; else a page was sent. */
+  checkCsrf(request: FastifyRequest, reply: FastifyReply, loaded: Loaded): boolean;
+  /** CSP `form-action` sources of the interaction's pages (its client's redirect URI origin). */
+  formActionSourcesOf(loaded: Loaded): string[];
   signedIn(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -54,6 +63,8 @@ export interface UpstreamSignInOptions<Loaded> {
   providers: ReadonlyMap<string, UpstreamProvider>;
   clients: UpstreamClients;
   findUser(sub: string): Promise<User | null>;
+  /** Mailed proofs of an e-mail link (./upstream-link-proof.ts); `null` or absent when mail is off. */
+  linkMail?: UpstreamLinkMail | null;
   nowSeconds(): number;
   pageContext: PageContext;
   steps: UpstreamInteractionSteps<Loaded>;
@@ -63,14 +74,6 @@ export const upstreamCallbackPath = (providerId: string) => `/idp/${providerId}/
 
 export const UPSTREAM_CANCELLED_MESSAGE =
   'Signing in with the other service was cancelled or refused. Sign in another way, or try again.';
-
-const STATE_PAGE = {
-  title: 'This sign-in link is not valid',
-  message:
-    'The answer from the other sign-in service does not belong to a sign-in started here, in this browser.',
-  advice: 'Please start signing in again from the application.',
-  code: 'upstream_state_invalid',
-} as const;
 
 export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignInOptions<Loaded>> =>
   async function upstreamRoutes(app, options) {
@@ -95,7 +98,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
         const loaded = steps.loaded(request);
         reply.header('cache-control', 'no-store');
         const provider = await enabledProvider(request.params.provider);
-        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
+        if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
         let configuration: oidc.Configuration;
         try {
           configuration = await options.clients.configurationOf(provider);
@@ -132,93 +135,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
       },
     );
 
-    async function offerLink(
-      reply: FastifyReply,
-      loaded: Loaded,
-      provider: UpstreamProvider,
-      subject: string,
-      candidateSub: string,
-      claims: Record<string, unknown>,
-    ) {
-      const linkToken = oidc.randomState();
-      const browserKey = steps.browserKeyOf(loaded);
-      const interactionId = steps.interactionIdOf(loaded);
-      await recordStartedAuthorization(
-        options.db,
-        linkToken,
-        {
-          providerId: provider.id,
-          browserHash: hashCookieValue(browserKey),
-          interactionId,
-          purpose: 'link',
-          linkSub: candidateSub,
-          returnTo: subject,
-          codeVerifier: '',
-          nonce: '',
-        },
-        options.nowSeconds(),
-      );
-      const page = renderLinkAccountPage({
-        providerName: provider.displayName,
-        email: mappedProfile(provider, claims).email ?? '',
-        csrfToken: csrfTokenFor(browserKey, 'login', interactionId),
-        linkToken,
-        action: `${pageContext.basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}/link`,
-        basePath: pageContext.basePath,
-      });
-      return sendHtml(reply, 200, page);
-    }
-
-    /** The pending link of this form, if it is this browser's and this interaction's, unused. */
-    async function takePendingLink(loaded: Loaded, provider: UpstreamProvider, token: string) {
-      const pending =
-        token === ''
-          ? null
-          : await takeStartedAuthorization(options.db, token, provider.id, options.nowSeconds());
-      const valid =
-        pending !== null &&
-        pending.purpose === 'link' &&
-        pending.interactionId === steps.interactionIdOf(loaded) &&
-        pending.browserHash === hashCookieValue(steps.browserKeyOf(loaded)) &&
-        pending.linkSub !== null &&
-        typeof pending.returnTo === 'string';
-      return valid ? { sub: pending.linkSub as string, subject: pending.returnTo as string } : null;
-    }
-
-    app.post<{ Params: { id: string; provider: string }; Body: Record<string, unknown> }>(
-      '/interaction/:id/idp/:provider/link',
-      { config: { interaction: { csrf: 'login' } } },
-      async (request, reply) => {
-        const loaded = steps.loaded(request);
-        const field = (name: string) =>
-          typeof request.body?.[name] === 'string' ? (request.body[name] as string) : '';
-        const provider = await enabledProvider(request.params.provider);
-        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
-        const pending = await takePendingLink(loaded, provider, field('link'));
-        if (pending === null) return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
-        const user = await options.findUser(pending.sub);
-        // One try per upstream sign-in: a wrong password ends it, so guessing needs the upstream each time.
-        if (user === null || !(await verifyPassword(field('password'), user.passwordHash))) {
-          audit(request.log, AUDIT_EVENTS.loginFailed, {
-            reason: 'link_proof_refused',
-            sub: pending.sub,
-            client_id: steps.clientIdOf(loaded),
-            ip: request.ip,
-            method: `idp:${provider.id}`,
-          });
-          return sendErrorPage(reply, 401, linkRefusedPage, pageContext);
-        }
-        await linkIdentity(options.db, provider, pending.subject, user.sub, options.nowSeconds());
-        audit(request.log, AUDIT_EVENTS.loginSucceeded, {
-          sub: user.sub,
-          client_id: steps.clientIdOf(loaded),
-          ip: request.ip,
-          method: `idp:${provider.id}`,
-          reason: 'linked_by_verified_email',
-        });
-        return steps.signedIn(request, reply, loaded, user, { upstreamAmr: [] }, async () => {});
-      },
-    );
+    const { offerLink } = registerLinkProofRoutes(app, options, enabledProvider);
 
     app.get<{ Params: { provider: string }; Querystring: Record<string, string> }>(
       '/idp/:provider/callback',
@@ -226,7 +143,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
         const provider = await enabledProvider(request.params.provider);
-        if (provider === null) return sendErrorPage(reply, 404, unknownProviderPage, pageContext);
+        if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
         const state = typeof request.query.state === 'string' ? request.query.state : '';
         const started =
           state === ''
@@ -234,7 +151,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
             : await takeStartedAuthorization(options.db, state, provider.id, options.nowSeconds());
         // The state must be this provider's, unused and unexpired…
         if (started === null || started.purpose !== 'sign_in' || started.interactionId === null) {
-          return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+          return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
         }
         // …its interaction live and this browser's (load checks the interaction's browser binding)…
         request.params = { ...request.params, id: started.interactionId } as typeof request.params;
@@ -245,7 +162,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
         if (loaded === null) return reply;
         // …and started by this very browser.
         if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
-          return sendErrorPage(reply, 400, STATE_PAGE, pageContext);
+          return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
         }
         if (typeof request.query.error === 'string') {
           // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
@@ -333,19 +250,6 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
       },
     );
   };
-
-const unknownProviderPage = {
-  title: 'Unknown sign-in service',
-  message: 'This sign-in service is not (or no longer) offered here.',
-  code: 'upstream_provider_unknown',
-} as const;
-
-const linkRefusedPage = {
-  title: 'The account was not linked',
-  message: 'The password did not match the existing account, so nothing was linked.',
-  advice: 'Please start signing in again from the application.',
-  code: 'link_proof_refused',
-} as const;
 
 const disabledUserPage = {
   title: 'This account cannot sign in',

@@ -1,0 +1,129 @@
+import * as client from 'openid-client';
+import { expect } from 'vitest';
+import { FetchBrowser } from './fetch-browser.js';
+import type { UpstreamAccount, UpstreamProviderFixture } from './upstream-provider.js';
+
+/**
+ * The browser's side of a sign-in through an upstream provider (test/federation*.test.ts): our
+ * client's authorization request up to our login page, the provider's button and pages up to our
+ * callback, and the end at the client with openid-client as its relying party. `context` is read
+ * at each call, so a suite may build its servers in `beforeAll`.
+ */
+export interface FederationFlowContext {
+  /** Our issuer (the app listening on a loopback port). */
+  issuer: string;
+  upstream: UpstreamProviderFixture;
+}
+
+export interface FlowClient {
+  clientId: string;
+  secret: string;
+  redirectUri: string;
+}
+
+/** The hidden fields of a page's forms, by name. */
+export const hidden = (page: string) =>
+  Object.fromEntries(
+    [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((match) => [
+      match[1],
+      match[2],
+    ]),
+  );
+
+export function federationFlows(context: () => FederationFlowContext) {
+  async function relyingParty(app: { clientId: string; secret: string }) {
+    return client.discovery(new URL(context().issuer), app.clientId, app.secret, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
+  }
+
+  /** Our client's authorization request, up to our login page. */
+  async function toLoginPage(browser: FetchBrowser, app: FlowClient) {
+    const { issuer } = context();
+    const config = await relyingParty(app);
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: app.redirectUri,
+      scope: 'openid profile email',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    const toLogin = await browser.request(url);
+    const loginUrl = new URL(toLogin.headers.get('location')!, issuer);
+    const page = await (await browser.request(loginUrl)).text();
+    return { config, verifier, state, nonce, page, loginUrl };
+  }
+
+  const buttonHref = (page: string, id: string) => {
+    const match = new RegExp(`href="([^"]+)" data-sign-in="idp:${id}"`).exec(page);
+    return match ? new URL(match[1]!.replace(/&amp;/g, '&'), context().issuer) : null;
+  };
+
+  /** From the login page's button through the upstream's pages, up to (not into) our callback. */
+  async function throughUpstream(browser: FetchBrowser, page: string, id = 'upstream'): Promise<URL> {
+    const { issuer, upstream } = context();
+    let response = await browser.request(buttonHref(page, id)!);
+    for (let hops = 0; hops < 10; hops += 1) {
+      const location = new URL(response.headers.get('location') ?? '', upstream.issuer);
+      if (location.href.startsWith(`${issuer}/idp/`)) return location;
+      expect(response.status).toBeGreaterThanOrEqual(300);
+      response = await browser.request(location);
+    }
+    throw new Error('the upstream never came back');
+  }
+
+  /** Our consent page (approved) or straight on, to the client's redirect with a code; then tokens. */
+  async function finishWithTokens(
+    browser: FetchBrowser,
+    afterCallback: Response,
+    flow: Awaited<ReturnType<typeof toLoginPage>>,
+  ) {
+    const { issuer } = context();
+    let response = afterCallback;
+    let location = new URL(response.headers.get('location')!, issuer);
+    if (location.pathname.endsWith('/consent')) {
+      const consentPage = await (await browser.request(location)).text();
+      response = await browser.request(location, {
+        method: 'POST',
+        form: { ...hidden(consentPage), decision: 'approve' },
+      });
+      location = new URL(response.headers.get('location')!, issuer);
+    }
+    return client.authorizationCodeGrant(flow.config, location, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+  }
+
+  async function finish(
+    browser: FetchBrowser,
+    afterCallback: Response,
+    flow: Awaited<ReturnType<typeof toLoginPage>>,
+  ) {
+    return (await finishWithTokens(browser, afterCallback, flow)).claims()!;
+  }
+
+  /**
+   * A first sign-in at provider `id` as `account`, in a new browser (or `browser`), up to our
+   * answer to the callback (the link page when the address is an existing account's).
+   */
+  async function toLinkPage(
+    id: string,
+    account: UpstreamAccount,
+    app: FlowClient,
+    browser = new FetchBrowser(),
+  ) {
+    context().upstream.behaviour = { account };
+    const flow = await toLoginPage(browser, app);
+    const response = await browser.request(await throughUpstream(browser, flow.page, id));
+    return { browser, flow, response };
+  }
+
+  return { relyingParty, toLoginPage, buttonHref, throughUpstream, finishWithTokens, finish, toLinkPage };
+}
