@@ -28,6 +28,16 @@ export interface CompletedMethod {
    * the provider is configured as trusted for it; an untrusted provider's word counts as one factor.
    */
   upstreamMfa?: boolean;
+  /**
+   * Federated: the upstream's `acr` (OIDC Core §2), recorded only when the provider is trusted for
+   * its assurance claims; what the ID token then says unless the request demanded one of ours.
+   */
+  upstreamAcr?: string;
+  /**
+   * Federated: RFC 8176 values of a proof made here during the same sign-in (`pwd` for the
+   * password that linked the upstream identity to an existing account).
+   */
+  localAmr?: string[];
 }
 
 interface MethodDefinition {
@@ -78,6 +88,7 @@ export const AUTHENTICATION_METHODS = {
     amr: (completed) => [
       'fed',
       ...(completed.upstreamAmr ?? []).filter((value) => completed.upstreamMfa || value !== 'mfa'),
+      ...(completed.localAmr ?? []),
     ],
     factors: (completed) => (completed.upstreamMfa ? ['knowledge', 'possession'] : ['knowledge']),
     phishingResistant: false,
@@ -146,6 +157,26 @@ export function acrOf(methods: readonly CompletedMethod[]): AcrValue | null {
   if (factorKindsOf(methods).size < 2) return ACR_VALUES.password;
   const phishingResistant = methods.some((completed) => definitionOf(completed.method).phishingResistant);
   return phishingResistant ? ACR_VALUES.phishingResistant : ACR_VALUES.mfa;
+}
+
+/**
+ * The `acr` to issue (OIDC Core §2): the trusted upstream's own value when the session was
+ * federated through a provider trusted for it, else ours (`acrOf`). OIDC Core §3.1.2.1 returns
+ * "the Authentication Context Class satisfied": a request that named the upstream's value gets
+ * it, but one that named a level of ours, or needed more than one factor (`require_mfa`, an
+ * enrolled factor), gets ours, the value its check was made against. Our second factor completed
+ * after the upstream also makes the level ours: the upstream's value no longer describes it.
+ */
+export function issuedAcrOf(
+  methods: readonly CompletedMethod[],
+  demand: { acrValues: readonly string[]; required: AcrValue },
+): string | null {
+  const ours = acrOf(methods);
+  const upstream = methods.length === 1 ? methods[0]?.upstreamAcr : undefined;
+  if (upstream === undefined) return ours;
+  if (demand.acrValues.includes(upstream)) return upstream;
+  const oursDemanded = requestedAcr(demand.acrValues) !== null || demand.required !== ACR_VALUES.password;
+  return oursDemanded ? ours : upstream;
 }
 
 /** OIDC `auth_time` of a session: when its latest method succeeded. */

@@ -136,10 +136,21 @@ export const users = pgTable('users', {
    */
   seedFingerprint: text('seed_fingerprint'),
   /**
-   * A directory user's group names (`cn`s of the groups matched by full DN), written at each
-   * sign-in; the `groups` claim. Null for users no directory speaks for (no `groups` claim).
+   * The `groups` claim: a directory user's group names (`cn`s of the groups matched by full DN),
+   * or the names an upstream OpenID provider's mapped claim sent, written at each sign-in. Null
+   * for users nobody speaks for (no `groups` claim).
    */
   groups: text('groups').array(),
+  /**
+   * Who owns each profile claim (src/federation/claim-sources.ts): `{"name": "idp:corp",
+   * "email": "local", "groups": "ldap"}`. A sign-in through a source rewrites only the claims
+   * that source owns; `email` covers `email_verified` too. A claim without an entry is the local
+   * account's own (or, for federated users from before this column, their provider's).
+   */
+  claimSources: jsonb('claim_sources')
+    .$type<Partial<Record<'name' | 'email' | 'groups', string>>>()
+    .notNull()
+    .default({}),
 });
 
 // ─── 2. Protocol records ─────────────────────────────────────────────────────────────────────────

@@ -3,6 +3,7 @@ import type { User } from '@oidc-orders/oauth-core';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
+import { allOwnedBy } from '../federation/claim-sources.js';
 import { userFromRow } from '../storage/drizzle/user-store.js';
 import type { DirectoryEntry } from './types.js';
 
@@ -51,6 +52,9 @@ export async function provisionDirectoryUser(
       email: entry.email,
       emailVerified: entry.email !== null && entry.emailVerified,
       groups: [...entry.groups],
+      // The directory speaks for every profile claim of its users and writes them all at each
+      // sign-in; recorded so an upstream linked later never takes them over.
+      claimSources: allOwnedBy(DIRECTORY_SOURCE),
       updatedAt: now,
     };
     if (identity === undefined) {

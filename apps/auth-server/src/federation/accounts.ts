@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
+import { allOwnedBy, boundedGroups, type Profile, profileUpdateFrom } from './claim-sources.js';
 import type { UpstreamProvider } from './registry.js';
 
 /**
@@ -32,10 +33,19 @@ export function upstreamSubject(provider: UpstreamProvider, claims: UpstreamClai
   return text('sub');
 }
 
-/** The profile claims the provider's mapping names, with anything not a string dropped. */
-export function mappedProfile(provider: UpstreamProvider, claims: UpstreamClaims) {
+/**
+ * The profile claims the provider's mapping names (OIDC Core §5.1 names by default), with
+ * anything not a string dropped, and its groups within `boundedGroups`' safe limits.
+ */
+export function mappedProfile(provider: UpstreamProvider, claims: UpstreamClaims): Profile {
   const text = (name: string) => (typeof claims[name] === 'string' ? (claims[name] as string) : null);
-  return { name: text(provider.claims.name), email: text(provider.claims.email) };
+  const email = text(provider.claims.email);
+  return {
+    name: text(provider.claims.name),
+    email,
+    emailVerified: email !== null && claims.email_verified === true,
+    groups: boundedGroups(claims[provider.claims.groups]),
+  };
 }
 
 export async function findLinkedSub(
@@ -51,9 +61,35 @@ export async function findLinkedSub(
 }
 
 /**
- * The local user of this upstream identity: the linked one (its profile refreshed when the
- * upstream owns the account, `managed_by = federation`), or a new one created now. The new user's
- * password hash is not a scrypt hash, so no password ever signs it in.
+ * A linked user's profile after a sign-in through `source`: only the claims that source owns are
+ * rewritten, and the ones nobody owns that the account lacks are filled (./claim-sources.ts).
+ */
+async function refreshOwnedClaims(
+  db: AppDatabase,
+  sub: string,
+  source: string,
+  upstream: Profile,
+  now: number,
+) {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(users).where(eq(users.sub, sub)).for('update');
+    if (row === undefined) return;
+    const { values, claimSources } = profileUpdateFrom(
+      { ...row, unrecordedOwnedBySource: row.managedBy === 'federation' },
+      source,
+      upstream,
+    );
+    await tx
+      .update(users)
+      .set({ ...values, claimSources, updatedAt: now })
+      .where(eq(users.sub, sub));
+  });
+}
+
+/**
+ * The local user of this upstream identity: the linked one (its claims refreshed where the
+ * upstream owns them), or a new one created now, every claim owned by the provider. The new
+ * user's password hash is not a scrypt hash, so no password ever signs it in.
  */
 export async function signInFederatedIdentity(
   db: AppDatabase,
@@ -70,16 +106,7 @@ export async function signInFederatedIdentity(
       .update(externalIdentities)
       .set({ lastSignInAt: now })
       .where(and(eq(externalIdentities.source, source), eq(externalIdentities.subject, subject)));
-    // Only what the upstream owns is refreshed: a linked local account keeps its own profile.
-    await db
-      .update(users)
-      .set({
-        name: profile.name,
-        email: profile.email,
-        emailVerified: claims.email_verified === true,
-        updatedAt: now,
-      })
-      .where(and(eq(users.sub, existing), eq(users.managedBy, 'federation')));
+    await refreshOwnedClaims(db, existing, source, profile, now);
     return existing;
   }
   const sub = randomUUID();
@@ -89,9 +116,8 @@ export async function signInFederatedIdentity(
       // Unique and never typed: the federated user signs in only through the provider.
       username: `${source}:${subject}`,
       passwordHash: 'federated (no password)',
-      name: profile.name,
-      email: profile.email,
-      emailVerified: claims.email_verified === true,
+      ...profile,
+      claimSources: allOwnedBy(source),
       managedBy: 'federation',
       updatedAt: now,
     });

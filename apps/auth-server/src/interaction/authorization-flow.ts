@@ -1,14 +1,15 @@
 import {
   ACR_VALUES,
+  type AcrValue,
   type AuthorizationParams,
   type AuthorizationRequest,
   accessDenied,
-  acrOf,
   amrOf,
   type Clock,
   type EnrolledFactors,
   grantableScopes,
   issueAuthorizationCode,
+  issuedAcrOf,
   needsAuthentication,
   needsConsent,
   nextLevelStep,
@@ -66,7 +67,8 @@ export type NextStep =
    */
   | { kind: 'enrol'; user: User; passkeyOnly: boolean }
   | { kind: 'consent'; user: User; scopes: string[] }
-  | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession }
+  /** `required`: the level the sign-in had to reach (the issued `acr` follows from it). */
+  | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession; required: AcrValue }
   | { kind: 'error'; error: OAuthError };
 
 /**
@@ -76,10 +78,16 @@ export type NextStep =
 export type SignInRequirements = Pick<AuthorizationRequest, 'client' | 'scopes' | 'prompt' | 'maxAge'> &
   Partial<Pick<AuthorizationRequest, 'acrValues' | 'resources'>>;
 
-/** RFC 8176 `amr` and OIDC `acr` of a session, as recorded into the grant. */
-export const levelOf = (session: SsoSession) => ({
+/**
+ * RFC 8176 `amr` and OIDC `acr` of a session, as recorded into the grant; `demand` is what the
+ * request asked (`acr_values`) and the level it had to reach (oauth-core `issuedAcrOf`).
+ */
+export const levelOf = (
+  session: SsoSession,
+  demand: { acrValues: readonly string[]; required: AcrValue },
+) => ({
   amr: amrOf(session.methods),
-  acr: acrOf(session.methods),
+  acr: issuedAcrOf(session.methods, demand),
 });
 
 export interface InteractionProgress {
@@ -112,8 +120,8 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
   }
 
   /**
-   * The second-factor step the session still needs (oauth-core `requiredAcr`, `nextLevelStep`),
-   * or `null` when it met the level. OIDC Core §3.1.2.1 `acr_values` triggers step-up here.
+   * The level the request requires (oauth-core `requiredAcr`) and the second-factor step the
+   * session still needs to reach it (`nextLevelStep`), `null` when it met the level. OIDC Core §3.1.2.1 `acr_values` triggers step-up here.
    */
   async function levelStep(request: SignInRequirements, session: SsoSession, user: User) {
     const enrolled = await deps.enrolledFactors(user.sub);
@@ -124,6 +132,10 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       userHasSecondFactor: enrolled.otp || enrolled.passkey,
       resourceRequiresMfa: await resourceRequiresMfa(request),
     });
+    return { required, step: stepToLevel(session, user, required, enrolled) };
+  }
+
+  function stepToLevel(session: SsoSession, user: User, required: AcrValue, enrolled: EnrolledFactors) {
     let step = nextLevelStep(session.methods, required, enrolled);
     // OIDC Core §5.5.1.1: a requested acr is a voluntary claim. Only a passkey reaches the
     // phishing-resistant level. A user without one who has another factor proves that factor and
@@ -177,7 +189,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       // The account was removed since the session began: the session no longer names anyone.
       if (user === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
 
-      const level = await levelStep(request, activeSession, user);
+      const { required, step: level } = await levelStep(request, activeSession, user);
       if (level !== null) return promptNone ? { kind: 'error', error: interactionRequired() } : level;
 
       const scopes = grantableScopes(request.scopes, request.client, user);
@@ -201,7 +213,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       if (consentNeeded) {
         return promptNone ? { kind: 'error', error: consentRequired() } : { kind: 'consent', user, scopes };
       }
-      return { kind: 'complete', user, scopes, session: activeSession };
+      return { kind: 'complete', user, scopes, session: activeSession, required };
     },
 
     /**
@@ -254,7 +266,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
           scopes: step.scopes,
           sid: step.session.id,
           authTime: step.session.authTime,
-          ...levelOf(step.session),
+          ...levelOf(step.session, { acrValues: request.acrValues, required: step.required }),
         },
         { stores, clock, random: deps.random, config: deps.protocolConfig },
       );

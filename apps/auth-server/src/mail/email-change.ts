@@ -2,6 +2,7 @@ import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-cor
 import { and, eq } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { mailTokens, users } from '../db/schema.js';
+import { locallyOwned } from '../federation/claim-sources.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
@@ -91,7 +92,7 @@ export function createEmailChange(deps: {
       const updatedAt = deps.clock.nowSeconds();
       await deps.db
         .update(users)
-        .set({ email: record.email, emailVerified: true, updatedAt })
+        .set({ email: record.email, emailVerified: true, claimSources: locallyOwned('email'), updatedAt })
         .where(eq(users.sub, record.sub));
       return true;
     },
@@ -106,7 +107,7 @@ export function createEmailChange(deps: {
       const updatedAt = deps.clock.nowSeconds();
       await deps.db
         .update(users)
-        .set({ email: record.email, emailVerified: true, updatedAt })
+        .set({ email: record.email, emailVerified: true, claimSources: locallyOwned('email'), updatedAt })
         .where(eq(users.sub, record.sub));
       await deps.signOut.endUserSessions(record.sub);
       return true;

@@ -123,7 +123,8 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
             scopes: step.scopes,
             sid: step.session.id,
             authTime: step.session.authTime,
-            ...levelOf(step.session),
+            // RFC 8628 has no acr_values: the level the approval had to reach is the demand.
+            ...levelOf(step.session, { acrValues: [], required: step.required }),
           },
           { stores, clock, random },
         );

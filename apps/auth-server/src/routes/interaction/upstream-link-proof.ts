@@ -126,7 +126,14 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
     request: FastifyRequest,
     reply: FastifyReply,
     loaded: Loaded,
-    proven: { provider: UpstreamProvider; subject: string; user: User; reason: string },
+    proven: {
+      provider: UpstreamProvider;
+      subject: string;
+      user: User;
+      reason: string;
+      /** RFC 8176 values of the proof made here (`pwd` for the account's password). */
+      localAmr?: string[];
+    },
   ) {
     const { provider, subject, user } = proven;
     await linkIdentity(options.db, provider, subject, user.sub, options.nowSeconds());
@@ -137,7 +144,9 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
       method: `idp:${provider.id}`,
       reason: proven.reason,
     });
-    return steps.signedIn(request, reply, loaded, user, { upstreamAmr: [] }, async () => {});
+    // amr: `fed` for the upstream's assertion, plus the proof made here (RFC 8176 §2).
+    const details = { upstreamAmr: [], localAmr: proven.localAmr ?? [] };
+    return steps.signedIn(request, reply, loaded, user, details, async () => {});
   }
   return { offerLink, takePendingLink, completeLink, sendPage };
 }
@@ -175,7 +184,13 @@ function registerProofRoutes<Loaded>(
         });
         return sendErrorPage(reply, 401, LINK_REFUSED_PAGE, pageContext);
       }
-      const proven = { provider, subject: pending.subject, user, reason: 'linked_by_verified_email' };
+      const proven = {
+        provider,
+        subject: pending.subject,
+        user,
+        reason: 'linked_by_verified_email',
+        localAmr: ['pwd'],
+      };
       return completeLink(request, reply, loaded, proven);
     },
   );
@@ -218,7 +233,14 @@ type CompleteLink<Loaded> = (
   request: FastifyRequest,
   reply: FastifyReply,
   loaded: Loaded,
-  proven: { provider: UpstreamProvider; subject: string; user: User; reason: string },
+  proven: {
+    provider: UpstreamProvider;
+    subject: string;
+    user: User;
+    reason: string;
+    /** RFC 8176 values of the proof made here (`pwd` for the account's password). */
+    localAmr?: string[];
+  },
 ) => Promise<FastifyReply>;
 
 /**

@@ -41,7 +41,7 @@ export function userFromRow(row: typeof users.$inferSelect): User {
     emailVerified: row.emailVerified,
     allowedScopes: row.allowedScopes,
     mfaRequired: row.mfaRequired,
-    // Only directory users have groups; everyone else's record has no `groups` at all.
+    // Only users a directory or an upstream speaks for have groups; others have no `groups` at all.
     ...(row.groups === null ? {} : { groups: row.groups }),
   };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "claim_sources" jsonb DEFAULT '{}'::jsonb NOT NULL;
