@@ -38,6 +38,7 @@ export default defineConfig({
         // A real upstream OpenID provider (oidc-provider) on a loopback port, and our app listening.
         'test/federation.test.ts',
         'test/federation-mail-link.test.ts',
+        'test/federation-claims.test.ts',
         // The same in Chromium (Debian's chromium through playwright-core).
         'test/federation-browser.test.ts',
       ],

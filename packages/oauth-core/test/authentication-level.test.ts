@@ -7,6 +7,7 @@ import {
   type CompletedMethod,
   type EnrolledFactors,
   grantMeetsAcr,
+  issuedAcrOf,
   type LevelDemands,
   nextLevelStep,
   requestedAcr,
@@ -61,6 +62,44 @@ describe('amr (RFC 8176) and acr of completed methods', () => {
     expect(withCompletedMethod([password, otp], { method: 'otp', at: 300 })).toEqual([
       password,
       { method: 'otp', at: 300 },
+    ]);
+  });
+});
+
+describe('the acr issued after a trusted upstream', () => {
+  const UPSTREAM = 'urn:example:loa-2';
+  const federated: CompletedMethod = {
+    method: 'federated',
+    at: 100,
+    upstreamAmr: ['pwd'],
+    upstreamAcr: UPSTREAM,
+  };
+  const asked = (acrValues: string[], required: string = ACR_VALUES.password) => ({
+    acrValues,
+    required: required as (typeof ACR_VALUES)[keyof typeof ACR_VALUES],
+  });
+
+  it.each([
+    ['no demand: the upstream’s', [federated], asked([]), UPSTREAM],
+    [
+      'the upstream’s value requested: the upstream’s',
+      [federated],
+      asked([UPSTREAM, ACR_VALUES.mfa]),
+      UPSTREAM,
+    ],
+    ['only unknown values requested: the upstream’s', [federated], asked(['urn:other']), UPSTREAM],
+    ['one of ours requested: ours', [federated], asked([ACR_VALUES.password]), ACR_VALUES.password],
+    ['more than one factor required: ours', [federated], asked([], ACR_VALUES.mfa), ACR_VALUES.password],
+    ['our second factor added after it: ours', [federated, otp], asked([]), ACR_VALUES.mfa],
+    ['no upstream acr recorded (untrusted): ours', [password], asked([]), ACR_VALUES.password],
+  ] as const)('%s', (_name, methods, demand, acr) => {
+    expect(issuedAcrOf(methods, demand)).toBe(acr);
+  });
+
+  it('a local proof during the federated sign-in adds its amr after fed', () => {
+    expect(amrOf([{ method: 'federated', at: 100, upstreamAmr: [], localAmr: ['pwd'] }])).toEqual([
+      'fed',
+      'pwd',
     ]);
   });
 });

@@ -19,6 +19,8 @@ export interface FlowClient {
   clientId: string;
   secret: string;
   redirectUri: string;
+  /** The scope requested (default `openid profile email`). */
+  scope?: string;
 }
 
 /** The hidden fields of a page's forms, by name. */
@@ -46,7 +48,7 @@ export function federationFlows(context: () => FederationFlowContext) {
     const nonce = client.randomNonce();
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: app.redirectUri,
-      scope: 'openid profile email',
+      scope: app.scope ?? 'openid profile email',
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
@@ -125,5 +127,23 @@ export function federationFlows(context: () => FederationFlowContext) {
     return { browser, flow, response };
   }
 
-  return { relyingParty, toLoginPage, buttonHref, throughUpstream, finishWithTokens, finish, toLinkPage };
+  /** A whole sign-in of `app` through provider `id` in a new browser, as the upstream's behaviour says. */
+  async function signInWithTokens(app: FlowClient, id: string) {
+    const browser = new FetchBrowser();
+    const flow = await toLoginPage(browser, app);
+    const response = await browser.request(await throughUpstream(browser, flow.page, id));
+    expect(response.status).toBe(303);
+    return finishWithTokens(browser, response, flow);
+  }
+
+  return {
+    relyingParty,
+    toLoginPage,
+    buttonHref,
+    throughUpstream,
+    finishWithTokens,
+    finish,
+    toLinkPage,
+    signInWithTokens,
+  };
 }

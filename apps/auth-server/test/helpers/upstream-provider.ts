@@ -20,11 +20,16 @@ export interface UpstreamAccount {
   /** Claims an Entra-like provider adds. */
   tid?: string;
   oid?: string;
+  /** Group names under the usual claim, and under another name a mapping may pick (`groups` scope). */
+  groups?: unknown;
+  roles?: unknown;
 }
 
 export interface UpstreamBehaviour {
   account: UpstreamAccount;
   amr?: string[];
+  /** The `acr` of the sign-in (OIDC Core §2), as the provider's login result sets it. */
+  acr?: string;
   deny?: boolean;
 }
 
@@ -89,8 +94,9 @@ function configuration(
       email: ['email', 'email_verified'],
       profile: ['name'],
       entra: ['tid', 'oid'],
+      groups: ['groups', 'roles'],
     },
-    scopes: ['openid', 'email', 'profile', 'entra'],
+    scopes: ['openid', 'email', 'profile', 'entra', 'groups'],
     features: { devInteractions: { enabled: false }, backchannelLogout: { enabled: true } },
     // The provider refuses special-use addresses for its outgoing calls (SSRF); here our server
     // is a loopback peer on purpose, so its back-channel logout requests go out without that guard.
@@ -120,7 +126,13 @@ async function answerInteraction(
     return provider.interactionFinished(
       req,
       res,
-      { login: { accountId: behaviour.account.sub, ...(behaviour.amr ? { amr: behaviour.amr } : {}) } },
+      {
+        login: {
+          accountId: behaviour.account.sub,
+          ...(behaviour.amr ? { amr: behaviour.amr } : {}),
+          ...(behaviour.acr ? { acr: behaviour.acr } : {}),
+        },
+      },
       { mergeWithLastSubmission: false },
     );
   }
