@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../src/db/schema.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
@@ -55,9 +57,10 @@ describe('verifying the address', () => {
   let smtp: SmtpFixture;
   let app: FastifyInstance;
   let close: () => Promise<void>;
+  let database: Awaited<ReturnType<typeof startTestApp>>['database'];
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    ({ app, close } = await startTestApp({ seed: seedWithGus(), env: { SMTP_URL: smtp.url } }));
+    ({ app, close, database } = await startTestApp({ seed: seedWithGus(), env: { SMTP_URL: smtp.url } }));
   });
   afterAll(async () => {
     await close?.();
@@ -111,6 +114,9 @@ describe('verifying the address', () => {
     const account = (await browser.get('/account')).body;
     expect(account).toContain('gus-new@example.test');
     expect(account).toContain('data-email-verified="true"');
+    // Changed here, so owned here: no upstream sign-in puts the old address back.
+    const [row] = await database.handle.db.select().from(users).where(eq(users.sub, GUS.sub));
+    expect(row?.claimSources).toEqual({ email: 'local' });
 
     const [undoLink] = urlsIn(notice.parsed.text);
     const undoPage = await visitor.get(undoLink!);

@@ -5,7 +5,7 @@ import { users } from '../src/db/schema.js';
 import { locallyOwned } from '../src/federation/claim-sources.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { startFederatedApp, upstreamProviderEntry } from './helpers/federation-app.js';
-import { federationFlows, hidden } from './helpers/federation-flow.js';
+import { type FlowClient, federationFlows, hidden } from './helpers/federation-flow.js';
 import { ORDERS_API, REQUIRE_MFA_CLIENT, requireMfaClientEntry } from './helpers/seed.js';
 import type { UpstreamBehaviour, UpstreamProviderFixture } from './helpers/upstream-provider.js';
 import { ALICE, CONSENTING, signInSeed } from './sign-in-fixtures.js';
@@ -59,7 +59,7 @@ afterAll(async () => {
 
 const { signInWithTokens, toLinkPage, finish } = federationFlows(() => servers);
 
-async function signIn(behaviour: UpstreamBehaviour, id = 'trusted', app = GROUPS_APP) {
+async function signIn(behaviour: UpstreamBehaviour, id = 'trusted', app: FlowClient = GROUPS_APP) {
   servers.upstream.behaviour = behaviour;
   const tokens = await signInWithTokens(app, id);
   return { tokens, claims: tokens.claims()! };
@@ -81,7 +81,7 @@ describe('groups from the upstream', () => {
       headers: { authorization: `Bearer ${tokens.access_token}` },
     });
     expect(userInfo.status).toBe(200);
-    expect((await userInfo.json()).groups).toEqual(['staff', 'admins']);
+    expect(((await userInfo.json()) as { groups?: unknown }).groups).toEqual(['staff', 'admins']);
   });
 
   it('are read from the claim the provider maps, entries that are not names dropped', async () => {
