@@ -2,8 +2,9 @@
 // Writes the two files the docker compose deployment reads and git never sees:
 //   .env              from .env.example (or the .env already there), every empty value filled
 //                     with a random secret; values already set are kept
-//   deploy/seed.json  from deploy/seed.example.json, its ${NAME}s taken from that .env, plus a
-//                     random password for the demo user, printed once; an existing one is kept
+//   deploy/seed.json  from deploy/seed.example.json (JSON with comments, kept), its ${NAME}s taken
+//                     from that .env, plus a random password for the demo user, printed once; an
+//                     existing one is kept
 //   deploy/secrets/   one file per secret the containers read (docker-compose `secrets:`, so no
 //                     secret is an environment variable that `docker inspect` shows), written
 //                     again from .env at every run
@@ -59,12 +60,13 @@ if (existsSync(seedFile)) {
   const env = parseEnv(readFileSync(envFile, 'utf8'));
   const alicePassword = randomBytes(12).toString('base64url');
   const values = { ...env, ALICE_PASSWORD: alicePassword };
+  // Every placeholder sits inside a JSON string: each value is escaped as a string's content, so
+  // the copy stays valid JSONC (the auth server checks it at start and names the line and column).
   const seed = readFileSync(seedExample, 'utf8').replace(/\$\{([A-Z0-9_]+)\}/g, (placeholder, name) => {
     const value = values[name];
     if (!value) throw new Error(`${placeholder} in ${relative(root, seedExample)} has no value in .env`);
-    return value;
+    return JSON.stringify(value).slice(1, -1);
   });
-  JSON.parse(seed);
   // Readable by the container's user (uid 1000), which is not this file's owner in general. It
   // holds plain-text secrets (hashed by the server at every start): keep the directory private.
   writeFileSync(seedFile, seed, { mode: 0o644 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Signs in once through the deployed gateway, as a browser would, and checks what the gateway is
 // responsible for: redirects on the public https origins, the redirect URI built from the forwarded
-// scheme and host, and the session cookie surviving the proxy. Node's standard library only.
+// scheme and host, and the session cookie surviving the proxy. Node's standard library only (and
+// jsonc-parser from the workspace when it reads deploy/seed.json).
 //
 //   node deploy/smoke-test.mjs
 //
@@ -13,6 +14,7 @@
 // need not resolve; e.g. orders.example.test:443:127.0.0.1:8443).
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,9 +28,25 @@ const dotenv = Object.fromEntries(
     .filter(Boolean)
     .map((match) => [match[1], match[2]]),
 );
-const seedUser = JSON.parse(readIfExists(join(root, 'deploy/seed.json')) ?? '{"users":[]}').users?.find(
-  (user) => typeof user.password === 'string',
-);
+/**
+ * deploy/seed.json is JSON with comments (JSONC), read with the auth server's own parser
+ * (`jsonc-parser`, there after `npx pnpm install`); only needed without SMOKE_USERNAME/SMOKE_PASSWORD.
+ */
+function firstSeededUser() {
+  const text = readIfExists(join(root, 'deploy/seed.json'));
+  if (text === undefined) return undefined;
+  let parseJsonc;
+  try {
+    ({ parse: parseJsonc } = createRequire(join(root, 'apps/auth-server/package.json'))('jsonc-parser'));
+  } catch {
+    fail('deploy/seed.json is JSONC: run `npx pnpm install` first, or set SMOKE_USERNAME and SMOKE_PASSWORD');
+  }
+  const errors = [];
+  const seed = parseJsonc(text, errors, { allowTrailingComma: true });
+  if (errors.length > 0) fail(`deploy/seed.json: syntax error at offset ${errors[0].offset}`);
+  return seed?.users?.find((user) => typeof user.password === 'string');
+}
+const seedUser = process.env.SMOKE_USERNAME && process.env.SMOKE_PASSWORD ? undefined : firstSeededUser();
 const ordersUrl = (
   process.env.ORDERS_URL ?? `https://${dotenv.ORDERS_HOST ?? 'orders.example.test'}`
 ).replace(/\/+$/, '');

@@ -9,6 +9,7 @@ import {
   type ScryptCost,
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { duplicateProviderIndex, identityProviderProblems } from './federation/provider-rules.js';
@@ -53,14 +54,7 @@ export async function readSeedFile(path: string): Promise<SeedDocument> {
       `SEED_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new SeedError(
-      `SEED_FILE ${path}${jsonErrorLocation(text, error as Error)} is not valid JSON: ${(error as Error).message}`,
-    );
-  }
+  const json = parseSeedText(path, text);
   try {
     return parseSeedDocument(json);
   } catch (error) {
@@ -70,19 +64,28 @@ export async function readSeedFile(path: string): Promise<SeedDocument> {
 }
 
 /**
- * `:line:column` of a JSON.parse error, the way editors jump to it. V8 reports either
- * "(line L column C)" or "at position P" depending on the version; both are turned into one form.
+ * The seed file is JSON with comments and trailing commas (JSONC, as VS Code's settings), so an
+ * example can carry a commented-out entry. A syntax error names the file and `:line:column` of the
+ * first problem, the way editors jump to it.
  */
-export function jsonErrorLocation(text: string, error: Error): string {
-  const lineColumn = /line (\d+) column (\d+)/.exec(error.message);
-  if (lineColumn) return `:${lineColumn[1]}:${lineColumn[2]}`;
-  const position = /position (\d+)/.exec(error.message);
-  const offset = position
-    ? Number(position[1])
-    : /end of JSON input/.test(error.message)
-      ? text.length
-      : undefined;
-  if (offset === undefined) return '';
+export function parseSeedText(path: string, text: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, {
+    allowTrailingComma: true,
+    disallowComments: false,
+    allowEmptyContent: false,
+  });
+  const [first] = errors;
+  if (first) {
+    const problem = printParseErrorCode(first.error)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
+    throw new SeedError(`SEED_FILE ${path}${lineColumnAt(text, first.offset)} is not valid JSON: ${problem}`);
+  }
+  return value;
+}
+
+function lineColumnAt(text: string, offset: number): string {
   const before = text.slice(0, offset).split('\n');
   return `:${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
 }

@@ -265,6 +265,8 @@ describe.runIf(slapdAvailable)('the directory stays the truth', () => {
       expect(down.statusCode).toBe(503);
       expect(down.body).toContain('The directory is not reachable');
       expect(down.body).toContain('name="password"');
+      // A Kerberos principal only the directory could map is "unavailable", not "no such user".
+      expect(await app.directorySignIn?.userForKerberosPrincipal('steady@EXAMPLE.TEST')).toBe('unavailable');
       // The same form still signs a seed user in.
       expect(
         (await submitLogin(browser, down.body, ALICE.username, TEST_SECRETS.alicePassword)).statusCode,

@@ -55,10 +55,12 @@ describe('configuration errors are one line naming the fix', () => {
 
   it('invalid seed JSON names the resolved file, line and column', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'seed-')), 'seed.json');
-    writeFileSync(file, '{\n  "clients": [\n    {"client_id": "x",}\n  ]\n}\n');
+    writeFileSync(file, '{\n  "clients": [\n    {"client_id": "x" "y"}\n  ]\n}\n');
     const error = await readSeedFile(file).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SeedError);
-    expect((error as Error).message).toMatch(new RegExp(`^SEED_FILE ${file}:3:23 is not valid JSON`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^SEED_FILE ${file}:3:23 is not valid JSON: comma expected`),
+    );
   });
 
   it('a database that cannot be opened fails the start with a line starting DATABASE_URL:', async () => {

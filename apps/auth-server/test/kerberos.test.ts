@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { User } from '@oidc-orders/oauth-core';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.js';
 import { hostBasedServiceName } from '../src/kerberos/gssapi-acceptor.js';
@@ -20,7 +21,8 @@ import {
 } from '../src/kerberos/keytab.js';
 import { userForPrincipal, usernameByRealmRule } from '../src/kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from '../src/kerberos/principal-repository.js';
-import { negotiateToken } from '../src/routes/interaction/kerberos.js';
+import { DIRECTORY_UNAVAILABLE_MESSAGE } from '../src/routes/interaction/directory-login.js';
+import { kerberosSignInRoutes, negotiateToken } from '../src/routes/interaction/kerberos.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { startTestApp, testConfig } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
@@ -236,6 +238,57 @@ describe('Negotiate header', () => {
     expect(negotiateToken('Basic YWxpY2U6cHc=')).toBeNull();
     expect(negotiateToken('Negotiate')).toBeNull();
     expect(negotiateToken(undefined)).toBeNull();
+  });
+});
+
+/**
+ * The route with a stand-in for the KDC side (the acceptor always accepts `jdoe@CORP.TEST`; the
+ * real exchange is e2e/test/kerberos*.test.ts) and the mapping's outcome given: what each outcome
+ * shows. The directory's own `unavailable` is tested against a stopped slapd
+ * (directory-sign-in.test.ts).
+ */
+async function kerberosRouteWith(outcome: User | null | 'unavailable') {
+  const app = Fastify();
+  await app.register(kerberosSignInRoutes<string>(), {
+    acceptor: {
+      servicePrincipals: ['HTTP/sso.corp.test@CORP.TEST'],
+      accept: async () => ({ principal: 'jdoe@CORP.TEST', mutualToken: null }),
+    },
+    userForPrincipal: async () => outcome,
+    replay: { markUsed: async () => true },
+    nowSeconds: () => 1_700_000_000,
+    steps: {
+      loaded: () => 'interaction',
+      clientIdOf: () => 'web',
+      showLoginPage: async (reply, _loaded, status, message) =>
+        reply.code(status).send({ page: 'login', message }),
+      signedIn: async (_request, reply, _loaded, user) => reply.code(303).send({ signedIn: user.sub }),
+    },
+    pageContext: { issuer: 'http://127.0.0.1', basePath: '' },
+  });
+  const response = await app.inject({
+    url: '/interaction/i-1/kerberos',
+    headers: { authorization: 'Negotiate YIIBhgYGKwYBBQUCoA==' },
+  });
+  await app.close();
+  return response;
+}
+
+describe('Kerberos route outcomes', () => {
+  it('directory down for a principal only it could map: the login form with the unavailable message (503)', async () => {
+    const response = await kerberosRouteWith('unavailable');
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('30');
+    expect(response.json()).toEqual({ page: 'login', message: DIRECTORY_UNAVAILABLE_MESSAGE });
+  });
+
+  it('an unknown principal: "not registered here" (403); a known one signs in', async () => {
+    const unknown = await kerberosRouteWith(null);
+    expect(unknown.statusCode).toBe(403);
+    expect(unknown.body).toContain('jdoe@CORP.TEST has no account');
+    const known = await kerberosRouteWith({ sub: 'u-jdoe', username: 'jdoe' } as User);
+    expect(known.statusCode).toBe(303);
+    expect(known.json()).toEqual({ signedIn: 'u-jdoe' });
   });
 });
 

@@ -5,6 +5,7 @@ import { renderConsentPage } from '../src/pages/consent.js';
 import { renderFormPostPage } from '../src/pages/form-post.js';
 import { renderHomePage } from '../src/pages/home.js';
 import { escapeHtml, html } from '../src/pages/html.js';
+import { renderLinkAccountPage } from '../src/pages/link-account.js';
 import { renderLoginPage } from '../src/pages/login.js';
 import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { contentSecurityPolicy } from '../src/pages/respond.js';
@@ -113,6 +114,46 @@ describe('pages', () => {
     }
     expect(levels.indexOf(2)).toBe(levels.indexOf(1) + 1);
     expect(page.indexOf('id="email-title"')).toBeLessThan(page.indexOf('id="factors-title"'));
+  });
+
+  it('account page: each "Unlink" button names its provider (WCAG 2.4.6, 2.5.3)', () => {
+    const page = renderAccountPage({
+      name: 'Alice',
+      email: 'alice@example.com',
+      username: 'alice',
+      csrfToken: 'token',
+      authenticatorApps: [],
+      passkeys: [],
+      recoveryCodesRemaining: 10,
+      sessions: [],
+      apps: [],
+      linkedProviders: [
+        { providerId: 'corp', displayName: 'Corp account', lastSignInAt: null },
+        { providerId: 'google', displayName: 'Google', lastSignInAt: null },
+      ],
+      signOut: { action: '/logout', csrfToken: 'logout-token' },
+      basePath: '',
+    });
+    const names = [...page.matchAll(/data-action="unlink-provider" aria-label="([^"]+)">Unlink</g)].map(
+      (match) => match[1],
+    );
+    expect(names).toEqual(['Unlink Corp account', 'Unlink Google']);
+  });
+
+  it('link-account page: with both proofs, "E-mail me a link" is a styled secondary button', () => {
+    const input = {
+      providerName: 'Corp',
+      email: 'alice@example.com',
+      csrfToken: 'token',
+      linkToken: 'link',
+      passwordAction: '/password',
+      mailAction: '/mail',
+      loginUrl: '/login',
+      basePath: '',
+    };
+    const mailButton = (page: string) => /<button type="submit"([^>]*)>E-mail me a link</.exec(page)?.[1];
+    expect(mailButton(renderLinkAccountPage(input))).toBe(' class="secondary"');
+    expect(mailButton(renderLinkAccountPage({ ...input, passwordAction: null }))).toBe(' class="primary"');
   });
 
   it('account page: sessions escape what the client sent (device name, forwarded address)', () => {

@@ -62,10 +62,14 @@ export function createDirectorySignIn(options: DirectorySignInOptions) {
     return directory.changePassword(username, oldPassword, newPassword);
   }
 
-  /** A Kerberos principal no seed user claims, mapped to its directory entry's local user. */
-  async function userForKerberosPrincipal(principal: string): Promise<User | null> {
+  /**
+   * A Kerberos principal no seed user claims, mapped to its directory entry's local user.
+   * `unavailable` (the directory down or slow) is not "no such entry": the person may well be
+   * registered, so the sign-in says to try again, as the password sign-in does.
+   */
+  async function userForKerberosPrincipal(principal: string): Promise<User | null | 'unavailable'> {
     const entry = await directory.lookupByKerberosPrincipal(principal);
-    if (entry === null || entry === 'unavailable') return null;
+    if (entry === null || entry === 'unavailable') return entry;
     return provisionDirectoryUser(db, entry, clock.nowSeconds());
   }
 

@@ -158,7 +158,7 @@ function renderLinkedProviders(input: AccountPageInput, csrf: SafeHtml) {
       provider,
     ) => html`<li data-linked-provider="${provider.providerId}">${provider.displayName}${provider.lastSignInAt === null ? null : html` · last used ${when(provider.lastSignInAt)}`}
 <form method="post" action="${input.basePath}/account/providers/${provider.providerId}/unlink" class="inline">${csrf}
-<button type="submit" class="secondary" data-action="unlink-provider">Unlink</button>
+<button type="submit" class="secondary" data-action="unlink-provider" aria-label="Unlink ${provider.displayName}">Unlink</button>
 </form></li>`,
   )}</ul>
 </section>`;

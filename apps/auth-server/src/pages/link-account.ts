@@ -37,7 +37,7 @@ ${hiddenFields}
   const mailForm = input.mailAction
     ? html`<form method="post" action="${input.mailAction}" class="stack" data-form="link-account-mail">
 ${hiddenFields}
-<button type="submit"${input.passwordAction ? null : html` class="primary"`}>E-mail me a link</button>
+<button type="submit" class="${input.passwordAction ? 'secondary' : 'primary'}">E-mail me a link</button>
 </form>`
     : null;
   const proofs =

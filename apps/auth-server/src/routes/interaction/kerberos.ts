@@ -5,6 +5,7 @@ import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { type SpnegoAcceptor, SpnegoRejectedError } from '../../kerberos/gssapi-acceptor.js';
 import type { PageContext } from '../authorization-reply.js';
 import { sendErrorPage } from '../authorization-reply.js';
+import { DIRECTORY_UNAVAILABLE_MESSAGE } from './directory-login.js';
 
 /**
  * Kerberos single sign-on at the login step (README "Kerberos"): the login page's
@@ -17,6 +18,8 @@ import { sendErrorPage } from '../authorization-reply.js';
  *   a token GSSAPI rejects (bad, expired, replayed, for another service) → 403 with the login form
  *     and no new challenge (RFC 9110 §15.5.4: the credentials were understood and refused);
  *   a valid token for an unknown principal → 403 "not registered here", audited;
+ *   a valid token whose principal only the directory could map, while the directory is down →
+ *     503 with the login form and the directory-unavailable message (as a password sign-in);
  *   a valid token for a user → the sign-in step completes as with a password (303 onward), with
  *     the server's mutual-authentication token when GSSAPI made one (RFC 4559 §5).
  *
@@ -42,7 +45,8 @@ export interface SpnegoReplayGuard {
 
 export interface KerberosSignInOptions<Loaded> {
   acceptor: SpnegoAcceptor;
-  userForPrincipal(principal: string): Promise<User | null>;
+  /** `unavailable`: the directory, which might know the principal, did not answer. */
+  userForPrincipal(principal: string): Promise<User | null | 'unavailable'>;
   replay: SpnegoReplayGuard;
   nowSeconds(): number;
   steps: KerberosInteractionSteps<Loaded>;
@@ -110,6 +114,18 @@ export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignI
         if (acceptance === null) return steps.showLoginPage(reply, loaded, 403, KERBEROS_REJECTED_MESSAGE);
 
         const user = await options.userForPrincipal(acceptance.principal);
+        if (user === 'unavailable') {
+          audit(request.log, AUDIT_EVENTS.loginFailed, {
+            reason: 'directory_unavailable',
+            kerberos_principal: acceptance.principal,
+            client_id: clientId,
+            ip: request.ip,
+            method: 'kerberos',
+          });
+          // RFC 9110 §10.2.3: a 503 says when to come back.
+          reply.header('retry-after', '30');
+          return steps.showLoginPage(reply, loaded, 503, DIRECTORY_UNAVAILABLE_MESSAGE);
+        }
         if (user === null) {
           audit(request.log, AUDIT_EVENTS.loginFailed, {
             reason: 'kerberos_principal_unknown',
