@@ -126,14 +126,7 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
     request: FastifyRequest,
     reply: FastifyReply,
     loaded: Loaded,
-    proven: {
-      provider: UpstreamProvider;
-      subject: string;
-      user: User;
-      reason: string;
-      /** RFC 8176 values of the proof made here (`pwd` for the account's password). */
-      localAmr?: string[];
-    },
+    proven: ProvenLink,
   ) {
     const { provider, subject, user } = proven;
     await linkIdentity(options.db, provider, subject, user.sub, options.nowSeconds());
@@ -229,18 +222,21 @@ function registerProofRoutes<Loaded>(
   );
 }
 
+/** What a proof established: this upstream subject at this provider is the account `user`. */
+interface ProvenLink {
+  provider: UpstreamProvider;
+  subject: string;
+  user: User;
+  reason: string;
+  /** RFC 8176 values of the proof made here (`pwd` for the account's password). */
+  localAmr?: string[];
+}
+
 type CompleteLink<Loaded> = (
   request: FastifyRequest,
   reply: FastifyReply,
   loaded: Loaded,
-  proven: {
-    provider: UpstreamProvider;
-    subject: string;
-    user: User;
-    reason: string;
-    /** RFC 8176 values of the proof made here (`pwd` for the account's password). */
-    localAmr?: string[];
-  },
+  proven: ProvenLink,
 ) => Promise<FastifyReply>;
 
 /**
