@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalIdentities, ssoSessions, upstreamAuthorizations, users } from '../src/db/schema.js';
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
-import { federationFlows, hidden } from './helpers/federation-flow.js';
+import { federationFlows, hidden, upstreamProviderSeed } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import {
   freeLoopbackPort,
@@ -38,15 +38,7 @@ let ourUpstreamIssuer: string;
 const FEDERATING_CLIENT = { id: 'federating', secret: 'federating-secret-for-tests-0123456789' };
 
 function provider(id: string, providerIssuer: string, extra: Record<string, unknown> = {}) {
-  return {
-    id,
-    issuer: providerIssuer,
-    client_id: upstream.clientId,
-    client_secret: upstream.clientSecret,
-    scope: 'openid email profile',
-    display_name: `Provider ${id}`,
-    ...extra,
-  };
+  return upstreamProviderSeed(upstream, id, providerIssuer, extra);
 }
 
 function federationSeed(downIssuer: string, slowIssuer: string): SeedDocument {

@@ -30,6 +30,24 @@ export const hidden = (page: string) =>
     ]),
   );
 
+/** A seed `identity_providers` member for provider `id` at `issuer`, registered at the fixture `upstream`. */
+export function upstreamProviderSeed(
+  upstream: Pick<UpstreamProviderFixture, 'clientId' | 'clientSecret'>,
+  id: string,
+  issuer: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    id,
+    issuer,
+    client_id: upstream.clientId,
+    client_secret: upstream.clientSecret,
+    scope: 'openid email profile',
+    display_name: `Provider ${id}`,
+    ...extra,
+  };
+}
+
 export function federationFlows(context: () => FederationFlowContext) {
   async function relyingParty(app: { clientId: string; secret: string }) {
     return client.discovery(new URL(context().issuer), app.clientId, app.secret, undefined, {
@@ -65,8 +83,13 @@ export function federationFlows(context: () => FederationFlowContext) {
 
   /** From the login page's button through the upstream's pages, up to (not into) our callback. */
   async function throughUpstream(browser: FetchBrowser, page: string, id = 'upstream'): Promise<URL> {
+    return upstreamToCallback(browser, await browser.request(buttonHref(page, id)!));
+  }
+
+  /** From our redirect to the upstream (`response`) through its pages, up to (not into) our callback. */
+  async function upstreamToCallback(browser: FetchBrowser, toUpstream: Response): Promise<URL> {
     const { issuer, upstream } = context();
-    let response = await browser.request(buttonHref(page, id)!);
+    let response = toUpstream;
     for (let hops = 0; hops < 10; hops += 1) {
       const location = new URL(response.headers.get('location') ?? '', upstream.issuer);
       if (location.href.startsWith(`${issuer}/idp/`)) return location;
@@ -125,5 +148,14 @@ export function federationFlows(context: () => FederationFlowContext) {
     return { browser, flow, response };
   }
 
-  return { relyingParty, toLoginPage, buttonHref, throughUpstream, finishWithTokens, finish, toLinkPage };
+  return {
+    relyingParty,
+    toLoginPage,
+    buttonHref,
+    throughUpstream,
+    upstreamToCallback,
+    finishWithTokens,
+    finish,
+    toLinkPage,
+  };
 }
