@@ -20,6 +20,9 @@ import { ALICE, BOB, CONSENTING, signInSeed, startSignInApp } from './sign-in-fi
 let upstream: UpstreamProviderFixture;
 let started: Awaited<ReturnType<typeof startSignInApp>>;
 let issuer: string;
+/** Our app's clock: real time, moved forward by a test to make a sign-in old. */
+let clockOffsetSeconds = 0;
+const clock = { nowSeconds: () => Math.floor(Date.now() / 1000) + clockOffsetSeconds };
 
 beforeAll(async () => {
   const port = await freeLoopbackPort();
@@ -31,6 +34,7 @@ beforeAll(async () => {
   const seed = signInSeed();
   started = await startSignInApp({
     env: { ISSUER: issuer },
+    clock,
     seed: {
       ...seed,
       identity_providers: [
@@ -48,6 +52,7 @@ afterAll(async () => {
 
 // Each test starts with no linked identity.
 beforeEach(async () => {
+  clockOffsetSeconds = 0;
   await started.database.handle.db.delete(externalIdentities);
 });
 
@@ -228,5 +233,26 @@ describe('linking a provider from the account page', () => {
     expect(rows.filter((row) => row.usedAt === null && row.providerId === 'second')).toEqual([
       expect.objectContaining({ linkSub: ALICE.sub, interactionId: null }),
     ]);
+  });
+
+  it('asks for a new sign-in first when the last one is older than five minutes, and starts nothing', async () => {
+    const { browser, page } = await signedInAccountPage(ALICE);
+    clockOffsetSeconds = 6 * 60;
+    const countStarted = async () =>
+      (
+        await started.database.handle.db
+          .select()
+          .from(upstreamAuthorizations)
+          .where(eq(upstreamAuthorizations.purpose, 'account_link'))
+      ).length;
+    const before = await countStarted();
+    const answer = await browser.request(`${issuer}/account/providers/upstream/link`, {
+      method: 'POST',
+      form: hidden(page),
+    });
+    expect(answer.status).toBe(303);
+    const location = new URL(answer.headers.get('location')!, issuer);
+    expect(location.pathname).toMatch(/^\/interaction\/[^/]+\/login$/);
+    expect(await countStarted()).toBe(before);
   });
 });
