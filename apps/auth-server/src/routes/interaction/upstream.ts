@@ -30,7 +30,8 @@ import {
  * browser, this interaction and this provider in the database, so any instance can finish it, and
  * sends the browser to the provider. The provider returns to `/idp/<id>/callback`: one callback
  * per provider, the provider bound into `state` and `iss` checked when the provider advertises
- * RFC 9207, the mix-up defences of RFC 9700 §4.4.
+ * RFC 9207, the mix-up defences of RFC 9700 §4.4. A link started on the account page (purpose
+ * `account_link`, no interaction) returns there too; ../account/account-identity-links.ts finishes it.
  */
 export interface UpstreamInteractionSteps<Loaded> {
   /** The interaction of the URL for this browser, as the interaction area's guard loaded it. */
@@ -134,115 +135,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
 
     const { offerLink } = registerLinkProofRoutes(app, options, enabledProvider);
 
-    /** The callback of a started sign-in: its interaction, live and this browser's, or `null` (a page was sent). */
-    async function loadSignInInteraction(
-      request: FastifyRequest<CallbackRequest>,
-      reply: FastifyReply,
-      started: StartedAuthorization,
-    ): Promise<Loaded | null> {
-      if (started.interactionId === null) {
-        sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
-        return null;
-      }
-      // Its interaction live and this browser's (load checks the interaction's browser binding)…
-      request.params = { ...request.params, id: started.interactionId } as typeof request.params;
-      const loaded = await steps.load(
-        request as unknown as FastifyRequest<{ Params: { id: string } }>,
-        reply,
-      );
-      if (loaded === null) return null;
-      // …and started by this very browser.
-      if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
-        sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
-        return null;
-      }
-      return loaded;
-    }
-
-    /** Redeems the code (./federation/upstream-code-flow.ts), or `null` after the failure page. */
-    async function redeemOrFail(
-      request: FastifyRequest<CallbackRequest>,
-      reply: FastifyReply,
-      provider: UpstreamProvider,
-      started: StartedAuthorization,
-      state: string,
-    ) {
-      try {
-        return await redeemUpstreamCode(options.clients, provider, redirectUri(provider), request.query, {
-          ...started,
-          state,
-        });
-      } catch (error) {
-        const failure = classifyUpstreamFailure(error);
-        request.log.warn(
-          {
-            provider: provider.id,
-            failure,
-            code: (error as { code?: string }).code,
-            reason: (error as Error).message,
-          },
-          'upstream sign-in refused',
-        );
-        sendFailure(reply, failure);
-        return null;
-      }
-    }
-
-    /** The return of a sign-in started on the login page (purpose `sign_in`). */
-    async function finishSignIn(
-      request: FastifyRequest<CallbackRequest>,
-      reply: FastifyReply,
-      provider: UpstreamProvider,
-      started: StartedAuthorization,
-      state: string,
-    ) {
-      const loaded = await loadSignInInteraction(request, reply, started);
-      if (loaded === null) return reply;
-      if (typeof request.query.error === 'string') {
-        // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
-        audit(request.log, AUDIT_EVENTS.loginFailed, {
-          reason: `upstream_${request.query.error}`.slice(0, 64),
-          client_id: steps.clientIdOf(loaded),
-          ip: request.ip,
-          method: `idp:${provider.id}`,
-        });
-        return steps.showLoginPage(reply, loaded, 401, UPSTREAM_CANCELLED_MESSAGE);
-      }
-      const redeemed = await redeemOrFail(request, reply, provider, started, state);
-      if (redeemed === null) return reply;
-      const { tokens, claims } = redeemed;
-      const subject = upstreamSubject(provider, claims);
-      if (subject === null) return sendFailure(reply, 'refused');
-      // A first sign-in whose verified address is an existing account's: that account proves it first.
-      const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
-      if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
-      const sub = await signInFederatedIdentity(options.db, provider, subject, claims, options.nowSeconds());
-      const user = await options.findUser(sub);
-      // A linked local user an operator disabled: the upstream cannot bring them back.
-      if (user === null) return sendErrorPage(reply, 403, disabledUserPage, pageContext);
-      audit(request.log, AUDIT_EVENTS.loginSucceeded, {
-        sub: user.sub,
-        client_id: steps.clientIdOf(loaded),
-        ip: request.ip,
-        method: `idp:${provider.id}`,
-      });
-      return steps.signedIn(
-        request,
-        reply,
-        loaded,
-        user,
-        upstreamMethodDetails(provider, claims),
-        (session) =>
-          recordFederatedSession(options.db, {
-            sessionId: session.id,
-            providerId: provider.id,
-            upstreamSubject: subject,
-            upstreamSid: typeof claims.sid === 'string' ? claims.sid : null,
-            idToken: tokens.id_token ?? '',
-            now: options.nowSeconds(),
-          }),
-      );
-    }
+    const finishSignIn = signInFinisher(options, { redirectUri, sendFailure, offerLink });
 
     // One callback per provider; what it finishes is the started authorization's `purpose`.
     app.get<CallbackRequest>(
@@ -273,6 +166,126 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
   };
 
 type CallbackRequest = { Params: { provider: string }; Querystring: Record<string, string> };
+
+/**
+ * The return of a sign-in started on the login page (purpose `sign_in`): its interaction, live and
+ * this browser's; the provider's answer (OIDC Core §3.1.2.6 errors, then the code); the local user
+ * (or the e-mail link proof first); the interaction continues signed in.
+ */
+function signInFinisher<Loaded>(
+  options: UpstreamSignInOptions<Loaded>,
+  parts: {
+    redirectUri(provider: UpstreamProvider): string;
+    sendFailure(reply: FastifyReply, failure: keyof typeof FAILURE_PAGES): FastifyReply;
+    offerLink: ReturnType<typeof registerLinkProofRoutes<Loaded>>['offerLink'];
+  },
+) {
+  const { steps, pageContext } = options;
+  const { redirectUri, sendFailure, offerLink } = parts;
+
+  /** The callback of a started sign-in: its interaction, live and this browser's, or `null` (a page was sent). */
+  async function loadSignInInteraction(
+    request: FastifyRequest<CallbackRequest>,
+    reply: FastifyReply,
+    started: StartedAuthorization,
+  ): Promise<Loaded | null> {
+    if (started.interactionId === null) {
+      sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
+      return null;
+    }
+    // Its interaction live and this browser's (load checks the interaction's browser binding)…
+    request.params = { ...request.params, id: started.interactionId } as typeof request.params;
+    const loaded = await steps.load(request as unknown as FastifyRequest<{ Params: { id: string } }>, reply);
+    if (loaded === null) return null;
+    // …and started by this very browser.
+    if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
+      sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
+      return null;
+    }
+    return loaded;
+  }
+
+  /** Redeems the code (./federation/upstream-code-flow.ts), or `null` after the failure page. */
+  async function redeemOrFail(
+    request: FastifyRequest<CallbackRequest>,
+    reply: FastifyReply,
+    provider: UpstreamProvider,
+    started: StartedAuthorization,
+    state: string,
+  ) {
+    try {
+      return await redeemUpstreamCode(options.clients, provider, redirectUri(provider), request.query, {
+        ...started,
+        state,
+      });
+    } catch (error) {
+      const failure = classifyUpstreamFailure(error);
+      request.log.warn(
+        {
+          provider: provider.id,
+          failure,
+          code: (error as { code?: string }).code,
+          reason: (error as Error).message,
+        },
+        'upstream sign-in refused',
+      );
+      sendFailure(reply, failure);
+      return null;
+    }
+  }
+
+  /** The return of a sign-in started on the login page (purpose `sign_in`). */
+  async function finishSignIn(
+    request: FastifyRequest<CallbackRequest>,
+    reply: FastifyReply,
+    provider: UpstreamProvider,
+    started: StartedAuthorization,
+    state: string,
+  ) {
+    const loaded = await loadSignInInteraction(request, reply, started);
+    if (loaded === null) return reply;
+    if (typeof request.query.error === 'string') {
+      // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
+      audit(request.log, AUDIT_EVENTS.loginFailed, {
+        reason: `upstream_${request.query.error}`.slice(0, 64),
+        client_id: steps.clientIdOf(loaded),
+        ip: request.ip,
+        method: `idp:${provider.id}`,
+      });
+      return steps.showLoginPage(reply, loaded, 401, UPSTREAM_CANCELLED_MESSAGE);
+    }
+    const redeemed = await redeemOrFail(request, reply, provider, started, state);
+    if (redeemed === null) return reply;
+    const { tokens, claims } = redeemed;
+    const subject = upstreamSubject(provider, claims);
+    if (subject === null) return sendFailure(reply, 'refused');
+    // A first sign-in whose verified address is an existing account's: that account proves it first.
+    const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
+    if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
+    const sub = await signInFederatedIdentity(options.db, provider, subject, claims, options.nowSeconds());
+    const user = await options.findUser(sub);
+    // A linked local user an operator disabled: the upstream cannot bring them back.
+    if (user === null) return sendErrorPage(reply, 403, disabledUserPage, pageContext);
+    audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+      sub: user.sub,
+      client_id: steps.clientIdOf(loaded),
+      ip: request.ip,
+      method: `idp:${provider.id}`,
+    });
+    return steps.signedIn(request, reply, loaded, user, upstreamMethodDetails(provider, claims), (session) =>
+      recordFederatedSession(options.db, {
+        sessionId: session.id,
+        providerId: provider.id,
+        upstreamSubject: subject,
+        upstreamSid: typeof claims.sid === 'string' ? claims.sid : null,
+        idToken: tokens.id_token ?? '',
+        now: options.nowSeconds(),
+      }),
+    );
+  }
+
+  return finishSignIn;
+}
 
 const disabledUserPage = {
   title: 'This account cannot sign in',
