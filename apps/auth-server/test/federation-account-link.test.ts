@@ -1,9 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AUDIT_EVENTS } from '../src/audit.js';
 import { externalIdentities, upstreamAuthorizations } from '../src/db/schema.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { federationFlows, hidden, upstreamProviderSeed } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
+import { captureLogs } from './helpers/security.js';
 import {
   freeLoopbackPort,
   startUpstreamProvider,
@@ -17,6 +19,7 @@ import { ALICE, BOB, CONSENTING, signInSeed, startSignInApp } from './sign-in-fi
  * browser is `fetch` with a cookie jar, following every redirect as a browser would.
  */
 
+const logs = captureLogs();
 let upstream: UpstreamProviderFixture;
 let started: Awaited<ReturnType<typeof startSignInApp>>;
 let issuer: string;
@@ -35,6 +38,7 @@ beforeAll(async () => {
   started = await startSignInApp({
     env: { ISSUER: issuer },
     clock,
+    logger: logs.logger,
     seed: {
       ...seed,
       identity_providers: [
@@ -137,6 +141,10 @@ describe('linking a provider from the account page', () => {
     expect((await linksOf(ALICE.sub)).map((row) => [row.source, row.subject])).toEqual([
       ['idp:upstream', 'alice-upstream'],
     ]);
+    expect(logs.events(AUDIT_EVENTS.identityLinked)).toContainEqual(
+      expect.objectContaining({ sub: ALICE.sub, method: 'idp:upstream' }),
+    );
+    expect(logs.text()).not.toContain(callback.searchParams.get('code')!);
     expect((await signInThroughProvider('alice-upstream')).sub).toBe(ALICE.sub);
   });
 
@@ -216,6 +224,9 @@ describe('linking a provider from the account page', () => {
     expect(after).toContain('Sign-in service unlinked.');
     expect(after).toContain('data-provider="upstream">Link Provider upstream</button>');
     expect(await linksOf(ALICE.sub)).toEqual([]);
+    expect(logs.events(AUDIT_EVENTS.identityUnlinked)).toContainEqual(
+      expect.objectContaining({ sub: ALICE.sub, method: 'idp:upstream' }),
+    );
     expect((await signInThroughProvider('unlinked-upstream')).sub).not.toBe(ALICE.sub);
   });
 
