@@ -37,6 +37,7 @@ export default defineConfig({
         'test/directory-slapd-fixture.test.ts',
         // A real upstream OpenID provider (oidc-provider) on a loopback port, and our app listening.
         'test/federation.test.ts',
+        'test/federation-account-link.test.ts',
         'test/federation-mail-link.test.ts',
         'test/federation-claims.test.ts',
         // The same in Chromium (Debian's chromium through playwright-core).

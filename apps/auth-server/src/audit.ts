@@ -54,6 +54,10 @@ export const AUDIT_EVENTS = {
   appAccessRevoked: 'auth.account.app_access_revoked',
   /** "Sign out other sessions" on the account page (`sub`, `sid` kept, `count` ended). */
   otherSessionsEnded: 'auth.account.other_sessions_ended',
+  /** The account page linked an upstream provider: its sign-in now enters this account (`sub`, `method`: `idp:<id>`). */
+  identityLinked: 'auth.account.identity_linked',
+  /** The account page unlinked an upstream provider (`sub`, `method`: `idp:<id>`). */
+  identityUnlinked: 'auth.account.identity_unlinked',
   /** `users add` created a user (`sub`). */
   adminUserAdded: 'auth.admin.user_added',
   /** `users disable` (`sub`): sign-in refused, sessions and tokens ended. */

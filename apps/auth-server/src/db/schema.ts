@@ -528,8 +528,10 @@ export const identityProviders = pgTable('identity_providers', {
  * One sign-in started at an upstream provider, until its callback (OIDC Core §3.1.2.1, RFC 7636):
  * found by the hash of `state`, and bound to the browser, the interaction and the provider it was
  * started for, so any instance can finish it and only once (`used_at`, set conditionally).
- * `purpose` is `sign_in`, `link` (from the account page, for `link_sub`) or `logout` (our logout
- * continued at the provider's end_session_endpoint, OIDC RP-Initiated Logout 1.0 §2/§3).
+ * `purpose` is `sign_in`, `link` (the e-mail link proof of a sign-in, for `link_sub`), `account_link`
+ * (a signed-in user links a provider from the account page: no interaction, `link_sub` is that
+ * user) or `logout` (our logout continued at the provider's end_session_endpoint, OIDC
+ * RP-Initiated Logout 1.0 §2/§3).
  */
 export const upstreamAuthorizations = pgTable(
   'upstream_authorizations',
@@ -538,7 +540,10 @@ export const upstreamAuthorizations = pgTable(
     providerId: text('provider_id').notNull(),
     browserHash: text('browser_hash').notNull(),
     interactionId: text('interaction_id'),
-    purpose: text('purpose').$type<'sign_in' | 'link' | 'logout'>().notNull().default('sign_in'),
+    purpose: text('purpose')
+      .$type<'sign_in' | 'link' | 'account_link' | 'logout'>()
+      .notNull()
+      .default('sign_in'),
     linkSub: text('link_sub'),
     /** `logout`: where the browser goes once the provider sent it back (a client's post-logout URI). */
     returnTo: text('return_to'),

@@ -6,11 +6,17 @@ import { upstreamAuthorizations } from '../db/schema.js';
 /** How long the person has at the provider's pages before the started sign-in is forgotten. */
 export const UPSTREAM_AUTHORIZATION_TTL_SECONDS = 600;
 
+export type UpstreamAuthorizationPurpose = 'sign_in' | 'link' | 'account_link' | 'logout';
+
 export interface StartedAuthorization {
   providerId: string;
   browserHash: string;
   interactionId: string | null;
-  purpose: 'sign_in' | 'link' | 'logout';
+  /**
+   * `sign_in` (login page), `link` (the e-mail link proof of a sign-in), `account_link` (a signed-in
+   * user links a provider from the account page; no interaction, `linkSub` is that user) or `logout`.
+   */
+  purpose: UpstreamAuthorizationPurpose;
   linkSub: string | null;
   /** `logout`: where the browser continues after the provider's end_session_endpoint. */
   returnTo?: string | null;

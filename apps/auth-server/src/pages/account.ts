@@ -39,6 +39,8 @@ export interface AccountPageInput {
   apps: ReadonlyArray<{ clientId: string; clientName: string; scopes: readonly string[]; offline: boolean }>;
   /** Upstream OpenID providers linked to the account (README "Upstream identity providers"). */
   linkedProviders?: ReadonlyArray<{ providerId: string; displayName: string; lastSignInAt: number | null }>;
+  /** Enabled upstream providers not linked yet: a "Link <name>" form each (a recent sign-in is asked first). */
+  linkableProviders?: ReadonlyArray<{ id: string; displayName: string }>;
   /**
    * A short confirmation or error after a change. An error naming a `form` of this page is shown
    * inside that form (with `kept`, the name typed, back in its field); anything else at the top.
@@ -147,20 +149,32 @@ ${renderSessionsSection(input, csrf)}`;
   return renderPage({ title: 'Your account', body, basePath: input.basePath });
 }
 
-/** Linked sign-in services, each with an unlink form (refused when it is the last way in). */
+/** Linked sign-in services, each with an unlink form (refused when it is the last way in), and the ones to link. */
 function renderLinkedProviders(input: AccountPageInput, csrf: SafeHtml) {
   const linked = input.linkedProviders ?? [];
-  if (linked.length === 0) return null;
+  const linkable = input.linkableProviders ?? [];
+  if (linked.length === 0 && linkable.length === 0) return null;
   return html`<section aria-labelledby="providers-title">
 <h2 id="providers-title">Sign-in services</h2>
-<ul class="stack">${linked.map(
-    (
-      provider,
-    ) => html`<li data-linked-provider="${provider.providerId}">${provider.displayName}${provider.lastSignInAt === null ? null : html` · last used ${when(provider.lastSignInAt)}`}
+${
+  linked.length === 0
+    ? html`<p>No sign-in service is linked to your account.</p>`
+    : html`<ul class="stack">${linked.map(
+        (
+          provider,
+        ) => html`<li data-linked-provider="${provider.providerId}">${provider.displayName}${provider.lastSignInAt === null ? null : html` · last used ${when(provider.lastSignInAt)}`}
 <form method="post" action="${input.basePath}/account/providers/${provider.providerId}/unlink" class="inline">${csrf}
 <button type="submit" class="secondary" data-action="unlink-provider" aria-label="Unlink ${provider.displayName}">Unlink</button>
 </form></li>`,
-  )}</ul>
+      )}</ul>`
+}
+${linkable.map(
+  (
+    provider,
+  ) => html`<form method="post" action="${input.basePath}/account/providers/${provider.id}/link" class="stack">${csrf}
+<button type="submit" class="secondary" data-action="link-provider" data-provider="${provider.id}">Link ${provider.displayName}</button>
+</form>`,
+)}
 </section>`;
 }
 

@@ -28,6 +28,7 @@ import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
 import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
 import { accountRoutes } from './account/account.js';
+import { accountLinkFinisher } from './account/account-identity-links.js';
 import { emailLinkRoutes } from './account/email-verification.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
@@ -256,7 +257,17 @@ async function registerPages(
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,
     ...factors,
-    federation: options.federation,
+    federation: options.federation && {
+      ...options.federation,
+      // The account page's "Link <provider>" comes back through the same provider callback.
+      finishAccountLink: accountLinkFinisher({
+        app,
+        flow,
+        db: options.db,
+        pageContext,
+        nowSeconds: () => protocol.clock.nowSeconds(),
+      }),
+    },
   });
   const federation = options.federation;
   await app.register(endSessionRoutes, {
@@ -283,6 +294,7 @@ async function registerPages(
     clock: protocol.clock,
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
+    federation: options.federation,
   });
 }
 

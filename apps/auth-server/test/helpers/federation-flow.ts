@@ -67,8 +67,13 @@ export function federationFlows(context: () => FederationFlowContext) {
 
   /** From the login page's button through the upstream's pages, up to (not into) our callback. */
   async function throughUpstream(browser: FetchBrowser, page: string, id = 'upstream'): Promise<URL> {
+    return upstreamToCallback(browser, await browser.request(buttonHref(page, id)!));
+  }
+
+  /** From our redirect to the upstream (`response`) through its pages, up to (not into) our callback. */
+  async function upstreamToCallback(browser: FetchBrowser, toUpstream: Response): Promise<URL> {
     const { issuer, upstream } = context();
-    let response = await browser.request(buttonHref(page, id)!);
+    let response = toUpstream;
     for (let hops = 0; hops < 10; hops += 1) {
       const location = new URL(response.headers.get('location') ?? '', upstream.issuer);
       if (location.href.startsWith(`${issuer}/idp/`)) return location;
@@ -141,6 +146,7 @@ export function federationFlows(context: () => FederationFlowContext) {
     toLoginPage,
     buttonHref,
     throughUpstream,
+    upstreamToCallback,
     finishWithTokens,
     finish,
     toLinkPage,

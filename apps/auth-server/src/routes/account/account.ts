@@ -34,6 +34,11 @@ import type { PageContext } from '../authorization-reply.js';
 import { formActionSourcesOf, sendFormExpiredPage } from '../authorization-reply.js';
 import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from '../interaction/index.js';
 import { clientHomeLink, interactionPageUrl } from '../interaction/url.js';
+import {
+  type AccountFederation,
+  linkableProviders,
+  registerAccountIdentityLinkRoutes,
+} from './account-identity-links.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
 import { registerAccountEmailRoutes } from './email-verification.js';
 
@@ -52,6 +57,8 @@ export interface AccountRoutesOptions {
   pageContext: PageContext;
   /** The login form's limiter; the password change counts wrong current passwords with it. */
   loginAttemptGuard?: LoginAttemptGuard | undefined;
+  /** Upstream providers (./account-identity-links.ts): a "Link" button for each one not linked yet. */
+  federation?: AccountFederation | undefined;
 }
 
 interface SignedIn {
@@ -243,6 +250,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     const { user, session } = current;
     const sessions = await app.ssoSessions.listActive(user.sub);
     const target = await returnTarget(request);
+    const linkedProviders = await listLinkedIdentities(options.db, user.sub);
+    const linked = new Set(linkedProviders.map((provider) => provider.providerId));
     const page = renderAccountPage({
       name: user.name,
       email: user.email,
@@ -262,7 +271,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         current: other.id === session.id,
       })),
       apps: await options.appAccess.list(user.sub),
-      linkedProviders: await listLinkedIdentities(options.db, user.sub),
+      linkedProviders,
+      linkableProviders: await linkableProviders(options.federation, linked),
       notice: notice ?? readAccountResult(request.query, current.browserKey, session.id),
       back: target.back,
       signOut: {
@@ -417,6 +427,16 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     registerAccountEmailRoutes(app, { verification, change, accountHolder, sendAccountPage });
   }
 
+  if (options.federation) {
+    registerAccountIdentityLinkRoutes(app, {
+      federation: options.federation,
+      pageContext,
+      nowSeconds: () => clock.nowSeconds(),
+      accountHolder,
+      sendAccountPage,
+    });
+  }
+
   // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
 
   app.post('/account/recovery-codes', { config: { account: 'recent-change' } }, async (request, reply) => {
@@ -472,6 +492,12 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     async (request, reply) => {
       const current = accountHolder(request);
       const outcome = await unlinkIdentity(options.db, current.user.sub, request.params.id);
+      if (outcome === 'unlinked') {
+        audit(request.log, AUDIT_EVENTS.identityUnlinked, {
+          sub: current.user.sub,
+          method: `idp:${request.params.id}`,
+        });
+      }
       const notice: Notice =
         outcome === 'unlinked'
           ? { kind: 'ok', text: 'Sign-in service unlinked.' }

@@ -1,16 +1,16 @@
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import * as oidc from 'openid-client';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
 import { signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
-import { recordStartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
+import { type StartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
 import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
 import { emailLinkCandidate } from '../../federation/email-linking.js';
 import { recordFederatedSession } from '../../federation/federated-sessions.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
 import type { UpstreamClients } from '../../federation/upstream-client.js';
+import { redeemUpstreamCode, startUpstreamAuthorization } from '../../federation/upstream-code-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import type { UpstreamLinkMail } from '../../mail/upstream-link.js';
@@ -30,7 +30,8 @@ import {
  * browser, this interaction and this provider in the database, so any instance can finish it, and
  * sends the browser to the provider. The provider returns to `/idp/<id>/callback`: one callback
  * per provider, the provider bound into `state` and `iss` checked when the provider advertises
- * RFC 9207, the mix-up defences of RFC 9700 §4.4.
+ * RFC 9207, the mix-up defences of RFC 9700 §4.4. A link started on the account page (purpose
+ * `account_link`, no interaction) returns there too; ../account/account-identity-links.ts finishes it.
  */
 export interface UpstreamInteractionSteps<Loaded> {
   /** The interaction of the URL for this browser, as the interaction area's guard loaded it. */
@@ -68,7 +69,24 @@ export interface UpstreamSignInOptions<Loaded> {
   nowSeconds(): number;
   pageContext: PageContext;
   steps: UpstreamInteractionSteps<Loaded>;
+  /** Finishes a link started on the account page (../account/account-identity-links.ts). */
+  finishAccountLink?: AccountLinkFinisher | undefined;
 }
+
+/**
+ * The return of an `account_link` authorization at the provider's callback: it names no
+ * interaction, so the account area's own checks (browser, session, user) run in `finish`;
+ * `redeem` exchanges the code exactly as a sign-in does (and throws when that fails).
+ */
+export type AccountLinkFinisher = (
+  request: FastifyRequest<{ Params: { provider: string }; Querystring: Record<string, string> }>,
+  reply: FastifyReply,
+  returned: {
+    provider: UpstreamProvider;
+    started: StartedAuthorization;
+    redeem: () => ReturnType<typeof redeemUpstreamCode>;
+  },
+) => Promise<FastifyReply>;
 
 export const upstreamCallbackPath = (providerId: string) => `/idp/${providerId}/callback`;
 
@@ -99,45 +117,28 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
         reply.header('cache-control', 'no-store');
         const provider = await enabledProvider(request.params.provider);
         if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
-        let configuration: oidc.Configuration;
+        let target: URL;
         try {
-          configuration = await options.clients.configurationOf(provider);
-        } catch (error) {
-          request.log.warn({ provider: provider.id, err: error }, 'upstream discovery failed');
-          return sendFailure(reply, classifyUpstreamFailure(error) === 'timeout' ? 'timeout' : 'unavailable');
-        }
-        const state = oidc.randomState();
-        const nonce = oidc.randomNonce();
-        const codeVerifier = oidc.randomPKCECodeVerifier();
-        await recordStartedAuthorization(
-          options.db,
-          state,
-          {
-            providerId: provider.id,
+          target = await startUpstreamAuthorization(options, provider, redirectUri(provider), {
             browserHash: hashCookieValue(steps.browserKeyOf(loaded)),
             interactionId: steps.interactionIdOf(loaded),
             purpose: 'sign_in',
             linkSub: null,
-            codeVerifier,
-            nonce,
-          },
-          options.nowSeconds(),
-        );
-        const target = oidc.buildAuthorizationUrl(configuration, {
-          redirect_uri: redirectUri(provider),
-          scope: provider.scope,
-          state,
-          nonce,
-          code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-          code_challenge_method: 'S256',
-        });
+          });
+        } catch (error) {
+          request.log.warn({ provider: provider.id, err: error }, 'upstream discovery failed');
+          return sendFailure(reply, classifyUpstreamFailure(error) === 'timeout' ? 'timeout' : 'unavailable');
+        }
         return reply.redirect(target.href, 303);
       },
     );
 
     const { offerLink } = registerLinkProofRoutes(app, options, enabledProvider);
 
-    app.get<{ Params: { provider: string }; Querystring: Record<string, string> }>(
+    const finishSignIn = signInFinisher(options, { redirectUri, sendFailure, offerLink });
+
+    // One callback per provider; what it finishes is the started authorization's `purpose`.
+    app.get<CallbackRequest>(
       '/idp/:provider/callback',
       { config: { interaction: { loadedBy: 'state' } } },
       async (request, reply) => {
@@ -145,111 +146,146 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
         const provider = await enabledProvider(request.params.provider);
         if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
         const state = typeof request.query.state === 'string' ? request.query.state : '';
+        // The state must be this provider's, unused and unexpired.
         const started =
           state === ''
             ? null
             : await takeStartedAuthorization(options.db, state, provider.id, options.nowSeconds());
-        // The state must be this provider's, unused and unexpired…
-        if (started === null || started.purpose !== 'sign_in' || started.interactionId === null) {
-          return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
+        if (started?.purpose === 'sign_in') return finishSignIn(request, reply, provider, started, state);
+        if (started?.purpose === 'account_link' && options.finishAccountLink !== undefined) {
+          const redeem = () =>
+            redeemUpstreamCode(options.clients, provider, redirectUri(provider), request.query, {
+              ...started,
+              state,
+            });
+          return options.finishAccountLink(request, reply, { provider, started, redeem });
         }
-        // …its interaction live and this browser's (load checks the interaction's browser binding)…
-        request.params = { ...request.params, id: started.interactionId } as typeof request.params;
-        const loaded = await steps.load(
-          request as unknown as FastifyRequest<{ Params: { id: string } }>,
-          reply,
-        );
-        if (loaded === null) return reply;
-        // …and started by this very browser.
-        if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
-          return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
-        }
-        if (typeof request.query.error === 'string') {
-          // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
-          audit(request.log, AUDIT_EVENTS.loginFailed, {
-            reason: `upstream_${request.query.error}`.slice(0, 64),
-            client_id: steps.clientIdOf(loaded),
-            ip: request.ip,
-            method: `idp:${provider.id}`,
-          });
-          return steps.showLoginPage(reply, loaded, 401, UPSTREAM_CANCELLED_MESSAGE);
-        }
-        let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
-        try {
-          const configuration = await options.clients.configurationOf(provider);
-          const currentUrl = new URL(
-            `${redirectUri(provider)}?${new URLSearchParams(request.query).toString()}`,
-          );
-          // openid-client checks `state`, the RFC 9207 `iss` (required when the provider advertises
-          // `authorization_response_iss_parameter_supported`), PKCE, and the ID token's signature,
-          // `iss`, `aud`, `azp`, `exp`, `iat` and `nonce` (OIDC Core §3.1.3.7).
-          tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
-            pkceCodeVerifier: started.codeVerifier,
-            expectedState: state,
-            expectedNonce: started.nonce,
-            idTokenExpected: true,
-          });
-        } catch (error) {
-          const failure = classifyUpstreamFailure(error);
-          request.log.warn(
-            {
-              provider: provider.id,
-              failure,
-              code: (error as { code?: string }).code,
-              reason: (error as Error).message,
-            },
-            'upstream sign-in refused',
-          );
-          return sendFailure(reply, failure);
-        }
-        let claims: Record<string, unknown>;
-        try {
-          claims = await upstreamClaims(await options.clients.configurationOf(provider), tokens);
-        } catch (error) {
-          return sendFailure(reply, classifyUpstreamFailure(error));
-        }
-        const subject = upstreamSubject(provider, claims);
-        if (subject === null) return sendFailure(reply, 'refused');
-        // A first sign-in whose verified address is an existing account's: that account proves it first.
-        const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
-        if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
-        const sub = await signInFederatedIdentity(
-          options.db,
-          provider,
-          subject,
-          claims,
-          options.nowSeconds(),
-        );
-        const user = await options.findUser(sub);
-        if (user === null) {
-          // A linked local user an operator disabled: the upstream cannot bring them back.
-          return sendErrorPage(reply, 403, disabledUserPage, pageContext);
-        }
-        audit(request.log, AUDIT_EVENTS.loginSucceeded, {
-          sub: user.sub,
-          client_id: steps.clientIdOf(loaded),
-          ip: request.ip,
-          method: `idp:${provider.id}`,
-        });
-        return steps.signedIn(
-          request,
-          reply,
-          loaded,
-          user,
-          upstreamMethodDetails(provider, claims),
-          (session) =>
-            recordFederatedSession(options.db, {
-              sessionId: session.id,
-              providerId: provider.id,
-              upstreamSubject: subject,
-              upstreamSid: typeof claims.sid === 'string' ? claims.sid : null,
-              idToken: tokens.id_token ?? '',
-              now: options.nowSeconds(),
-            }),
-        );
+        return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
       },
     );
   };
+
+type CallbackRequest = { Params: { provider: string }; Querystring: Record<string, string> };
+
+/**
+ * The return of a sign-in started on the login page (purpose `sign_in`): its interaction, live and
+ * this browser's; the provider's answer (OIDC Core §3.1.2.6 errors, then the code); the local user
+ * (or the e-mail link proof first); the interaction continues signed in.
+ */
+function signInFinisher<Loaded>(
+  options: UpstreamSignInOptions<Loaded>,
+  parts: {
+    redirectUri(provider: UpstreamProvider): string;
+    sendFailure(reply: FastifyReply, failure: keyof typeof FAILURE_PAGES): FastifyReply;
+    offerLink: ReturnType<typeof registerLinkProofRoutes<Loaded>>['offerLink'];
+  },
+) {
+  const { steps, pageContext } = options;
+  const { redirectUri, sendFailure, offerLink } = parts;
+
+  /** The callback of a started sign-in: its interaction, live and this browser's, or `null` (a page was sent). */
+  async function loadSignInInteraction(
+    request: FastifyRequest<CallbackRequest>,
+    reply: FastifyReply,
+    started: StartedAuthorization,
+  ): Promise<Loaded | null> {
+    if (started.interactionId === null) {
+      sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
+      return null;
+    }
+    // Its interaction live and this browser's (load checks the interaction's browser binding)…
+    request.params = { ...request.params, id: started.interactionId } as typeof request.params;
+    const loaded = await steps.load(request as unknown as FastifyRequest<{ Params: { id: string } }>, reply);
+    if (loaded === null) return null;
+    // …and started by this very browser.
+    if (hashCookieValue(steps.browserKeyOf(loaded)) !== started.browserHash) {
+      sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
+      return null;
+    }
+    return loaded;
+  }
+
+  /** Redeems the code (./federation/upstream-code-flow.ts), or `null` after the failure page. */
+  async function redeemOrFail(
+    request: FastifyRequest<CallbackRequest>,
+    reply: FastifyReply,
+    provider: UpstreamProvider,
+    started: StartedAuthorization,
+    state: string,
+  ) {
+    try {
+      return await redeemUpstreamCode(options.clients, provider, redirectUri(provider), request.query, {
+        ...started,
+        state,
+      });
+    } catch (error) {
+      const failure = classifyUpstreamFailure(error);
+      request.log.warn(
+        {
+          provider: provider.id,
+          failure,
+          code: (error as { code?: string }).code,
+          reason: (error as Error).message,
+        },
+        'upstream sign-in refused',
+      );
+      sendFailure(reply, failure);
+      return null;
+    }
+  }
+
+  /** The return of a sign-in started on the login page (purpose `sign_in`). */
+  async function finishSignIn(
+    request: FastifyRequest<CallbackRequest>,
+    reply: FastifyReply,
+    provider: UpstreamProvider,
+    started: StartedAuthorization,
+    state: string,
+  ) {
+    const loaded = await loadSignInInteraction(request, reply, started);
+    if (loaded === null) return reply;
+    if (typeof request.query.error === 'string') {
+      // OIDC Core §3.1.2.6 (access_denied, login_required, …): the other ways in stay open.
+      audit(request.log, AUDIT_EVENTS.loginFailed, {
+        reason: `upstream_${request.query.error}`.slice(0, 64),
+        client_id: steps.clientIdOf(loaded),
+        ip: request.ip,
+        method: `idp:${provider.id}`,
+      });
+      return steps.showLoginPage(reply, loaded, 401, UPSTREAM_CANCELLED_MESSAGE);
+    }
+    const redeemed = await redeemOrFail(request, reply, provider, started, state);
+    if (redeemed === null) return reply;
+    const { tokens, claims } = redeemed;
+    const subject = upstreamSubject(provider, claims);
+    if (subject === null) return sendFailure(reply, 'refused');
+    // A first sign-in whose verified address is an existing account's: that account proves it first.
+    const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
+    if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
+    const sub = await signInFederatedIdentity(options.db, provider, subject, claims, options.nowSeconds());
+    const user = await options.findUser(sub);
+    // A linked local user an operator disabled: the upstream cannot bring them back.
+    if (user === null) return sendErrorPage(reply, 403, disabledUserPage, pageContext);
+    audit(request.log, AUDIT_EVENTS.loginSucceeded, {
+      sub: user.sub,
+      client_id: steps.clientIdOf(loaded),
+      ip: request.ip,
+      method: `idp:${provider.id}`,
+    });
+    return steps.signedIn(request, reply, loaded, user, upstreamMethodDetails(provider, claims), (session) =>
+      recordFederatedSession(options.db, {
+        sessionId: session.id,
+        providerId: provider.id,
+        upstreamSubject: subject,
+        upstreamSid: typeof claims.sid === 'string' ? claims.sid : null,
+        idToken: tokens.id_token ?? '',
+        now: options.nowSeconds(),
+      }),
+    );
+  }
+
+  return finishSignIn;
+}
 
 const disabledUserPage = {
   title: 'This account cannot sign in',
@@ -272,28 +308,4 @@ export async function upstreamButtons(
       displayName: provider.displayName,
       href: `${basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}`,
     }));
-}
-
-/**
- * The ID token's claims, completed by the UserInfo response when the provider has that endpoint
- * (many providers put profile claims only there, OIDC Core §5.4). openid-client checks that the
- * UserInfo `sub` is the ID token's (§5.3.2). The `email` / `email_verified` pair is taken from one
- * source only, so a verification never applies to an address from the other response.
- */
-async function upstreamClaims(
-  configuration: oidc.Configuration,
-  tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>,
-): Promise<Record<string, unknown>> {
-  const idToken: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
-  if (configuration.serverMetadata().userinfo_endpoint === undefined) return idToken;
-  const userInfo: Record<string, unknown> = {
-    ...(await oidc.fetchUserInfo(configuration, tokens.access_token, String(idToken.sub))),
-  };
-  const emailSource = idToken.email !== undefined ? idToken : userInfo;
-  return {
-    ...userInfo,
-    ...idToken,
-    email: emailSource.email,
-    email_verified: emailSource.email_verified,
-  };
 }
