@@ -2,11 +2,13 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_EVENTS } from '../src/audit.js';
 import { externalIdentities, upstreamAuthorizations } from '../src/db/schema.js';
+import { issuerName } from '../src/mail/messages.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { upstreamProviderEntry } from './helpers/federation-app.js';
 import { federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import { captureLogs } from './helpers/security.js';
+import { type SmtpFixture, startSmtpServer } from './helpers/smtp-server.js';
 import {
   freeLoopbackPort,
   startUpstreamProvider,
@@ -22,6 +24,8 @@ import { ALICE, BOB, CONSENTING, signInSeed, startSignInApp } from './sign-in-fi
 
 const logs = captureLogs();
 let upstream: UpstreamProviderFixture;
+/** A real SMTP server: linking and unlinking tell the account's owner (security notices). */
+let smtp: SmtpFixture;
 let started: Awaited<ReturnType<typeof startSignInApp>>;
 let issuer: string;
 /** Our app's clock: real time, moved forward by a test to make a sign-in old. */
@@ -36,8 +40,9 @@ beforeAll(async () => {
     backchannelLogoutUri: `${issuer}/idp/upstream/backchannel-logout`,
   });
   const seed = signInSeed();
+  smtp = await startSmtpServer();
   started = await startSignInApp({
-    env: { ISSUER: issuer },
+    env: { ISSUER: issuer, SMTP_URL: smtp.url },
     clock,
     logger: logs.logger,
     seed: {
@@ -53,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await started?.close();
   await upstream?.close();
+  await smtp?.close();
 });
 
 // Each test starts with no linked identity.
@@ -146,6 +152,10 @@ describe('linking a provider from the account page', () => {
       expect.objectContaining({ sub: ALICE.sub, method: 'idp:upstream' }),
     );
     expect(logs.text()).not.toContain(callback.searchParams.get('code')!);
+    const notice = await smtp.nextMailTo('alice@example.test', {
+      subject: `A sign-in service was linked to your account at ${issuerName(issuer)}`,
+    });
+    expect(notice.parsed.text).toContain('Signing in with Provider upstream was linked to your account');
     expect((await signInThroughProvider('alice-upstream')).sub).toBe(ALICE.sub);
   });
 
@@ -228,6 +238,10 @@ describe('linking a provider from the account page', () => {
     expect(logs.events(AUDIT_EVENTS.identityUnlinked)).toContainEqual(
       expect.objectContaining({ sub: ALICE.sub, method: 'idp:upstream' }),
     );
+    const notice = await smtp.nextMailTo('alice@example.test', {
+      subject: `A sign-in service was unlinked from your account at ${issuerName(issuer)}`,
+    });
+    expect(notice.parsed.text).toContain('Signing in with Provider upstream was unlinked from your account');
     expect((await signInThroughProvider('unlinked-upstream')).sub).not.toBe(ALICE.sub);
   });
 

@@ -2,7 +2,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalIdentities, users } from '../src/db/schema.js';
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
+import { issuerName } from '../src/mail/messages.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
+import { upstreamProviderEntry } from './helpers/federation-app.js';
 import { federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import { captureLogs } from './helpers/security.js';
@@ -30,6 +32,14 @@ const CAROL = {
   email: 'carol@example.test',
 };
 
+/** An account with a password, linked once here, whose mailbox sees only the notice of that link. */
+const ERIN = {
+  sub: 'u-erin',
+  username: 'erin',
+  password: 'erin-password-for-tests',
+  email: 'erin@example.test',
+};
+
 let upstream: UpstreamProviderFixture;
 let smtp: SmtpFixture;
 const logs = captureLogs('debug');
@@ -40,18 +50,11 @@ const mailedTokens: string[] = [];
 
 function seed(): SeedDocument {
   const base = signInSeed();
-  const provider = (id: string, extra: Record<string, unknown>) => ({
-    id,
-    issuer: upstream.issuer,
-    client_id: upstream.clientId,
-    client_secret: upstream.clientSecret,
-    scope: 'openid email profile',
-    display_name: `Provider ${id}`,
-    ...extra,
-  });
+  const provider = (id: string, extra: Record<string, unknown>) =>
+    upstreamProviderEntry(upstream, id, upstream.issuer, extra);
   return {
     ...base,
-    users: [...(base.users ?? []), CAROL],
+    users: [...(base.users ?? []), CAROL, ERIN],
     identity_providers: [provider('linking', { link_by_verified_email: true }), provider('plain', {})],
   } as SeedDocument;
 }
@@ -109,6 +112,12 @@ const formAction = (page: string, form: string, issuer: string) => {
   return match ? new URL(match[1]!, issuer) : null;
 };
 
+/** The next link mail to `email` (security notices of earlier links go to the same address). */
+const nextLinkMailTo = (email: string) =>
+  smtp.nextMailTo(email, {
+    subject: `Link Provider linking to your account at ${issuerName(withMail.issuer)}`,
+  });
+
 /** A first sign-in at `linking` as `subject` with Alice's verified address, then "E-mail me a link". */
 async function mailedLinkFor(subject: string, browser = new FetchBrowser(), email = ALICE_EMAIL) {
   const account = { sub: subject, email: email.toUpperCase(), email_verified: true };
@@ -119,7 +128,7 @@ async function mailedLinkFor(subject: string, browser = new FetchBrowser(), emai
     method: 'POST',
     form: hidden(page),
   });
-  const mail = await smtp.nextMailTo(email);
+  const mail = await nextLinkMailTo(email);
   const [url] = urlsIn(mail.parsed.text);
   const token = new URL(url!).searchParams.get('token')!;
   mailedTokens.push(token);
@@ -244,7 +253,7 @@ describe('the mailed link', () => {
     const mailAction = formAction(page, 'link-account-mail', withMail.issuer)!;
     expect((await browser.request(mailAction, { method: 'POST', form: hidden(page) })).status).toBe(200);
     mailedTokens.push(
-      new URL(urlsIn((await smtp.nextMailTo(ALICE_EMAIL)).parsed.text)[0]!).searchParams.get('token')!,
+      new URL(urlsIn((await nextLinkMailTo(ALICE_EMAIL)).parsed.text)[0]!).searchParams.get('token')!,
     );
     const password = await browser.request(formAction(page, 'link-account', withMail.issuer)!, {
       method: 'POST',
@@ -278,6 +287,24 @@ describe('the mailed link', () => {
     });
     expect(proven.status).toBe(303);
     expect(await identitiesOf('dora-second')).toMatchObject([{ sub: ALICE.sub }]);
+  });
+});
+
+describe('security notices', () => {
+  it('tell the account’s owner, at its own address, that a sign-in service was linked', async () => {
+    const browser = new FetchBrowser();
+    const account = { sub: 'erin-at-upstream', email: ERIN.email, email_verified: true };
+    const { flow, response } = await flows.toLinkPage('linking', account, CONSENTING, browser);
+    const page = await response.text();
+    const linked = await browser.request(formAction(page, 'link-account', withMail.issuer)!, {
+      method: 'POST',
+      form: { ...hidden(page), password: ERIN.password },
+    });
+    expect((await flows.finish(browser, linked, flow)).sub).toBe(ERIN.sub);
+    const notice = await smtp.nextMailTo(ERIN.email, {
+      subject: `A sign-in service was linked to your account at ${issuerName(withMail.issuer)}`,
+    });
+    expect(notice.parsed.text).toContain('Signing in with Provider linking was linked to your account');
   });
 });
 

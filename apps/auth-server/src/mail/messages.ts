@@ -87,11 +87,14 @@ export type SecurityNoticeKind =
   | 'password_changed'
   | 'factor_added'
   | 'factor_removed'
-  | 'recovery_code_used';
+  | 'recovery_code_used'
+  | 'identity_linked'
+  | 'identity_unlinked';
 
+/** `what` of a notice: `service` names the upstream provider of a link or unlink. */
 const NOTICES: Record<
   Exclude<SecurityNoticeKind, 'password_changed'>,
-  { subject: string; heading: string; what: string }
+  { subject: string; heading: string; what: string | ((service: string) => string) }
 > = {
   factor_added: {
     subject: 'A sign-in method was added to your account',
@@ -108,6 +111,16 @@ const NOTICES: Record<
     heading: 'A recovery code was used',
     what: 'One of your recovery codes was used to sign in to your account',
   },
+  identity_linked: {
+    subject: 'A sign-in service was linked to your account',
+    heading: 'A sign-in service was linked',
+    what: (service) => `Signing in with ${service} was linked to your account`,
+  },
+  identity_unlinked: {
+    subject: 'A sign-in service was unlinked from your account',
+    heading: 'A sign-in service was unlinked',
+    what: (service) => `Signing in with ${service} was unlinked from your account`,
+  },
 };
 
 /** A notice of a change to the account's sign-in methods: what, when, from where, what to do. */
@@ -116,14 +129,18 @@ export function securityNoticeMail(input: {
   to: string;
   kind: SecurityNoticeKind;
   context: ChangeContext;
+  /** The upstream provider's display name, for `identity_linked` / `identity_unlinked`. */
+  service?: string;
 }): OutgoingMail {
   if (input.kind === 'password_changed') return passwordChangedMail(input);
   const name = issuerName(input.issuer);
   const notice = NOTICES[input.kind];
+  const what =
+    typeof notice.what === 'string' ? notice.what : notice.what(input.service ?? 'another service');
   const { at, device, ip } = input.context;
   return mailOf('security_notice', input.to, `${notice.subject} at ${name}`, {
     heading: notice.heading,
-    paragraphs: [`${notice.what} at ${name} on ${at.toUTCString()}, from ${device} (address ${ip}).`],
+    paragraphs: [`${what} at ${name} on ${at.toUTCString()}, from ${device} (address ${ip}).`],
     footer: `If this was not you, change your password at once on the account page of ${name} (or with "Forgot your password?" on its sign-in page), check your sign-in methods, and tell your administrator.`,
   });
 }

@@ -22,13 +22,13 @@ export function createSecurityNotices(deps: {
 }) {
   const pending = new Set<Promise<unknown>>();
   return {
-    notify(request: FastifyRequest, sub: string, kind: SecurityNoticeKind): void {
+    notify(request: FastifyRequest, sub: string, kind: SecurityNoticeKind, service?: string): void {
       const context = changeContextOf(request);
+      const mail = (to: string) =>
+        securityNoticeMail({ issuer: deps.issuer, to, kind, context, ...(service ? { service } : {}) });
       const sending = deps
         .emailOf(sub)
-        .then((to) =>
-          to ? deps.mailer.send(securityNoticeMail({ issuer: deps.issuer, to, kind, context })) : null,
-        )
+        .then((to) => (to ? deps.mailer.send(mail(to)) : null))
         .catch((error) => deps.log.error({ err: error }, 'security notice failed'));
       pending.add(sending);
       void sending.finally(() => pending.delete(sending));

@@ -197,6 +197,8 @@ export function accountLinkFinisher(deps: AccountLinkFinisherDeps): AccountLinkF
       return backToAccount(reply, holder, { kind: 'ok', text: `${provider.displayName} is already linked.` });
     }
     audit(request.log, AUDIT_EVENTS.identityLinked, { sub: holder.user.sub, method: `idp:${provider.id}` });
+    // A new way into the account: its owner hears of it, as of an added passkey.
+    request.server.securityNotices?.notify(request, holder.user.sub, 'identity_linked', provider.displayName);
     return backToAccount(reply, holder, { kind: 'ok', text: `Linked ${provider.displayName}.` });
   };
 }

@@ -497,6 +497,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
           sub: current.user.sub,
           method: `idp:${request.params.id}`,
         });
+        const service = options.federation?.providers.get(request.params.id)?.displayName;
+        app.securityNotices?.notify(request, current.user.sub, 'identity_unlinked', service);
       }
       const notice: Notice =
         outcome === 'unlinked'

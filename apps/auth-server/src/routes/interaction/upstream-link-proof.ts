@@ -137,6 +137,7 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
       method: `idp:${provider.id}`,
       reason: proven.reason,
     });
+    request.server.securityNotices?.notify(request, user.sub, 'identity_linked', provider.displayName);
     // amr: `fed` for the upstream's assertion, plus the proof made here (RFC 8176 §2).
     const details = { upstreamAmr: [], localAmr: proven.localAmr ?? [] };
     return steps.signedIn(request, reply, loaded, user, details, async () => {});
