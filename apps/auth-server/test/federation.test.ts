@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { generateKeyPair, SignJWT } from 'jose';
 import * as client from 'openid-client';
@@ -41,7 +44,7 @@ const FEDERATING_CLIENT = { id: 'federating', secret: 'federating-secret-for-tes
 const provider = (id: string, providerIssuer: string, extra: Record<string, unknown> = {}) =>
   upstreamProviderEntry(upstream, id, providerIssuer, extra);
 
-function federationSeed(downIssuer: string, slowIssuer: string): SeedDocument {
+function federationSeed(downIssuer: string, slowIssuer: string, keyFile: string): SeedDocument {
   const seed = signInSeed();
   return {
     ...seed,
@@ -62,6 +65,14 @@ function federationSeed(downIssuer: string, slowIssuer: string): SeedDocument {
       provider('untrusted', upstream.issuer, { link_by_verified_email: true }),
       provider('down', downIssuer),
       provider('slow', slowIssuer),
+      // The same upstream through its client that authenticates with a key, not a secret.
+      provider('keyed', upstream.issuer, {
+        client_id: upstream.keyedClient.clientId,
+        client_secret: undefined,
+        token_endpoint_auth_method: 'private_key_jwt',
+        private_key_file: keyFile,
+        private_key_id: upstream.keyedClient.kid,
+      }),
       {
         ...provider('ours', ourUpstreamIssuer),
         client_id: FEDERATING_CLIENT.id,
@@ -76,7 +87,7 @@ beforeAll(async () => {
   const port = await freeLoopbackPort();
   issuer = `http://127.0.0.1:${port}`;
   upstream = await startUpstreamProvider({
-    redirectUris: ['upstream', 'untrusted'].map((id) => `${issuer}/idp/${id}/callback`),
+    redirectUris: ['upstream', 'untrusted', 'keyed'].map((id) => `${issuer}/idp/${id}/callback`),
     backchannelLogoutUri: `${issuer}/idp/upstream/backchannel-logout`,
   });
   // A provider that accepts connections and never answers.
@@ -85,12 +96,25 @@ beforeAll(async () => {
   const stalledPort = (stalled.address() as { port: number }).port;
   started = await startSignInApp({
     env: { ISSUER: issuer },
-    seed: federationSeed(`http://127.0.0.1:${await freeLoopbackPort()}`, `http://127.0.0.1:${stalledPort}`),
+    seed: federationSeed(
+      `http://127.0.0.1:${await freeLoopbackPort()}`,
+      `http://127.0.0.1:${stalledPort}`,
+      keyFileOf(upstream.keyedClient.privateKeyPem),
+    ),
     upstreamClients: createUpstreamClients(1),
   });
   await started.app.listen({ port, host: '127.0.0.1' });
 });
+/** The keyed client's private key in a file of its own, as a mounted secret would be. */
+const keyFolder = mkdtempSync(join(tmpdir(), 'federation-key-'));
+function keyFileOf(pem: string): string {
+  const path = join(keyFolder, 'upstream-client-key.pem');
+  writeFileSync(path, pem, { mode: 0o600 });
+  return path;
+}
+
 afterAll(async () => {
+  rmSync(keyFolder, { recursive: true, force: true });
   await ourUpstream?.close();
   await started?.close();
   await upstream?.close();
@@ -156,6 +180,17 @@ describe('signing in through an upstream provider', () => {
     expect(user?.name).toBe('Second, renamed');
     upstream.behaviour = { account: { sub: 'third-person' } };
     expect((await signInThroughUpstream()).sub).not.toBe(first.sub);
+  });
+
+  it('authenticates to the provider with private_key_jwt when configured (a client with no secret)', async () => {
+    upstream.behaviour = { account: { sub: 'keyed-person', name: 'Keyed' } };
+    const claims = await signInThroughUpstream('keyed');
+    expect(claims.amr).toEqual(expect.arrayContaining(['fed']));
+    const [identity] = await started.database.handle.db
+      .select()
+      .from(externalIdentities)
+      .where(eq(externalIdentities.subject, 'keyed-person'));
+    expect(identity).toMatchObject({ source: 'idp:keyed', sub: claims.sub });
   });
 
   it('keys the same upstream subject at two providers as two people', async () => {

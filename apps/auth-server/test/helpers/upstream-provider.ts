@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { exportJWK, generateKeyPair } from 'jose';
+import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 
 /**
@@ -38,6 +38,11 @@ export interface UpstreamProviderFixture {
   clientId: string;
   clientSecret: string;
   behaviour: UpstreamBehaviour;
+  /**
+   * A second registered client that authenticates with `private_key_jwt` (RFC 7523 §2.2): the
+   * provider holds the public key, the test writes the private one to a file for our seed.
+   */
+  keyedClient: { clientId: string; privateKeyPem: string; kid: string };
   /** Replaces the signing key (new `kid`) and restarts on the same port: a key rotation. */
   rotateKey(): Promise<string>;
   currentKid(): string;
@@ -60,15 +65,36 @@ async function signingKey() {
   return { ...(await exportJWK(privateKey)), kid: `upstream-${randomUUID()}`, alg: 'ES256', use: 'sig' };
 }
 
+/** The keyed client's key pair: the private half as PKCS#8 PEM (what `private_key_file` holds). */
+async function clientKeyPair() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const kid = `keyed-client-${randomUUID()}`;
+  return {
+    kid,
+    privateKeyPem: await exportPKCS8(privateKey),
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' },
+  };
+}
+
 function configuration(
   redirectUris: string[],
   backchannelLogoutUri: string | undefined,
   client: { id: string; secret: string },
+  keyedClient: { id: string; publicJwk: Record<string, unknown> },
   key: Awaited<ReturnType<typeof signingKey>>,
   behaviour: () => UpstreamBehaviour,
 ): Configuration {
   return {
     clients: [
+      {
+        client_id: keyedClient.id,
+        redirect_uris: redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'ES256',
+        jwks: { keys: [keyedClient.publicJwk] },
+      },
       {
         client_id: client.id,
         client_secret: client.secret,
@@ -173,17 +199,27 @@ export async function startUpstreamProvider(options: {
   const port = options.port ?? (await freeLoopbackPort());
   const issuer = `http://127.0.0.1:${port}`;
   const client = { id: 'federating-server', secret: `upstream-secret-${randomUUID()}` };
+  const clientKeys = await clientKeyPair();
+  const keyedClient = { id: 'federating-server-keyed', publicJwk: clientKeys.publicJwk };
   let key = await signingKey();
   const fixture = {
     issuer,
     clientId: client.id,
     clientSecret: client.secret,
+    keyedClient: { clientId: keyedClient.id, privateKeyPem: clientKeys.privateKeyPem, kid: clientKeys.kid },
     behaviour: { account: { sub: 'upstream-user-1' } } as UpstreamBehaviour,
   };
   const start = async () => {
     const provider = new Provider(
       issuer,
-      configuration(options.redirectUris, options.backchannelLogoutUri, client, key, () => fixture.behaviour),
+      configuration(
+        options.redirectUris,
+        options.backchannelLogoutUri,
+        client,
+        keyedClient,
+        key,
+        () => fixture.behaviour,
+      ),
     );
     return listen(port, provider, () => fixture.behaviour);
   };
