@@ -94,17 +94,19 @@ beforeAll(async () => {
   stalled = createHttpServer(() => {});
   await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
   const stalledPort = (stalled.address() as { port: number }).port;
+  seedDocument = federationSeed(
+    `http://127.0.0.1:${await freeLoopbackPort()}`,
+    `http://127.0.0.1:${stalledPort}`,
+    keyFileOf(upstream.keyedClient.privateKeyPem),
+  );
   started = await startSignInApp({
     env: { ISSUER: issuer },
-    seed: federationSeed(
-      `http://127.0.0.1:${await freeLoopbackPort()}`,
-      `http://127.0.0.1:${stalledPort}`,
-      keyFileOf(upstream.keyedClient.privateKeyPem),
-    ),
+    seed: seedDocument,
     upstreamClients: createUpstreamClients(1),
   });
   await started.app.listen({ port, host: '127.0.0.1' });
 });
+let seedDocument: SeedDocument;
 /** The keyed client's private key in a file of its own, as a mounted secret would be. */
 const keyFolder = mkdtempSync(join(tmpdir(), 'federation-key-'));
 function keyFileOf(pem: string): string {
@@ -301,6 +303,38 @@ describe('assurance', () => {
     expect(new URL(response.headers.get('location')!, issuer).pathname).toMatch(
       /\/interaction\/[^/]+\/enrol$/,
     );
+  });
+});
+
+describe('several instances', () => {
+  it('finishes at another instance (same database and issuer) a sign-in this one started', async () => {
+    const otherPort = await freeLoopbackPort();
+    const other = await startSignInApp({
+      env: { ISSUER: issuer },
+      database: started.database,
+      seed: seedDocument,
+      upstreamClients: createUpstreamClients(1),
+    });
+    try {
+      await other.app.listen({ port: otherPort, host: '127.0.0.1' });
+      upstream.behaviour = { account: { sub: 'balanced-person' } };
+      const browser = new FetchBrowser();
+      const flow = await toLoginPage(browser, CONSENTING);
+      const callback = await throughUpstream(browser, flow.page, 'upstream');
+      // The load balancer sends the provider's redirect to the other instance.
+      callback.port = String(otherPort);
+      const response = await browser.request(callback);
+      expect(response.status).toBe(303);
+      const claims = await finish(browser, response, flow);
+      expect(claims.amr).toEqual(expect.arrayContaining(['fed']));
+      const [identity] = await started.database.handle.db
+        .select()
+        .from(externalIdentities)
+        .where(eq(externalIdentities.subject, 'balanced-person'));
+      expect(identity?.sub).toBe(claims.sub);
+    } finally {
+      await other.close();
+    }
   });
 });
 
