@@ -168,13 +168,17 @@ ${
 </form></li>`,
       )}</ul>`
 }
-${linkable.map(
-  (
-    provider,
-  ) => html`<form method="post" action="${input.basePath}/account/providers/${provider.id}/link" class="stack">${csrf}
+${
+  linkable.length === 0
+    ? null
+    : html`<div class="stack">${linkable.map(
+        (
+          provider,
+        ) => html`<form method="post" action="${input.basePath}/account/providers/${provider.id}/link" class="stack">${csrf}
 <button type="submit" class="secondary" data-action="link-provider" data-provider="${provider.id}">Link ${provider.displayName}</button>
 </form>`,
-)}
+      )}</div>`
+}
 </section>`;
 }
 
