@@ -10,7 +10,7 @@ import { externalIdentities, ssoSessions, upstreamAuthorizations, users } from '
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { upstreamProviderEntry } from './helpers/federation-app.js';
-import { federationFlows, hidden } from './helpers/federation-flow.js';
+import { expectCodeFlowStart, federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import {
   freeLoopbackPort,
@@ -145,13 +145,7 @@ describe('the login page', () => {
     expect(page).toContain('Sign in with Provider upstream');
     const start = await browser.request(buttonHref(page, 'upstream')!);
     expect(start.status).toBe(303);
-    const target = new URL(start.headers.get('location')!);
-    expect(`${target.origin}${target.pathname}`).toBe(`${upstream.issuer}/auth`);
-    expect(target.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(target.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
-    expect(target.searchParams.get('state')).toMatch(/^[\w-]{20,}$/);
-    expect(target.searchParams.get('nonce')).toMatch(/^[\w-]{20,}$/);
-    expect(target.searchParams.get('redirect_uri')).toBe(`${issuer}/idp/upstream/callback`);
+    expectCodeFlowStart(start.headers.get('location')!, upstream.issuer, `${issuer}/idp/upstream/callback`);
   });
 });
 

@@ -153,3 +153,17 @@ export function federationFlows(context: () => FederationFlowContext) {
     signInWithTokens,
   };
 }
+
+/**
+ * Our redirect to the upstream starts a code flow as RFC 9700 asks: PKCE S256 (RFC 7636), a
+ * `state` and a `nonce` of enough entropy, and this provider's own callback.
+ */
+export function expectCodeFlowStart(location: string, upstreamIssuer: string, redirectUri: string): void {
+  const target = new URL(location);
+  expect(`${target.origin}${target.pathname}`).toBe(`${upstreamIssuer}/auth`);
+  expect(target.searchParams.get('code_challenge_method')).toBe('S256');
+  expect(target.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+  expect(target.searchParams.get('state')).toMatch(/^[\w-]{20,}$/);
+  expect(target.searchParams.get('nonce')).toMatch(/^[\w-]{20,}$/);
+  expect(target.searchParams.get('redirect_uri')).toBe(redirectUri);
+}

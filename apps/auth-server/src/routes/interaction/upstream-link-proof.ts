@@ -157,16 +157,33 @@ function registerProofRoutes<Loaded>(
   const { steps, pageContext } = options;
   const linkMail = options.linkMail ?? null;
 
+  /** The form's provider and pending link (taken: one proof per upstream sign-in), or `null` after a page. */
+  async function takeFormsPendingLink(
+    request: FastifyRequest<ProviderParams>,
+    reply: FastifyReply,
+    loaded: Loaded,
+  ) {
+    const provider = await enabledProvider(request.params.provider);
+    if (provider === null) {
+      sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
+      return null;
+    }
+    const pending = await takePendingLink(loaded, provider, field(request.body, 'link'));
+    if (pending === null) {
+      sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
+      return null;
+    }
+    return { provider, pending, user: await options.findUser(pending.sub) };
+  }
+
   app.post<ProviderParams>(
     '/interaction/:id/idp/:provider/link',
     { config: { interaction: { csrf: 'login' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const provider = await enabledProvider(request.params.provider);
-      if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
-      const pending = await takePendingLink(loaded, provider, field(request.body, 'link'));
-      if (pending === null) return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
-      const user = await options.findUser(pending.sub);
+      const taken = await takeFormsPendingLink(request, reply, loaded);
+      if (taken === null) return reply;
+      const { provider, pending, user } = taken;
       // One try per upstream sign-in: a wrong password ends it, so guessing needs the upstream each time.
       if (user === null || !(await verifyPassword(field(request.body, 'password'), user.passwordHash))) {
         audit(request.log, AUDIT_EVENTS.loginFailed, {
@@ -194,11 +211,9 @@ function registerProofRoutes<Loaded>(
     { config: { interaction: { csrf: 'login' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const provider = await enabledProvider(request.params.provider);
-      if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
-      const pending = await takePendingLink(loaded, provider, field(request.body, 'link'));
-      if (pending === null) return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
-      const user = await options.findUser(pending.sub);
+      const taken = await takeFormsPendingLink(request, reply, loaded);
+      if (taken === null) return reply;
+      const { provider, pending, user } = taken;
       if (linkMail === null || !user?.email) {
         return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
       }
