@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findFreePort } from '@oidc-orders/service-kit/testing';
 import { Attribute, Change, Client } from 'ldapts';
 import { makeThrowAwayCa, type ThrowAwayCa } from './smtp-server.js';
 
@@ -86,16 +86,7 @@ export interface SlapdFixture {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+const freePort = findFreePort;
 
 function hashed(password: string): string {
   return execFileSync('/usr/sbin/slappasswd', ['-h', '{SSHA}', '-s', password], { encoding: 'utf8' }).trim();

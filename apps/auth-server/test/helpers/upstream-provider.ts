@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { findFreePort } from '@oidc-orders/service-kit/testing';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 
@@ -49,16 +49,8 @@ export interface UpstreamProviderFixture {
   close(): Promise<void>;
 }
 
-export async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+/** A free loopback port for a server a test starts (service-kit's findFreePort). */
+export const freeLoopbackPort = findFreePort;
 
 async function signingKey() {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
