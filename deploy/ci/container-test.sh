@@ -321,11 +321,18 @@ keys_rotate_in_container() {
 # The users admin command (docs/deployment.md, walkthrough step 7) on the running deployment's
 # database: the user the smoke test signs in as is listed, disabled (the smoke test's sign-in is
 # then refused), enabled again.
+# The filled-in seed (deploy/seed.json) is JSON with comments: read it with the workspace's
+# jsonc-parser, the parser the auth server uses. Prints what the expression of `s` gives.
+seed_query() {
+  node -e 'const parse = require("module").createRequire(require("path").resolve("apps/auth-server/package.json"))("jsonc-parser").parse;
+const s = parse(require("fs").readFileSync("deploy/seed.json", "utf8"));
+if (!s || !Array.isArray(s.users)) { console.error("deploy/seed.json has no users"); process.exit(1); }
+const out = ('"$1"'); for (const line of [].concat(out)) console.log(line);'
+}
 users_cli() { "${COMPOSE[@]}" exec -T auth-server node --import tsx src/cli/users.ts "$@"; }
 users_admin_in_container() {
   local user listed
-  user=$(node -e 'const s = JSON.parse(require("fs").readFileSync("deploy/seed.json", "utf8")); console.log(s.users.find((u) => typeof u.password === "string").username)') \
-    || return 1
+  user=$(seed_query 's.users.find((u) => typeof u.password === "string").username') || return 1
   listed=$(users_cli list) || return 1
   echo "users list: $(cut -f1 <<<"$listed" | tr '\n' ' ')"
   grep -q "^$user"$'\t' <<<"$listed" || return 1
@@ -369,8 +376,7 @@ write_secret_list() {
     OIDC_CLIENT_SECRET RESOURCE_SECRET; do
     env_value "$name"
   done >"$LOG_DIR/secrets"
-  node -e 'for (const u of JSON.parse(require("fs").readFileSync("deploy/seed.json", "utf8")).users ?? []) if (u.password) console.log(u.password)' \
-    >>"$LOG_DIR/secrets"
+  seed_query 's.users.filter((u) => u.password).map((u) => u.password)' >>"$LOG_DIR/secrets" || return 1
   # The CA certificates handed to the builds: their base64 lines.
   printf '%s\n' "$EXTRA_CA_CERTS" | grep -v -- '-----' | awk 'length($0) >= 60' | head -n 20 >"$LOG_DIR/ca-lines"
   sed -i '/^$/d' "$LOG_DIR/secrets"
@@ -493,6 +499,8 @@ main() {
   trap 'exit 130' INT TERM
 
   phase "packages"
+  require "the workspace installed (npx pnpm install: the seed is read with its jsonc-parser)" \
+    test -f apps/auth-server/node_modules/jsonc-parser/package.json
   require "docker.io, docker-compose, debootstrap, openssl and curl installed" install_missing_packages
   save_host_state
   if [ "${CONTAINER_TEST_COLD:-}" = 1 ]; then echo "cold run: removing $CACHE_DIR"; rm -rf "$CACHE_DIR"; fi
