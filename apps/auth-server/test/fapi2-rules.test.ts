@@ -428,6 +428,21 @@ describe('signed request objects (RFC 9101)', () => {
     );
   });
 
+  const pushJar = (request: string) =>
+    post('/par', { client_id: 'jar', request }, { authorization: basicAuthorization('jar', JAR_SECRET) });
+
+  it('answers 201 at PAR for a request object without jti, as the conformance suite sends them', async () => {
+    const request = await signRequestObject('jar', jarKey, jarParams(), { now: now(), jti: null });
+    expect((await pushJar(request)).statusCode).toBe(201);
+  });
+
+  it('refuses at PAR a request object whose jti was already used', async () => {
+    const request = await signRequestObject('jar', jarKey, jarParams(), { now: now() });
+    expect((await pushJar(request)).statusCode).toBe(201);
+    const replayed = await pushJar(request);
+    expect([replayed.statusCode, replayed.json().error]).toEqual([400, 'invalid_request_object']);
+  });
+
   it('accepts request_uri only as a reference from PAR', async () => {
     const response = await new TestBrowser(app).get(
       `/authorize?client_id=jar&request_uri=${encodeURIComponent('https://jar.example.test/request.jwt')}`,
