@@ -4,6 +4,7 @@ import type { ClientKeySource } from './client-assertion.js';
 import { verifyClientSignedJwt } from './client-signed-jwt.js';
 import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import { invalidRequest, OAuthError } from './errors.js';
+import { fapi2RequestObjectTimeProblem } from './fapi2.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
 import type { JtiReplayStore } from './storage/dpop-replay.js';
@@ -33,12 +34,13 @@ export type RequestObjectParams = Record<string, string | string[]>;
  * (§4: "the value … SHOULD be or include the authorization server's Issuer Identifier"), `client_id`
  * inside equals the outer one (§5: "the client_id … MUST" match), `exp` present and not far ahead,
  * `nbf` not in the future. `jti` is optional: neither RFC 9101 nor FAPI 2.0 Message Signing requires
- * it; when present it is a non-empty string, and the caller refuses its replay. Returns the
+ * it; when present it is a non-empty string, and the caller refuses its replay. A `fapi2` client's
+ * object also meets FAPI 2.0 Message Signing §5.3.1 (`nbf` required, bounded). Returns the
  * parameters (§5: "the authorization server MUST only use the parameters in the Request Object").
  */
 export function checkRequestObjectClaims(
   payload: JWTPayload,
-  check: { clientId: string; issuer: string; now: number },
+  check: { clientId: string; issuer: string; now: number; profile?: Client['profile'] },
 ): { params: RequestObjectParams; jti: string | null; exp: number } {
   if (payload.iss !== check.clientId) throw invalidRequestObject('iss is not the client_id');
   const aud = payload.aud;
@@ -55,6 +57,9 @@ export function checkRequestObjectClaims(
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > check.now + JWT_CLOCK_SKEW_SECONDS)) {
     throw invalidRequestObject('not yet valid');
   }
+  const fapi2Problem =
+    check.profile === 'fapi2' ? fapi2RequestObjectTimeProblem({ nbf, exp }, check.now) : null;
+  if (fapi2Problem !== null) throw invalidRequestObject(fapi2Problem);
   if (jti !== undefined && (typeof jti !== 'string' || jti === '' || jti.length > 256)) {
     throw invalidRequestObject('jti is not a usable string');
   }
@@ -107,6 +112,7 @@ export async function verifyRequestObject(
     clientId: client.clientId,
     issuer: deps.issuer,
     now,
+    profile: client.profile,
   });
   if (
     jti !== null &&

@@ -257,6 +257,31 @@ describe('checkRequestObjectClaims (RFC 9101)', () => {
   });
 });
 
+describe('request objects of FAPI 2.0 clients (FAPI 2.0 Message Signing §5.3.1)', () => {
+  const valid: JWTPayload = { iss: 'c', aud: ISSUER, nbf: NOW - 30, exp: NOW + 60, response_type: 'code' };
+  const check = (payload: JWTPayload, profile: Client['profile'] = 'fapi2') =>
+    codeOf(() => checkRequestObjectClaims(payload, { clientId: 'c', issuer: ISSUER, now: NOW, profile }));
+
+  it('accepts nbf up to 60 minutes old with exp at most 60 minutes after it', () => {
+    expect(check(valid)).toBe('no error');
+    expect(check({ ...valid, nbf: NOW - 3600, exp: NOW })).toBe('no error');
+    expect(check({ ...valid, nbf: NOW - 100, exp: NOW - 100 + 3600 })).toBe('no error');
+  });
+
+  it.each([
+    ['no nbf', { nbf: undefined }],
+    ['an nbf more than 60 minutes old', { nbf: NOW - 3601, exp: NOW + 60 }],
+    ['exp more than 60 minutes after nbf', { nbf: NOW - 10, exp: NOW - 10 + 3601 }],
+  ])('refuses %s with invalid_request_object', (_name, change) => {
+    expect(check({ ...valid, ...change })).toBe('invalid_request_object');
+  });
+
+  it('leaves clients without the profile to RFC 9101 alone (nbf optional)', () => {
+    expect(check({ ...valid, nbf: undefined }, null)).toBe('no error');
+    expect(check({ ...valid, nbf: NOW - 3601 }, null)).toBe('no error');
+  });
+});
+
 describe('verifyRequestObject: replay of a jti (RFC 9101 with the JWT BCP)', () => {
   async function setUp() {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
