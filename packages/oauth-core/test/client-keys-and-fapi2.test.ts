@@ -201,6 +201,7 @@ describe('FAPI 2.0 policy', () => {
     ['require_pushed_authorization_requests', { requirePushedAuthorizationRequests: false }],
     ['dpop_bound_access_tokens', { dpopBoundAccessTokens: false }],
     ['id_token_signed_response_alg', { idTokenSigningAlg: 'RS256' as const }],
+    ['authorization_signed_response_alg', { authorizationSignedResponseAlg: 'RS256' as const }],
   ])('names %s when it cannot meet the profile', (member, overrides) => {
     expect(fapi2RegistrationProblems(fapiClient(overrides)).map((problem) => problem.member)).toEqual([
       member,
