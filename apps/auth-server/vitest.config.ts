@@ -12,6 +12,7 @@ export default defineConfig({
         'test/private-key-jwt.test.ts',
         'test/sign-in-protocol.test.ts',
         'test/fapi2.e2e.test.ts',
+        'test/jarm.e2e.test.ts',
         'test/openid-client.e2e.test.ts',
         'test/loopback-redirect.e2e.test.ts',
         'test/token-exchange-grant-lifetime.e2e.test.ts',

@@ -71,7 +71,17 @@ describe('GET /.well-known/openid-configuration', () => {
     const metadata = (await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json();
     expect(metadata.grant_types_supported).toEqual(registeredGrantTypes());
     expect(metadata.prompt_values_supported).toEqual(['none', 'login', 'consent', 'select_account']);
-    expect(metadata.response_modes_supported).toEqual(['query', 'form_post']);
+    expect(metadata.response_modes_supported).toEqual([
+      'query',
+      'form_post',
+      'jwt',
+      'query.jwt',
+      'form_post.jwt',
+    ]);
+    // JARM: the algorithms signed responses use, the same keys as ID tokens.
+    expect(metadata.authorization_signing_alg_values_supported).toEqual(
+      metadata.id_token_signing_alg_values_supported,
+    );
     expect(metadata.claims_supported).toEqual([...CLAIMS_SUPPORTED]);
     // Every advertised prompt and response mode is accepted at /authorize (no invalid_request).
     for (const [name, values] of [

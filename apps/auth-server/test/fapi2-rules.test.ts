@@ -81,6 +81,8 @@ interface PushOptions {
   params?: Record<string, string>;
   /** Seconds the client's clock runs ahead of ours, for the DPoP proof and the client assertion. */
   ahead?: { dpop?: number; assertion?: number };
+  /** The request object's `nbf` (`null`: left out); now by default. */
+  nbf?: number | null;
 }
 
 /** PAR for `bank` with a signed request object; optionally a DPoP proof too. */
@@ -98,7 +100,7 @@ async function pushBankRequest(options: PushOptions = {}) {
       state: 's1',
       ...options.params,
     },
-    { now: now() },
+    { now: now(), nbf: options.nbf },
   );
   const headers: Record<string, string> = options.dpop
     ? {
@@ -244,6 +246,14 @@ describe('FAPI 2.0 authorization requests', () => {
     const location = locationOf(response);
     expect(location.searchParams.get('error')).toBe('invalid_request');
     expect(location.searchParams.get('iss')).toBe(TEST_ISSUER);
+  });
+
+  it.each([
+    ['without nbf', null],
+    ['with nbf more than 60 minutes old', -3601],
+  ])('refuses at PAR a request object %s (FAPI 2.0 Message Signing §5.3.1)', async (_name, nbfOffset) => {
+    const { response } = await pushBankRequest({ nbf: nbfOffset === null ? null : now() + nbfOffset });
+    expect([response.statusCode, response.json().error]).toEqual([400, 'invalid_request_object']);
   });
 
   it('refuses a pushed request without PKCE', async () => {
@@ -426,6 +436,21 @@ describe('signed request objects (RFC 9101)', () => {
     expect((await new TestBrowser(app).get(`/authorize?client_id=jar&request=${request}`)).statusCode).toBe(
       400,
     );
+  });
+
+  const pushJar = (request: string) =>
+    post('/par', { client_id: 'jar', request }, { authorization: basicAuthorization('jar', JAR_SECRET) });
+
+  it('answers 201 at PAR for a request object without jti, as the conformance suite sends them', async () => {
+    const request = await signRequestObject('jar', jarKey, jarParams(), { now: now(), jti: null });
+    expect((await pushJar(request)).statusCode).toBe(201);
+  });
+
+  it('refuses at PAR a request object whose jti was already used', async () => {
+    const request = await signRequestObject('jar', jarKey, jarParams(), { now: now() });
+    expect((await pushJar(request)).statusCode).toBe(201);
+    const replayed = await pushJar(request);
+    expect([replayed.statusCode, replayed.json().error]).toEqual([400, 'invalid_request_object']);
   });
 
   it('accepts request_uri only as a reference from PAR', async () => {

@@ -37,6 +37,8 @@ beforeAll(async () => {
       profile: 'fapi2',
       jwks: { keys: [key.publicJwk] },
       require_signed_request_object: true,
+      // Signed requests imply signed responses (JARM, Message Signing); this client reads plain ones.
+      require_signed_authorization_response: false,
       redirect_uris: [FAPI_REDIRECT_URI],
       grant_types: ['authorization_code', 'refresh_token'],
       scope: 'openid offline_access orders.read',

@@ -42,6 +42,7 @@ describe('authorization response', () => {
     responseMode: 'query' as const,
     state: 'st ate',
     issuer: 'https://op.example',
+    client: { clientId: 'c' },
   };
 
   it('adds state and iss (RFC 9207) and keeps the registered query', () => {

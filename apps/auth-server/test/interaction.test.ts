@@ -362,18 +362,16 @@ describe('logout (RP-Initiated Logout)', () => {
     await expectSessionEnded(browser);
   });
 
-  it('an unregistered post_logout_redirect_uri → signed-out page, no redirect; session ended', async () => {
+  it('an unregistered post_logout_redirect_uri → error page (400), no redirect; session kept (§3)', async () => {
     const { browser } = await signedIn();
-    const response = await confirmLogout(
-      browser,
-      await browser.get(
-        `/logout?${new URLSearchParams({ client_id: CONSENTING.clientId, post_logout_redirect_uri: 'https://evil.example.test/', state: 'x' })}`,
-      ),
+    const response = await browser.get(
+      `/logout?${new URLSearchParams({ client_id: CONSENTING.clientId, post_logout_redirect_uri: 'https://evil.example.test/', state: 'x' })}`,
     );
-    expect(response.statusCode).toBe(200);
+    expect(response.statusCode).toBe(400);
     expect(response.headers.location).toBeUndefined();
-    expect(response.body).toContain('signed out');
-    await expectSessionEnded(browser);
+    expect(browser.cookies.has(SESSION_COOKIE)).toBe(true);
+    const next = await browser.get(authorizePath(webRequest().params));
+    expect(locationOf(next).pathname).not.toMatch(/\/login$/);
   });
 
   it('POST /logout works too', async () => {

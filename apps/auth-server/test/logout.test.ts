@@ -348,24 +348,55 @@ describe('RP-initiated logout variants', () => {
     expect(response.headers.location).toBe(`${rp('rp-quiet')}/signed-out?state=s1`);
   });
 
-  it('accepts an expired id_token_hint, and ignores a post_logout_redirect_uri of another client', async () => {
+  it('accepts an expired id_token_hint', async () => {
     const browser = new TestBrowser(app);
     const { idToken } = await signIn(browser, 'rp-quiet');
     clock.advance(2 * 3600);
     try {
       expect(decodeJwt(idToken).exp).toBeLessThan(clock.nowSeconds());
-      const response = await browser.get(
-        `/logout?${new URLSearchParams({
-          id_token_hint: idToken,
-          post_logout_redirect_uri: `${rp('rp-a')}/signed-out`,
-        })}`,
-      );
+      const response = await browser.get(`/logout?${new URLSearchParams({ id_token_hint: idToken })}`);
       expect(response.statusCode).toBe(200);
       expect(response.body).toContain('signed out');
       expect(response.headers.location).toBeUndefined();
     } finally {
       clock.advance(-2 * 3600);
     }
+  });
+
+  // RP-Initiated Logout 1.0 §3: no redirection to an unregistered URI; and the user is not signed
+  // out silently either: an error page (400) that ends nothing.
+  it.each([
+    ['GET', 'another client’s post_logout_redirect_uri', `${rp('rp-a')}/signed-out`],
+    ['POST', 'another client’s post_logout_redirect_uri', `${rp('rp-a')}/signed-out`],
+    ['GET', 'the registered URI with a query added', `${rp('rp-quiet')}/signed-out?foo=bar`],
+    ['POST', 'the registered URI with a query added', `${rp('rp-quiet')}/signed-out?foo=bar`],
+  ])('%s with a valid hint and %s: an error page, and the session goes on', async (method, _name, uri) => {
+    const browser = new TestBrowser(app);
+    const { idToken, refreshToken } = await signIn(browser, 'rp-quiet');
+    const params = { id_token_hint: idToken, post_logout_redirect_uri: uri, state: 's1' };
+    const response =
+      method === 'GET'
+        ? await browser.get(`/logout?${new URLSearchParams(params)}`)
+        : await browser.post('/logout', params);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.body).toContain('<code>invalid_request</code>');
+    expect(response.body).toContain('class="button" href="/"');
+    // Nothing ended: the SSO session still signs in without a prompt, the grant still refreshes.
+    const silent = await browser.get(
+      `/authorize?${new URLSearchParams({
+        client_id: 'rp-quiet',
+        redirect_uri: `${rp('rp-quiet')}/callback`,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: computeS256Challenge('v'.repeat(43)),
+        code_challenge_method: 'S256',
+        prompt: 'none',
+      })}`,
+    );
+    expect(locationOf(silent).searchParams.get('code')).not.toBeNull();
+    expect((await refresh('rp-quiet', refreshToken)).statusCode).toBe(200);
   });
 
   it('also notifies the previous user’s relying parties when another user signs in on the browser', async () => {

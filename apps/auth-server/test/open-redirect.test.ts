@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmLogout, TestBrowser } from './browser.js';
+import { TestBrowser } from './browser.js';
 import { basicAuthorization, FORM, form, startTestApp } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { TEST_SECRETS, WEB_REDIRECT_URI } from './helpers/seed.js';
@@ -146,23 +146,19 @@ describe('/logout redirects only to an exactly registered post_logout_redirect_u
     return browser;
   }
 
-  it.each(tricks)('%s: the signed-out page, no Location, no link to it', async (_name, target) => {
+  // RP-Initiated Logout 1.0 §3: refused with an error page that ends nothing (no silent sign-out).
+  it.each(tricks)('%s: an error page (400), no Location, no link to it', async (_name, target) => {
     for (const method of ['GET', 'POST'] as const) {
       const browser = await signedInBrowser();
       const params = { client_id: CONSENTING.clientId, post_logout_redirect_uri: target, state: 's' };
-      const asked =
+      const response =
         method === 'GET'
           ? await browser.get(`/logout?${new URLSearchParams(params)}`)
           : await browser.post('/logout', params);
-      // The confirmation (no id_token_hint) carries only a verified redirect: none here.
-      expect(asked.body).not.toContain('evil.example');
-      expect(asked.headers['content-security-policy']).not.toContain('evil.example');
-      const response = await confirmLogout(browser, asked);
-      expect(response.statusCode).toBe(200);
+      expect(response.statusCode).toBe(400);
       expect(response.headers.location).toBeUndefined();
-      expect(response.body).toContain('You have been signed out');
-      expect(response.body).not.toContain('id="continue"');
       expect(response.body).not.toContain('evil.example');
+      expect(response.headers['content-security-policy']).not.toContain('evil.example');
     }
   });
 
@@ -180,7 +176,7 @@ describe('/logout redirects only to an exactly registered post_logout_redirect_u
     const response = await browser.get(
       `/logout?${new URLSearchParams({ client_id: 'web', post_logout_redirect_uri: registered })}`,
     );
-    expect(response.statusCode).toBe(200);
+    expect(response.statusCode).toBe(400);
     expect(response.headers.location).toBeUndefined();
   });
 });

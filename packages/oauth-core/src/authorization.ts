@@ -13,6 +13,7 @@ import { generateUuid } from './ids.js';
 import { type Client, GRANT_TYPES } from './model.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
+import { decideResponseMode, type ResponseMode, type ResponseSigningClient } from './response-modes.js';
 import type { Clock, RandomSource } from './runtime.js';
 import { grantableScopes, parseScope } from './scopes.js';
 import type { ClientStore, ProtocolStores, ResourceStore } from './storage/index.js';
@@ -24,7 +25,6 @@ import { generateOpaqueToken, hashToken } from './tokens/opaque.js';
  */
 export type AuthorizationParams = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-export type ResponseMode = 'query' | 'form_post';
 /** OpenID Connect Core §3.1.2.1 `prompt` values this server honours. */
 export type PromptValue = 'none' | 'login' | 'consent' | 'select_account';
 
@@ -34,6 +34,7 @@ export interface AuthorizationRequest {
   /** Exactly one of the client's registered redirect URIs. */
   redirectUri: string;
   responseType: 'code';
+  /** The mode the response travels in (response-modes.ts); a JWT mode signs it (JARM). */
   responseMode: ResponseMode;
   /** Requested scopes, each allowed for the client (the user's restriction applies at issuance). */
   scopes: string[];
@@ -60,11 +61,20 @@ export interface AuthorizationRequestDeps {
   resources: ResourceStore;
 }
 
+/** Where a redirectable error goes: the trusted redirect URI, in the request's response mode. */
+export interface AuthorizationErrorTarget {
+  redirectUri: string;
+  state: string | null;
+  responseMode: ResponseMode;
+  /** The client, for a signed (JARM) error response: its `aud` and algorithm. */
+  client: ResponseSigningClient;
+}
+
 /**
  * A failed authorization request. When `redirectable` is `false` (unknown client, missing or
  * unregistered redirect_uri) the server MUST NOT redirect (RFC 6749 §4.1.2.1) and shows an error
  * page; otherwise it sends `error`, `error_description`, `state` and `iss` (RFC 9207) to
- * `redirectUri` with `responseMode` (see `redirectParameters`).
+ * `redirectUri` with `responseMode` (see `redirectParameters`), signed when the mode is a JWT one.
  */
 export class AuthorizationRequestError extends Error {
   readonly error: OAuthError;
@@ -72,11 +82,9 @@ export class AuthorizationRequestError extends Error {
   readonly redirectUri: string | null;
   readonly state: string | null;
   readonly responseMode: ResponseMode;
+  readonly client: ResponseSigningClient | null;
 
-  constructor(
-    error: OAuthError,
-    target: { redirectUri: string; state: string | null; responseMode: ResponseMode } | null,
-  ) {
+  constructor(error: OAuthError, target: AuthorizationErrorTarget | null) {
     super(error.description ?? error.code, { cause: error });
     this.name = 'AuthorizationRequestError';
     this.error = error;
@@ -84,6 +92,7 @@ export class AuthorizationRequestError extends Error {
     this.redirectUri = target?.redirectUri ?? null;
     this.state = target?.state ?? null;
     this.responseMode = target?.responseMode ?? 'query';
+    this.client = target?.client ?? null;
   }
 
   /** RFC 6749 §4.1.2.1 error response parameters plus RFC 9207 `iss`. */
@@ -98,8 +107,6 @@ export class AuthorizationRequestError extends Error {
 
 /** OIDC Core §3.1.2.1 `prompt` values accepted here; discovery publishes exactly these. */
 export const PROMPT_VALUES_SUPPORTED: readonly PromptValue[] = ['none', 'login', 'consent', 'select_account'];
-/** OAuth 2.0 Multiple Response Types §2.1 `query`, and Form Post Response Mode §2 `form_post`. */
-export const RESPONSE_MODES_SUPPORTED: readonly ResponseMode[] = ['query', 'form_post'];
 const MAX_AGE = /^(0|[1-9][0-9]{0,9})$/;
 const DPOP_JKT = /^[A-Za-z0-9_-]{43}$/;
 
@@ -110,7 +117,8 @@ const DPOP_JKT = /^[A-Za-z0-9_-]{43}$/;
  * 2. Everything else is redirectable, carrying `state` and the response mode: a repeated parameter
  *    (RFC 6749 §3.1) → invalid_request; `request`/`request_uri` objects → invalid_request (not
  *    supported); `response_type` must be `code` (→ unsupported_response_type); `response_mode`
- *    query | form_post; the client must have the authorization_code grant (→ unauthorized_client);
+ *    one of response-modes.ts's table, a JWT one for a client that must receive signed responses
+ *    (→ invalid_request, itself answered signed); the client must have the authorization_code grant (→ unauthorized_client);
  *    `scope` present and each allowed to the client (→ invalid_scope, RFC 6749 §3.3); PKCE S256
  *    only and required for public clients (RFC 9700 §2.1.1); `prompt`; `max_age`; `resource` known
  *    (→ invalid_target, RFC 8707 §2).
@@ -124,12 +132,15 @@ export async function validateAuthorizationRequest(
 
   // 2. From here on, errors go back to the client.
   const state = isRepeated(params, 'state') ? null : (singleParameter(params, 'state') ?? null);
-  const modeParam = singleParameter(params, 'response_mode');
-  const responseMode: ResponseMode = modeParam === 'form_post' ? 'form_post' : 'query';
-  const fail: Fail = (error) => new AuthorizationRequestError(error, { redirectUri, state, responseMode });
+  const { mode: responseMode, problem: responseModeProblem } = decideResponseMode(
+    singleParameter(params, 'response_mode'),
+    client,
+  );
+  const fail: Fail = (error) =>
+    new AuthorizationRequestError(error, { redirectUri, state, responseMode, client });
 
   rejectRepeatedAndNestedParameters(params, fail);
-  checkResponseTypeAndMode(params, client, modeParam, fail);
+  checkResponseTypeAndMode(params, client, responseModeProblem, fail);
   const scopes = requestedScopes(params, client, fail);
   const codeChallenge = checkedCodeChallenge(params, client, fail);
   const prompt = parsePrompt(params, fail);
@@ -219,7 +230,7 @@ function rejectRepeatedAndNestedParameters(params: AuthorizationParams, fail: Fa
 function checkResponseTypeAndMode(
   params: AuthorizationParams,
   client: Client,
-  modeParam: string | undefined,
+  responseModeProblem: string | null,
   fail: Fail,
 ): void {
   const responseType = singleParameter(params, 'response_type');
@@ -227,9 +238,7 @@ function checkResponseTypeAndMode(
   // Only the authorization code flow: implicit and hybrid are gone (RFC 9700 §2.1.2).
   if (responseType !== 'code')
     throw fail(unsupportedResponseType(`response_type=${responseType.slice(0, 50)}`));
-  if (modeParam !== undefined && !RESPONSE_MODES_SUPPORTED.includes(modeParam as ResponseMode)) {
-    throw fail(invalidRequest('unsupported response_mode'));
-  }
+  if (responseModeProblem !== null) throw fail(invalidRequest(responseModeProblem));
   if (!client.grantTypes.includes(GRANT_TYPES.authorizationCode)) {
     throw fail(unauthorizedClient('client lacks the authorization_code grant'));
   }
@@ -364,6 +373,7 @@ export async function issueAuthorizationCode(
     redirectUri: request.redirectUri,
     state: request.state,
     responseMode: request.responseMode,
+    client: request.client,
   };
   let scopes: string[];
   if (subject.scopes === undefined) {

@@ -26,6 +26,7 @@ export * from './pkce.js';
 export * from './redirect-uri.js';
 export * from './registration.js';
 export * from './request-object.js';
+export * from './response-modes.js';
 export * from './revocation.js';
 export * from './runtime.js';
 export * from './scopes.js';

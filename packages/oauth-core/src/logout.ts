@@ -132,16 +132,22 @@ export interface LogoutRequestParams {
   state?: string;
 }
 
+/**
+ * Why a logout request is refused: the hint is not an ID token of this server or not for the named
+ * client; or the post-logout redirect URI is not one the client registered (§3).
+ */
+export type LogoutRequestProblem = 'id_token_hint' | 'post_logout_redirect_uri';
+
 /** A logout request checked against the ID token hint and the client's registration. */
 export type LogoutRequestDecision =
-  | { valid: false }
+  | { valid: false; problem: LogoutRequestProblem }
   | {
       valid: true;
       /** The client the request named, or the hint's single audience; null when unknown. */
       client: Client | null;
       /** The hint's `sid`: when it is the current session, no confirmation is asked (§2). */
       hintSid: string | undefined;
-      /** The requested post-logout redirect URI when it exactly matches a registered one, else null. */
+      /** The requested post-logout redirect URI (it exactly matches a registered one), or null. */
       redirectUri: string | null;
       /** Where to continue after the logout (`redirectUri` with state appended), or null. */
       continueUrl: string | null;
@@ -152,6 +158,10 @@ export type LogoutRequestDecision =
  * signature and issuer; an expired one is still a valid hint, as relying parties log out long after
  * it expired); with both, `client_id` must be one of the hint's audiences; the post-logout redirect
  * URI is used only when it exactly matches one the client registered (§3), with `state` appended.
+ * When the client is known and the requested URI matches none of its registered ones, the whole
+ * request is refused (nothing is ended): §3 "MUST NOT perform post-logout redirection" leaves the OP
+ * to show an error or ask, and signing the user out silently would be neither. Without a known
+ * client no URI can be registered, so the request goes on without redirection (the user is asked).
  */
 export async function validateLogoutRequest(
   params: LogoutRequestParams,
@@ -165,17 +175,19 @@ export async function validateLogoutRequest(
       hintAudience = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
       hintSid = typeof claims.sid === 'string' ? claims.sid : undefined;
     } catch {
-      return { valid: false };
+      return { valid: false, problem: 'id_token_hint' };
     }
   }
   if (params.client_id !== undefined && hintAudience.length > 0 && !hintAudience.includes(params.client_id)) {
-    return { valid: false };
+    return { valid: false, problem: 'id_token_hint' };
   }
   const clientId = params.client_id ?? (hintAudience.length === 1 ? hintAudience[0] : undefined);
   const client = clientId === undefined ? null : await deps.clients.findClient(clientId);
   const requested = params.post_logout_redirect_uri;
-  const redirectUri =
-    requested !== undefined && client?.postLogoutRedirectUris.includes(requested) === true ? requested : null;
+  if (requested !== undefined && client !== null && !client.postLogoutRedirectUris.includes(requested)) {
+    return { valid: false, problem: 'post_logout_redirect_uri' };
+  }
+  const redirectUri = requested !== undefined && client !== null ? requested : null;
   return {
     valid: true,
     client,

@@ -67,6 +67,10 @@ export interface Client {
   jwksUri?: string | null;
   /** RFC 9101 §10.5 `require_signed_request_object`: authorization requests only as signed JWTs. */
   requireSignedRequestObject?: boolean;
+  /** JARM client metadata `authorization_signed_response_alg`: how this client's signed responses are signed. */
+  authorizationSignedResponseAlg?: SigningAlg;
+  /** Every authorization response to this client is a signed JWT (JARM; seed `require_signed_authorization_response`). */
+  requireSignedAuthorizationResponse?: boolean;
   /** `fapi2`: the FAPI 2.0 Security Profile applies to this client (README "FAPI 2.0"). */
   profile?: 'fapi2' | null;
 }

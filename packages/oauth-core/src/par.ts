@@ -163,7 +163,12 @@ export function checkPushedAuthorizationRequired(request: AuthorizationRequest, 
   if (pushed || request.client.requirePushedAuthorizationRequests !== true) return;
   throw new AuthorizationRequestError(
     invalidRequest('this client must use pushed authorization requests (RFC 9126)'),
-    { redirectUri: request.redirectUri, state: request.state, responseMode: request.responseMode },
+    {
+      redirectUri: request.redirectUri,
+      state: request.state,
+      responseMode: request.responseMode,
+      client: request.client,
+    },
   );
 }
 
@@ -176,6 +181,11 @@ export function checkSignedRequestRequired(request: AuthorizationRequest, signed
   if (signedOrPushed || request.client.requireSignedRequestObject !== true) return;
   throw new AuthorizationRequestError(
     invalidRequest('this client must send a signed request object (RFC 9101)'),
-    { redirectUri: request.redirectUri, state: request.state, responseMode: request.responseMode },
+    {
+      redirectUri: request.redirectUri,
+      state: request.state,
+      responseMode: request.responseMode,
+      client: request.client,
+    },
   );
 }

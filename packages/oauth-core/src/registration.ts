@@ -68,6 +68,10 @@ export interface ClientMetadata {
   jwks?: { keys: readonly Record<string, unknown>[] };
   jwks_uri?: string;
   require_signed_request_object?: boolean;
+  /** JARM client metadata: the algorithm of signed authorization responses. */
+  authorization_signed_response_alg?: SigningAlg;
+  /** Every authorization response is a signed JWT (JARM); see `securityDefaults` for the default. */
+  require_signed_authorization_response?: boolean;
   profile?: 'fapi2';
 }
 
@@ -118,7 +122,10 @@ function tokenExchangeDefaults(policy: ClientMetadata['token_exchange']): Client
 /**
  * The authentication and profile members: the method is given, else `private_key_jwt` for `fapi2`,
  * else the one default rule (`defaultAuthMethods`); a `fapi2` client is DPoP-bound, PAR-only and
- * gets ES256 ID tokens unless the metadata says otherwise (which `clientRegistrationProblems` refuses).
+ * gets ES256 ID tokens and signed responses unless the metadata says otherwise (which
+ * `clientRegistrationProblems` refuses). A `fapi2` client with `require_signed_request_object` is
+ * a FAPI 2.0 Message Signing client: it signs its requests, so it receives signed authorization
+ * responses too (Message Signing §5.4, JARM) unless `require_signed_authorization_response` says no.
  */
 function securityDefaults(metadata: ClientMetadata, hasSecret: boolean) {
   const fapi2 = metadata.profile === 'fapi2';
@@ -138,6 +145,11 @@ function securityDefaults(metadata: ClientMetadata, hasSecret: boolean) {
     requirePushedAuthorizationRequests: metadata.require_pushed_authorization_requests ?? fapi2,
     // OIDC Dynamic Client Registration §2: RS256 by default; FAPI 2.0 §5.4.1 forbids it.
     idTokenSigningAlg: metadata.id_token_signed_response_alg ?? (fapi2 ? 'ES256' : 'RS256'),
+    // JARM client metadata: RS256 by default; likewise ES256 for FAPI 2.0.
+    authorizationSignedResponseAlg: metadata.authorization_signed_response_alg ?? (fapi2 ? 'ES256' : 'RS256'),
+    requireSignedAuthorizationResponse:
+      metadata.require_signed_authorization_response ??
+      (fapi2 && metadata.require_signed_request_object === true),
   } satisfies Partial<Client>;
 }
 
@@ -301,6 +313,7 @@ export type Fapi2Registration = Pick<
   | 'requirePushedAuthorizationRequests'
   | 'dpopBoundAccessTokens'
   | 'idTokenSigningAlg'
+  | 'authorizationSignedResponseAlg'
   | 'grantTypes'
   | 'profile'
 >;
@@ -336,6 +349,12 @@ export function fapi2RegistrationProblems(client: Fapi2Registration): Registrati
   if (client.idTokenSigningAlg === 'RS256') {
     problems.push({
       member: 'id_token_signed_response_alg',
+      problem: 'RS256 is not allowed (FAPI 2.0 §5.4.1)',
+    });
+  }
+  if (client.authorizationSignedResponseAlg === 'RS256') {
+    problems.push({
+      member: 'authorization_signed_response_alg',
       problem: 'RS256 is not allowed (FAPI 2.0 §5.4.1)',
     });
   }

@@ -4,6 +4,7 @@ import type { ClientKeySource } from './client-assertion.js';
 import { verifyClientSignedJwt } from './client-signed-jwt.js';
 import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import { invalidRequest, OAuthError } from './errors.js';
+import { fapi2RequestObjectTimeProblem } from './fapi2.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
 import type { JtiReplayStore } from './storage/dpop-replay.js';
@@ -32,13 +33,15 @@ export type RequestObjectParams = Record<string, string | string[]>;
  * RFC 9101 claim checks, pure: `iss` is the client (§6.1 with OAuth 2.0 JWT BCP), `aud` the issuer
  * (§4: "the value … SHOULD be or include the authorization server's Issuer Identifier"), `client_id`
  * inside equals the outer one (§5: "the client_id … MUST" match), `exp` present and not far ahead,
- * `nbf` not in the future, `jti` present (single use is the caller's replay check). Returns the
+ * `nbf` not in the future. `jti` is optional: neither RFC 9101 nor FAPI 2.0 Message Signing requires
+ * it; when present it is a non-empty string, and the caller refuses its replay. A `fapi2` client's
+ * object also meets FAPI 2.0 Message Signing §5.3.1 (`nbf` required, bounded). Returns the
  * parameters (§5: "the authorization server MUST only use the parameters in the Request Object").
  */
 export function checkRequestObjectClaims(
   payload: JWTPayload,
-  check: { clientId: string; issuer: string; now: number },
-): { params: RequestObjectParams; jti: string; exp: number } {
+  check: { clientId: string; issuer: string; now: number; profile?: Client['profile'] },
+): { params: RequestObjectParams; jti: string | null; exp: number } {
   if (payload.iss !== check.clientId) throw invalidRequestObject('iss is not the client_id');
   const aud = payload.aud;
   if (!(aud === check.issuer || (Array.isArray(aud) && aud.includes(check.issuer)))) {
@@ -54,8 +57,13 @@ export function checkRequestObjectClaims(
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > check.now + JWT_CLOCK_SKEW_SECONDS)) {
     throw invalidRequestObject('not yet valid');
   }
-  if (typeof jti !== 'string' || jti === '' || jti.length > 256) throw invalidRequestObject('jti missing');
-  return { params: parametersOf(payload, check.clientId), jti, exp };
+  const fapi2Problem =
+    check.profile === 'fapi2' ? fapi2RequestObjectTimeProblem({ nbf, exp }, check.now) : null;
+  if (fapi2Problem !== null) throw invalidRequestObject(fapi2Problem);
+  if (jti !== undefined && (typeof jti !== 'string' || jti === '' || jti.length > 256)) {
+    throw invalidRequestObject('jti is not a usable string');
+  }
+  return { params: parametersOf(payload, check.clientId), jti: jti ?? null, exp };
 }
 
 function parametersOf(payload: JWTPayload, clientId: string): RequestObjectParams {
@@ -88,7 +96,7 @@ export interface RequestObjectDeps {
 /**
  * Verifies a request object sent by `client` (signature by one of its keys with an allowed
  * asymmetric algorithm; `none` is never accepted, RFC 9101 §10.2), checks its claims, refuses a
- * second use of its `jti`, and returns its parameters.
+ * second use of its `jti` when it has one, and returns its parameters.
  */
 export async function verifyRequestObject(
   requestObject: string,
@@ -104,8 +112,12 @@ export async function verifyRequestObject(
     clientId: client.clientId,
     issuer: deps.issuer,
     now,
+    profile: client.profile,
   });
-  if (!(await deps.replay.markUsed(hashToken(`request_object:${client.clientId}:${jti}`), exp))) {
+  if (
+    jti !== null &&
+    !(await deps.replay.markUsed(hashToken(`request_object:${client.clientId}:${jti}`), exp))
+  ) {
     throw invalidRequestObject('jti already used');
   }
   return params;

@@ -12,7 +12,7 @@ import { OAuthError } from '../src/errors.js';
 import { authorizationCodeTtlFor } from '../src/fapi2.js';
 import type { Client } from '../src/model.js';
 import { fapi2RegistrationProblems } from '../src/registration.js';
-import { checkRequestObjectClaims } from '../src/request-object.js';
+import { checkRequestObjectClaims, verifyRequestObject } from '../src/request-object.js';
 import { createMemoryDpopReplayStore } from '../src/storage/memory-dpop-replay.js';
 import { ISSUER, makeClient, secrets } from './fixtures.js';
 
@@ -201,6 +201,7 @@ describe('FAPI 2.0 policy', () => {
     ['require_pushed_authorization_requests', { requirePushedAuthorizationRequests: false }],
     ['dpop_bound_access_tokens', { dpopBoundAccessTokens: false }],
     ['id_token_signed_response_alg', { idTokenSigningAlg: 'RS256' as const }],
+    ['authorization_signed_response_alg', { authorizationSignedResponseAlg: 'RS256' as const }],
   ])('names %s when it cannot meet the profile', (member, overrides) => {
     expect(fapi2RegistrationProblems(fapiClient(overrides)).map((problem) => problem.member)).toEqual([
       member,
@@ -238,7 +239,8 @@ describe('checkRequestObjectClaims (RFC 9101)', () => {
     ['no exp', { exp: undefined }],
     ['an exp too far ahead', { exp: NOW + 7200 }],
     ['an nbf 11 s ahead', { nbf: NOW + JWT_CLOCK_SKEW_SECONDS + 1 }],
-    ['no jti', { jti: undefined }],
+    ['an empty jti', { jti: '' }],
+    ['a numeric jti', { jti: 7 as unknown as string }],
     ['a nested request', { request: 'x' }],
     ['a request_uri inside', { request_uri: 'x' }],
     ['an object-valued parameter', { claims: { userinfo: {} } }],
@@ -248,5 +250,73 @@ describe('checkRequestObjectClaims (RFC 9101)', () => {
 
   it('accepts an nbf 8 s ahead, as client assertions and DPoP proofs do', () => {
     expect(check({ ...valid, nbf: NOW + 8 }).jti).toBe(valid.jti);
+  });
+
+  it('accepts an object without jti (neither RFC 9101 nor FAPI 2.0 Message Signing requires one)', () => {
+    const { jti, exp } = check({ ...valid, jti: undefined });
+    expect([jti, exp]).toEqual([null, valid.exp]);
+  });
+});
+
+describe('request objects of FAPI 2.0 clients (FAPI 2.0 Message Signing §5.3.1)', () => {
+  const valid: JWTPayload = { iss: 'c', aud: ISSUER, nbf: NOW - 30, exp: NOW + 60, response_type: 'code' };
+  const check = (payload: JWTPayload, profile: Client['profile'] = 'fapi2') =>
+    codeOf(() => checkRequestObjectClaims(payload, { clientId: 'c', issuer: ISSUER, now: NOW, profile }));
+
+  it('accepts nbf up to 60 minutes old with exp at most 60 minutes after it', () => {
+    expect(check(valid)).toBe('no error');
+    expect(check({ ...valid, nbf: NOW - 3600, exp: NOW })).toBe('no error');
+    expect(check({ ...valid, nbf: NOW - 100, exp: NOW - 100 + 3600 })).toBe('no error');
+  });
+
+  it.each([
+    ['no nbf', { nbf: undefined }],
+    ['an nbf more than 60 minutes old', { nbf: NOW - 3601, exp: NOW + 60 }],
+    ['exp more than 60 minutes after nbf', { nbf: NOW - 10, exp: NOW - 10 + 3601 }],
+  ])('refuses %s with invalid_request_object', (_name, change) => {
+    expect(check({ ...valid, ...change })).toBe('invalid_request_object');
+  });
+
+  it('leaves clients without the profile to RFC 9101 alone (nbf optional)', () => {
+    expect(check({ ...valid, nbf: undefined }, null)).toBe('no error');
+    expect(check({ ...valid, nbf: NOW - 3601 }, null)).toBe('no error');
+  });
+});
+
+describe('verifyRequestObject: replay of a jti (RFC 9101 with the JWT BCP)', () => {
+  async function setUp() {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), alg: 'ES256' };
+    const client = makeClient({ jwks: { keys: [jwk] } });
+    const deps = {
+      keys: { keysFor: () => createLocalJWKSet({ keys: [jwk] }) },
+      replay: createMemoryDpopReplayStore(),
+      issuer: ISSUER,
+      clock,
+    };
+    const sign = (claims: JWTPayload) =>
+      new SignJWT({ iss: client.clientId, aud: ISSUER, exp: NOW + 60, response_type: 'code', ...claims })
+        .setProtectedHeader({ alg: 'ES256', typ: 'oauth-authz-req+jwt' })
+        .sign(privateKey);
+    return { client, deps, sign };
+  }
+  const codeOfAsync = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'no error',
+      (error) => (error instanceof OAuthError ? error.code : Promise.reject(error)),
+    );
+
+  it('refuses a second use of the same jti', async () => {
+    const { client, deps, sign } = await setUp();
+    const object = await sign({ jti: 'once' });
+    expect(await codeOfAsync(verifyRequestObject(object, client, deps))).toBe('no error');
+    expect(await codeOfAsync(verifyRequestObject(object, client, deps))).toBe('invalid_request_object');
+  });
+
+  it('accepts objects without jti, each time', async () => {
+    const { client, deps, sign } = await setUp();
+    const object = await sign({});
+    expect(await codeOfAsync(verifyRequestObject(object, client, deps))).toBe('no error');
+    expect(await codeOfAsync(verifyRequestObject(object, client, deps))).toBe('no error');
   });
 });

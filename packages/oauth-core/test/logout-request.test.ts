@@ -43,25 +43,38 @@ describe('validateLogoutRequest (OIDC RP-Initiated Logout 1.0 §2, §3)', () => 
     const { idToken, validate } = await setup();
     expect(await validate({ id_token_hint: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' })).toEqual({
       valid: false,
+      problem: 'id_token_hint',
     });
     const hint = await idToken({ aud: 'web', sid: 'sid-1' });
-    expect(await validate({ id_token_hint: hint, client_id: 'other' })).toEqual({ valid: false });
+    expect(await validate({ id_token_hint: hint, client_id: 'other' })).toEqual({
+      valid: false,
+      problem: 'id_token_hint',
+    });
     expect(await validate({ id_token_hint: hint, client_id: 'web' })).toMatchObject({ valid: true });
   });
 
-  it('uses a post-logout redirect URI only when it exactly matches a registered one', async () => {
-    const { validate } = await setup();
+  it('refuses the whole request when the post-logout redirect URI is not exactly a registered one (§3)', async () => {
+    const { idToken, validate } = await setup();
+    const hint = await idToken({ aud: 'web', sid: 'sid-1' });
     for (const uri of [
       'https://web.example.test/bye',
       'https://web.example.test/bye?x=1&y=2',
       'https://evil.example/',
     ]) {
-      expect(await validate({ client_id: 'web', post_logout_redirect_uri: uri })).toMatchObject({
-        valid: true,
-        redirectUri: null,
-        continueUrl: null,
-      });
+      for (const named of [{ client_id: 'web' }, { id_token_hint: hint }]) {
+        expect(await validate({ ...named, post_logout_redirect_uri: uri })).toEqual({
+          valid: false,
+          problem: 'post_logout_redirect_uri',
+        });
+      }
     }
+    expect(
+      await validate({ client_id: 'other', post_logout_redirect_uri: 'https://web.example.test/bye?x=1' }),
+    ).toEqual({ valid: false, problem: 'post_logout_redirect_uri' });
+  });
+
+  it('goes on without redirection when no client is known to have registered the URI', async () => {
+    const { validate } = await setup();
     // Without client_id or hint no client is known, so no URI can be registered.
     expect(await validate({ post_logout_redirect_uri: 'https://web.example.test/bye?x=1' })).toMatchObject({
       valid: true,

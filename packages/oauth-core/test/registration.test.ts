@@ -59,6 +59,8 @@ describe('clientDefaults', () => {
       dpopBoundAccessTokens: false,
       requirePushedAuthorizationRequests: false,
       idTokenSigningAlg: 'RS256',
+      authorizationSignedResponseAlg: 'RS256',
+      requireSignedAuthorizationResponse: false,
     } satisfies Client);
   });
 
@@ -86,7 +88,27 @@ describe('clientDefaults', () => {
         dpopBoundAccessTokens: true,
         requirePushedAuthorizationRequests: true,
         idTokenSigningAlg: 'ES256',
+        authorizationSignedResponseAlg: 'ES256',
+        requireSignedAuthorizationResponse: false,
       },
+    ],
+    [
+      'fapi2 with signed request objects (Message Signing): signed responses too',
+      { profile: 'fapi2', require_signed_request_object: true },
+      null,
+      { requireSignedAuthorizationResponse: true },
+    ],
+    [
+      'fapi2 Message Signing as the metadata says',
+      { profile: 'fapi2', require_signed_request_object: true, require_signed_authorization_response: false },
+      null,
+      { requireSignedAuthorizationResponse: false },
+    ],
+    [
+      'signed responses asked for by any client, in its algorithm',
+      { require_signed_authorization_response: true, authorization_signed_response_alg: 'ES256' },
+      SECRET,
+      { requireSignedAuthorizationResponse: true, authorizationSignedResponseAlg: 'ES256' },
     ],
     [
       'fapi2 as the metadata says',

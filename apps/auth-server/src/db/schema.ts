@@ -73,6 +73,12 @@ export const clients = pgTable('clients', {
   requireSignedRequestObject: boolean('require_signed_request_object').notNull().default(false),
   /** `fapi2`: the FAPI 2.0 Security Profile applies (oauth-core fapi2.ts). */
   profile: text('profile'),
+  /** JARM `authorization_signed_response_alg`: how signed authorization responses are signed. */
+  authorizationSignedResponseAlg: text('authorization_signed_response_alg').notNull().default('RS256'),
+  /** Every authorization response to this client is a signed JWT (JARM). */
+  requireSignedAuthorizationResponse: boolean('require_signed_authorization_response')
+    .notNull()
+    .default(false),
   /**
    * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
    * of the registry skips the row, so sign-in, client authentication and its tokens stop working,

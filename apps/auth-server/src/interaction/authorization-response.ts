@@ -1,9 +1,10 @@
+import type { ResponseMode, ResponseSigningClient } from '@oidc-orders/oauth-core';
+
 /**
  * Building the authorization response (RFC 6749 §4.1.2, §4.1.2.1) for the client's redirect URI.
- * Pure: the routes decide how to send it (redirect or form_post page).
+ * Pure: the routes decide how to send it (redirect or form_post page) and whether to sign it
+ * (the response mode's row in oauth-core's `RESPONSE_MODES`).
  */
-export type ResponseMode = 'query' | 'fragment' | 'form_post';
-
 export interface AuthorizationResponseTarget {
   /** Already validated against the client's registered URIs (exact match). */
   redirectUri: string;
@@ -12,6 +13,8 @@ export interface AuthorizationResponseTarget {
   state: string | null;
   /** RFC 9207 §2: `iss` in every authorization response, success or error. */
   issuer: string;
+  /** The client the response is for: the `aud` and algorithm of a signed (JARM) response. */
+  client: ResponseSigningClient;
 }
 
 export function authorizationResponseParams(
@@ -26,20 +29,16 @@ export function authorizationResponseParams(
 }
 
 /**
- * The redirect URL for `query` and `fragment` modes. RFC 6749 §3.1.2: the redirect URI "MAY
- * include an application/x-www-form-urlencoded formatted query component, which MUST be retained
- * when adding additional query parameters".
+ * The redirect URL of the `query` delivery. RFC 6749 §3.1.2: the redirect URI "MAY include an
+ * application/x-www-form-urlencoded formatted query component, which MUST be retained when adding
+ * additional query parameters".
  */
 export function authorizationRedirectUrl(
-  target: AuthorizationResponseTarget,
+  target: Pick<AuthorizationResponseTarget, 'redirectUri'>,
   params: Readonly<Record<string, string>>,
 ): string {
   const url = new URL(target.redirectUri);
-  if (target.responseMode === 'fragment') {
-    url.hash = new URLSearchParams(params).toString();
-  } else {
-    for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);
-  }
+  for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);
   return url.toString();
 }
 

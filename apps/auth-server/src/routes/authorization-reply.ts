@@ -2,6 +2,8 @@ import {
   type AuthorizationRequest,
   AuthorizationRequestError,
   type OAuthError,
+  responseModeRule,
+  signAuthorizationResponse,
 } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
 import {
@@ -33,6 +35,7 @@ export function targetOf(request: AuthorizationRequest, context: PageContext): A
     responseMode: request.responseMode,
     state: request.state ?? null,
     issuer: context.issuer,
+    client: request.client,
   };
 }
 
@@ -42,16 +45,30 @@ export function formActionSourcesOf(redirectUri: string): string[] {
   return source === null ? [] : [source];
 }
 
+/**
+ * The parameters as sent: as they are, or (a JWT response mode) JARM's single `response`, a JWT
+ * signed with the server's keys carrying them all, errors included.
+ */
+async function responseParameters(
+  reply: FastifyReply,
+  target: AuthorizationResponseTarget,
+  params: Record<string, string>,
+): Promise<Record<string, string>> {
+  if (!responseModeRule(target.responseMode).signed) return params;
+  const { signer, clock, config } = reply.server.protocol;
+  return { response: await signAuthorizationResponse(params, target.client, { signer, clock, config }) };
+}
+
 /** Sends `result` (`code`, or `error`/`error_description`) to the client by its response mode. */
-export function respondToClient(
+export async function respondToClient(
   reply: FastifyReply,
   target: AuthorizationResponseTarget,
   result: Readonly<Record<string, string | undefined>>,
   context: PageContext,
   status: RedirectStatus,
 ) {
-  const params = authorizationResponseParams(target, result);
-  if (target.responseMode === 'form_post') {
+  const params = await responseParameters(reply, target, authorizationResponseParams(target, result));
+  if (responseModeRule(target.responseMode).delivery === 'form_post') {
     // OAuth 2.0 Form Post Response Mode §2: an auto-submitting form instead of a redirect.
     const page = renderFormPostPage({
       action: target.redirectUri,
@@ -63,7 +80,7 @@ export function respondToClient(
   return reply.header('cache-control', 'no-store').redirect(authorizationRedirectUrl(target, params), status);
 }
 
-export function respondWithOAuthError(
+export async function respondWithOAuthError(
   reply: FastifyReply,
   target: AuthorizationResponseTarget,
   error: OAuthError,
@@ -114,14 +131,14 @@ export function sendFormExpiredPage(reply: FastifyReply, context: PageContext) {
  * automatically redirect the user-agent to the invalid redirection URI": an error page, no Location.
  * Every other error goes back to the (now trusted) redirect URI.
  */
-export function respondToValidationError(
+export async function respondToValidationError(
   reply: FastifyReply,
   error: unknown,
   context: PageContext,
   status: RedirectStatus,
 ) {
   if (!(error instanceof AuthorizationRequestError)) throw error;
-  if (!error.redirectable || error.redirectUri === undefined || error.redirectUri === null) {
+  if (!error.redirectable || error.redirectUri === null || error.client === null) {
     reply.log.info(
       { error: error.error.code, detail: error.error.detail },
       'unredirectable authorization error',
@@ -139,9 +156,10 @@ export function respondToValidationError(
   }
   const target: AuthorizationResponseTarget = {
     redirectUri: error.redirectUri,
-    responseMode: error.responseMode ?? 'query',
-    state: error.state ?? null,
+    responseMode: error.responseMode,
+    state: error.state,
     issuer: context.issuer,
+    client: error.client,
   };
   return respondWithOAuthError(reply, target, error.error, context, status);
 }

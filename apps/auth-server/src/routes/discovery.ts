@@ -52,7 +52,10 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     grant_types_supported: registeredGrantTypes(),
     // RFC 9700 §2.1.1: the implicit and hybrid flows are not offered.
     response_types_supported: ['code'],
+    // oauth-core's table of response modes: query, form_post and JARM's jwt, query.jwt, form_post.jwt.
     response_modes_supported: [...RESPONSE_MODES_SUPPORTED],
+    // JARM: signed authorization responses use the server's keys, as ID tokens do.
+    authorization_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
     claims_supported: [...CLAIMS_SUPPORTED],

@@ -1,9 +1,15 @@
-import { type ProtocolStores, type TokenVerifier, validateLogoutRequest } from '@oidc-orders/oauth-core';
+import {
+  type LogoutRequestProblem,
+  type ProtocolStores,
+  type TokenVerifier,
+  validateLogoutRequest,
+} from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { collectAuthorizationParams } from '../interaction/authorization-params.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
+import type { ErrorPageInput } from '../pages/error.js';
 import { sendLogoutConfirmPage } from '../pages/logout-confirm.js';
 import { sendSignedOutPage } from '../pages/signed-out.js';
 import { type PageContext, sendErrorPage } from './authorization-reply.js';
@@ -20,6 +26,25 @@ export interface EndSessionRoutesOptions {
   upstreamLogout?: (sessionId: string, continueUrl: string | null) => Promise<string | null>;
 }
 
+/** The error page per reason a logout request is refused; each says the user is still signed in. */
+const REFUSED_LOGOUT_PAGES: Record<
+  LogoutRequestProblem,
+  Pick<ErrorPageInput, 'title' | 'message' | 'code'>
+> = {
+  id_token_hint: {
+    title: 'Sign-out request not valid',
+    message: 'The application sent an invalid sign-out request. You have not been signed out.',
+    code: 'invalid_request',
+  },
+  // RP-Initiated Logout 1.0 §3: never redirected to an address the application did not register.
+  post_logout_redirect_uri: {
+    title: 'Sign-out request not valid',
+    message:
+      'The application asked to send you to an address it has not registered, so this request was refused. You have not been signed out.',
+    code: 'invalid_request',
+  },
+};
+
 /**
  * The end-session endpoint (OIDC RP-Initiated Logout 1.0): validation of `id_token_hint`,
  * `client_id` and `post_logout_redirect_uri` is oauth-core's `validateLogoutRequest`; this file
@@ -34,17 +59,10 @@ export const endSessionRoutes: FastifyPluginAsync<EndSessionRoutesOptions> = asy
       verifier: options.verifier,
       clients: options.stores.clients,
     });
+    // Nothing is ended on a refused request: the user stays signed in and is told so.
     if (!decision.valid) {
-      return sendErrorPage(
-        reply,
-        400,
-        {
-          title: 'Sign-out request not valid',
-          message: 'The application sent an invalid sign-out request.',
-          code: 'invalid_request',
-        },
-        pageContext,
-      );
+      const next = { href: `${pageContext.basePath}/`, label: 'Go to the start page' };
+      return sendErrorPage(reply, 400, { ...REFUSED_LOGOUT_PAGES[decision.problem], next }, pageContext);
     }
     const { client, hintSid, redirectUri, continueUrl } = decision;
 

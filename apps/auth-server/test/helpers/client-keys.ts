@@ -88,17 +88,20 @@ export function signRequestObject(
   clientId: string,
   key: ClientKey,
   params: Record<string, string | string[]>,
-  options: { aud?: string; expiresIn?: number; jti?: string; now?: number } = {},
+  /** `jti` / `nbf`: `null` leaves the claim out; `nbf` defaults to now. */
+  options: { aud?: string; expiresIn?: number; jti?: string | null; nbf?: number | null; now?: number } = {},
 ) {
   const now = options.now ?? Math.floor(Date.now() / 1000);
+  const jti = options.jti === undefined ? randomUUID() : options.jti;
+  const nbf = options.nbf === undefined ? now : options.nbf;
   return new SignJWT({
     ...params,
     client_id: clientId,
     iss: clientId,
     aud: options.aud ?? TEST_ISSUER,
-    jti: options.jti ?? randomUUID(),
+    ...(jti === null ? {} : { jti }),
     iat: now,
-    nbf: now,
+    ...(nbf === null ? {} : { nbf }),
     exp: now + (options.expiresIn ?? 120),
   })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt' })

@@ -102,6 +102,8 @@ export function useContractContext(
     requireSignedRequestObject: true,
     profile: 'fapi2',
     requireMfa: true,
+    authorizationSignedResponseAlg: 'ES256',
+    requireSignedAuthorizationResponse: true,
     ...over,
   });
   const resource = (over: Partial<Resource> = {}): Resource => ({

@@ -42,6 +42,8 @@ export async function writeRegistryRecords(
         jwksUri: client.jwksUri ?? null,
         requireSignedRequestObject: client.requireSignedRequestObject ?? false,
         profile: client.profile ?? null,
+        authorizationSignedResponseAlg: client.authorizationSignedResponseAlg ?? 'RS256',
+        requireSignedAuthorizationResponse: client.requireSignedAuthorizationResponse ?? false,
         // Writing an entry (the seed names it again) enables it.
         disabledAt: null,
         updatedAt: now,
@@ -159,6 +161,9 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
     jwksUri: row.jwksUri,
     requireSignedRequestObject: row.requireSignedRequestObject,
     profile: row.profile === 'fapi2' ? 'fapi2' : null,
+    // The seed loader only writes SigningAlg values.
+    authorizationSignedResponseAlg: row.authorizationSignedResponseAlg as SigningAlg,
+    requireSignedAuthorizationResponse: row.requireSignedAuthorizationResponse,
   };
 }
 

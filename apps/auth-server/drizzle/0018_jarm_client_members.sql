@@ -1,0 +1,2 @@
+ALTER TABLE "clients" ADD COLUMN "authorization_signed_response_alg" text DEFAULT 'RS256' NOT NULL;--> statement-breakpoint
+ALTER TABLE "clients" ADD COLUMN "require_signed_authorization_response" boolean DEFAULT false NOT NULL;
