@@ -202,7 +202,11 @@ describe('linking a provider from the account page', () => {
     const other = await signedInAccountPage(ALICE);
     const refused = await other.browser.request(callback);
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('This link cannot be finished here');
+    const refusedPage = await refused.text();
+    expect(refusedPage).toContain('This link cannot be finished here');
+    expect(refusedPage).toContain(
+      '<a class="button" href="/account" data-action="account">Go to your account</a>',
+    );
     expect(await linksOf(ALICE.sub)).toEqual([]);
     // The state was used by the refused attempt: the right browser cannot finish it afterwards either.
     expect((await browser.request(callback)).status).toBe(400);

@@ -229,7 +229,12 @@ describe('refusals', () => {
     tampered.searchParams.set('state', `${callback.searchParams.get('state')}x`);
     const refused = await browser.request(tampered);
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('upstream_state_invalid');
+    const refusedPage = await refused.text();
+    expect(refusedPage).toContain('upstream_state_invalid');
+    // A way on from a sign-in that cannot go on: the account page.
+    expect(refusedPage).toContain(
+      '<a class="button" href="/account" data-action="account">Go to your account</a>',
+    );
     // Another browser: its cookie does not open the interaction the state belongs to.
     expect((await new FetchBrowser().request(callback)).status).toBe(403);
     // The other browser's attempt used the state up: a state is good for one try only.

@@ -120,6 +120,7 @@ export const ACCOUNT_LINK_INVALID_PAGE = {
     'The answer from the other sign-in service does not belong to a link started in this browser, by the account signed in here.',
   advice: 'Open your account page and choose "Link" again.',
   code: 'upstream_state_invalid',
+  accountLink: true,
 } as const;
 
 export const LINKED_TO_ANOTHER_ACCOUNT_PAGE = {

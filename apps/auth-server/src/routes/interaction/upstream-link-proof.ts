@@ -36,6 +36,7 @@ export const PENDING_LINK_INVALID_PAGE = {
     'The answer from the other sign-in service does not belong to a sign-in started here, in this browser.',
   advice: 'Please start signing in again from the application.',
   code: 'upstream_state_invalid',
+  accountLink: true,
 } as const;
 
 const field = (body: unknown, name: string) => {
@@ -361,6 +362,7 @@ const MAILED_LINK_INVALID_PAGE = {
   message: 'It was already used, it expired, or a newer link was sent. Nothing was linked.',
   advice: 'Please start signing in again from the application.',
   code: 'link_mail_invalid',
+  accountLink: true,
 } as const;
 
 const OTHER_BROWSER_PAGE = {
