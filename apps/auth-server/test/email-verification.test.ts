@@ -139,6 +139,10 @@ describe('verifying the address', () => {
     // Changed here, so owned here: no upstream sign-in puts the old address back.
     const [row] = await database.handle.db.select().from(users).where(eq(users.sub, GUS.sub));
     expect(row?.claimSources).toEqual({ email: 'local' });
+    // Applying the same seed file again (a restart) keeps the changed address.
+    const restarted = await startTestApp({ seed: seedWithGus(), env: { SMTP_URL: smtp.url }, database });
+    await restarted.close();
+    expect((await browser.get('/account')).body).toContain('gus-new@example.test');
 
     const [undoLink] = urlsIn(notice.parsed.text);
     const undoPage = await visitor.get(undoLink!);
