@@ -574,6 +574,28 @@ describe('linking to an existing account by verified e-mail', () => {
     ]);
   });
 
+  it('shows the link page at its own address, without the callback’s code and state, in this browser only', async () => {
+    const { browser, response, callbackAnswer } = await toAliceLinkPage(
+      'untrusted',
+      'clean-at-upstream',
+      true,
+    );
+    expect(callbackAnswer.status).toBe(303);
+    expect(callbackAnswer.headers.get('cache-control')).toBe('no-store');
+    const address = new URL(callbackAnswer.headers.get('location')!, issuer);
+    expect(address.pathname).toMatch(/^\/interaction\/[^/]+\/idp\/untrusted\/link$/);
+    expect(address.search).toBe('');
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('data-form="link-account"');
+    expect(page).toContain(ALICE_EMAIL.toUpperCase());
+    // A reload shows the same page, with the same pending link.
+    const reloaded = await browser.request(address);
+    expect(hidden(await reloaded.text()).link).toBe(hidden(page).link);
+    // Another browser has neither the interaction nor the offer.
+    expect((await new FetchBrowser().request(address)).status).toBeGreaterThanOrEqual(400);
+  });
+
   it('refuses the link with a wrong password (401) and links nothing', async () => {
     const { browser, response } = await toAliceLinkPage('untrusted', 'mallory-at-upstream', true);
     const page = await response.text();
