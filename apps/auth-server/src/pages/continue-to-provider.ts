@@ -12,9 +12,10 @@ export interface ContinueToProviderPageInput {
  * The answer to the account page's "Link <provider>" POST: a page of this server that goes on to
  * the provider by itself (a meta refresh) and holds the same address as a link.
  *
- * Why not a redirect: CSP `form-action 'self'` also governs every redirect that follows a form
- * submission (CSP Level 3 §6.4.1; Chromium enforces it on redirects), so a 303 to the provider's
- * origin, directly or through a same-origin hop, is blocked and the button seems to do nothing.
+ * Why not a redirect: CSP `form-action 'self'` (CSP Level 3 §6.4.1) also governs the redirects
+ * that follow a form submission (Chromium checks every hop, see ./respond.ts), so a 303 to the
+ * provider's origin, directly or through a same-origin hop, is blocked and the button seems to do
+ * nothing.
  * Navigating from a page that has loaded is a new navigation, which `form-action` does not govern;
  * and unlike a CSP naming each provider's origin it holds for an authorization endpoint that is
  * discovered later or lives on another origin than the issuer.

@@ -4,8 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /**
  * What the "Link your account" page shows, carried from the provider's callback to the page's own
  * GET address (post/redirect/get): the callback answers 303 to `…/idp/<provider>/link`, so the
- * address bar, the history and a reload hold no `code` or `state` (RFC 9700 §4.2.4: keep the
- * authorization response out of places it can leak from).
+ * address bar, the history and a reload hold no `code` or `state` (RFC 9700 §4.3.1: an
+ * authorization code in the browser's history).
  *
  * Kept in an HttpOnly cookie scoped to that page's path, with an HMAC keyed by the
  * browser-binding cookie and bound to the interaction and the provider, as the CSRF tokens are: a
