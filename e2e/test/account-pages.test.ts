@@ -5,6 +5,9 @@
  * page fixes. Every page state is checked with axe-core and photographed at 1280 and 375 pixels
  * under test-artifacts/screenshots/.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +18,11 @@ import { useStack } from '../src/stack.js';
 
 const browsers: TestBrowser[] = [];
 
+/** The dev mailbox of this suite's auth server (development without SMTP_URL keeps mails there). */
+const mailDirectory = mkdtempSync(join(tmpdir(), 'account-pages-mail-'));
+
 const stack = useStack({
+  options: () => ({ authEnv: { MAIL_DEV_DIR: mailDirectory } }),
   afterEachTest: async () => {
     for (const browser of browsers.splice(0)) await browser.close();
   },
@@ -341,6 +348,64 @@ describe('account forms: post/redirect/get, errors in place, Remove asks first',
     expect(await notice.textContent()).toBe('Authenticator app removed.');
     expect(await page.locator('body').textContent()).not.toContain('was not found');
     await visit(browser, page, 'account-removed-reloaded');
+    expect(browser.cspViolations).toEqual([]);
+  });
+});
+
+/** The height of the element `selector` names, as laid out. */
+async function heightOf(page: Page, selector: string): Promise<number> {
+  const box = await page.locator(selector).boundingBox();
+  expect(box, selector).not.toBeNull();
+  return box!.height;
+}
+
+/** How far the page scrolls sideways at a phone's 375 pixels (0: it does not). */
+async function sidewaysScrollAt375(page: Page): Promise<number> {
+  const original = page.viewportSize();
+  await page.setViewportSize({ width: 375, height: 720 });
+  try {
+    return await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+  } finally {
+    if (original) await page.setViewportSize(original);
+  }
+}
+
+describe('the address and its mailed link', () => {
+  it('e-mail field as tall as the others, the change warning, the dev mailbox at 375 px, and a way on after verifying', async () => {
+    const browser = await newBrowser();
+    const { page } = browser;
+    await page.goto(`${stack.issuer}/account`);
+    await signIn(page);
+    await page.waitForURL(`${stack.issuer}/account`);
+    // Styled as the other fields (it was the browser's bare 21-pixel box).
+    expect(await heightOf(page, '#new_email')).toBe(await heightOf(page, '#current_password'));
+    expect(await page.locator('[data-email-change="help"]').textContent()).toContain(
+      'an order history, for example, no longer shows the orders placed under this address',
+    );
+    await visit(browser, page, 'account-address-form');
+
+    await page.getByRole('button', { name: 'Send a verification link' }).click();
+    await page.locator('#account-notice').waitFor();
+    await page.goto(`${stack.issuer}/dev/mailbox`);
+    await visit(browser, page, 'dev-mailbox');
+    await page
+      .getByRole('link', { name: /^Confirm your address/ })
+      .first()
+      .click();
+    await page.locator('.mail-text').waitFor();
+    // The mailed link is one long word: it wraps instead of widening the page.
+    expect(await sidewaysScrollAt375(page)).toBe(0);
+    await visit(browser, page, 'dev-mailbox-mail');
+
+    await page.locator('.mail-text a').first().click();
+    await page.getByRole('button', { name: 'Confirm my address' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Address verified');
+    await visit(browser, page, 'address-verified');
+    await page.locator('[data-action="account"]').click();
+    await page.waitForURL(`${stack.issuer}/account`);
+    expect(await page.locator('[data-email-verified]').getAttribute('data-email-verified')).toBe('true');
     expect(browser.cspViolations).toEqual([]);
   });
 });

@@ -40,9 +40,12 @@ describe('forgot password, through the mail', () => {
     const issuerName = new URL(stack.issuer).host;
     await page.goto(`${stack.issuer}/account`);
     await expectLoginPage(page, stack.issuer);
+    const usernameBox = await page.getByLabel('Username').boundingBox();
     await page.locator('[data-action="forgot-password"]').click();
 
     await expect.poll(() => page.locator('h1').textContent()).toBe('Forgot your password?');
+    // The address field is styled as the login page's fields (not the browser's bare small box).
+    expect((await page.getByLabel('E-mail address').boundingBox())?.height).toBe(usernameBox?.height);
     await expectAccessiblePage(page, { stylesheets: 1 });
     await browser.screenshot(page, 'forgot-password');
     await page.getByLabel('E-mail address').fill(stack.user.email);

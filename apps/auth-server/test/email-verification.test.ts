@@ -19,6 +19,9 @@ import {
  * cannot be sent is said in words on the page within the send deadline.
  */
 
+/** The way on from a page that ends a mailed link's flow (src/pages/account-way-on.ts). */
+const ACCOUNT_WAY_ON = '<a class="button" href="/account" data-action="account">Go to your account</a>';
+
 const GUS = { sub: 'u-gus', username: 'gus', password: 'gus-password-for-tests', email: 'gus@example.test' };
 
 function seedWithGus() {
@@ -85,18 +88,33 @@ describe('verifying the address', () => {
     const page = await visitor.get(urls[0]!);
     const confirmed = await visitor.post(urls[0]!, hiddenFields(page.body));
     expect(confirmed.statusCode).toBe(200);
+    // The end of the flow has a way on: the account page.
+    expect(confirmed.body).toContain(ACCOUNT_WAY_ON);
     expect((await browser.get('/account')).body).toContain('data-email-verified="true"');
-    expect((await visitor.post(urls[0]!, hiddenFields(page.body))).statusCode).toBe(400);
+    const reused = await visitor.post(urls[0]!, hiddenFields(page.body));
+    expect(reused.statusCode).toBe(400);
+    expect(reused.body).toContain(ACCOUNT_WAY_ON);
   });
 
   it('changes the address only once the new one confirms it; the old one can undo it and sign out everywhere', async () => {
     const browser = await signedInToAccount(app);
-    const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+    const before = (await browser.get('/account')).body;
+    // What the form says happens: the address stays until the button of the mailed link, and apps
+    // keyed on the address (the orders app's history) then show what belongs to the new one.
+    expect(before).toContain(
+      'Your account keeps this address until you open the link we mail to the new one and choose “Use this address”; this address gets a link to undo the change.',
+    );
+    expect(before).toContain(
+      'an order history, for example, no longer shows the orders placed under this address',
+    );
+    const csrf = hiddenFields(before).csrf!;
     const asked = await resultOf(
       browser,
       await browser.post('/account/email', { csrf, email: 'gus-new@example.test' }),
     );
-    expect(asked.body).toContain('We sent a link to the new address.');
+    expect(asked.body).toContain(
+      'We sent a link to the new address. Your account keeps its current address until you open that link and choose “Use this address”.',
+    );
     const confirmation = await smtp.nextMailTo('gus-new@example.test', {
       subject: 'Confirm your new address for issuer.example.test',
     });
@@ -110,17 +128,27 @@ describe('verifying the address', () => {
     const [confirmLink] = urlsIn(confirmation.parsed.text);
     const visitor = new TestBrowser(app);
     const confirmPage = await visitor.get(confirmLink!);
-    expect((await visitor.post(confirmLink!, hiddenFields(confirmPage.body))).statusCode).toBe(200);
+    // Opening the link changed nothing; its button does.
+    expect((await browser.get('/account')).body).not.toContain('gus-new@example.test');
+    const confirmed = await visitor.post(confirmLink!, hiddenFields(confirmPage.body));
+    expect(confirmed.statusCode).toBe(200);
+    expect(confirmed.body).toContain(ACCOUNT_WAY_ON);
     const account = (await browser.get('/account')).body;
     expect(account).toContain('gus-new@example.test');
     expect(account).toContain('data-email-verified="true"');
     // Changed here, so owned here: no upstream sign-in puts the old address back.
     const [row] = await database.handle.db.select().from(users).where(eq(users.sub, GUS.sub));
     expect(row?.claimSources).toEqual({ email: 'local' });
+    // Applying the same seed file again (a restart) keeps the changed address.
+    const restarted = await startTestApp({ seed: seedWithGus(), env: { SMTP_URL: smtp.url }, database });
+    await restarted.close();
+    expect((await browser.get('/account')).body).toContain('gus-new@example.test');
 
     const [undoLink] = urlsIn(notice.parsed.text);
     const undoPage = await visitor.get(undoLink!);
-    expect((await visitor.post(undoLink!, hiddenFields(undoPage.body))).statusCode).toBe(200);
+    const undone = await visitor.post(undoLink!, hiddenFields(undoPage.body));
+    expect(undone.statusCode).toBe(200);
+    expect(undone.body).toContain(ACCOUNT_WAY_ON);
     expect((await browser.get('/account')).statusCode).not.toBe(200);
     const again = await signedInToAccount(app);
     expect((await again.get('/account')).body).toContain(GUS.email);

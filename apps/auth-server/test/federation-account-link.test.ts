@@ -92,14 +92,28 @@ async function signedInAccountPage(user: { username: string; password: string })
   return { browser, page: await response.text() };
 }
 
-/** "Link <provider>" on the account page, through the upstream's pages, up to (not into) our callback. */
-async function linkUpToCallback(browser: FetchBrowser, page: string, providerId = 'upstream') {
-  const start = await browser.request(`${issuer}/account/providers/${providerId}/link`, {
+/**
+ * "Link <provider>": the POST answers a page of ours (not a redirect, which CSP form-action would
+ * block) that goes on to the provider; its "Continue" link and its meta refresh name the same URL.
+ */
+async function startLink(browser: FetchBrowser, page: string, providerId = 'upstream') {
+  const answer = await browser.request(`${issuer}/account/providers/${providerId}/link`, {
     method: 'POST',
     form: hidden(page),
   });
-  expect(start.status).toBe(303);
-  return { start, callback: await upstreamToCallback(browser, start) };
+  expect(answer.status).toBe(200);
+  const body = await answer.text();
+  const href = /<a id="continue" class="button" href="([^"]+)"/.exec(body)?.[1]?.replaceAll('&amp;', '&');
+  expect(href).toBeDefined();
+  expect(body).toContain(`<meta http-equiv="refresh" content="0; url=${href!.replaceAll('&', '&amp;')}">`);
+  return new URL(href!);
+}
+
+/** "Link <provider>" on the account page, through the upstream's pages, up to (not into) our callback. */
+async function linkUpToCallback(browser: FetchBrowser, page: string, providerId = 'upstream') {
+  const target = await startLink(browser, page, providerId);
+  const toUpstream = await browser.request(target);
+  return { target, callback: await upstreamToCallback(browser, toUpstream) };
 }
 
 /** Our answer to the callback, followed to the account page it leads to. */
@@ -125,8 +139,8 @@ describe('linking a provider from the account page', () => {
     const { browser, page } = await signedInAccountPage(ALICE);
     expect(page).toContain('data-provider="upstream">Link Provider upstream</button>');
     expect(page).toContain('data-provider="second">Link Provider second</button>');
-    const { start } = await linkUpToCallback(browser, page);
-    expectCodeFlowStart(start.headers.get('location')!, upstream.issuer, `${issuer}/idp/upstream/callback`);
+    const target = await startLink(browser, page);
+    expectCodeFlowStart(target.href, upstream.issuer, `${issuer}/idp/upstream/callback`);
   });
 
   it('links the provider to a password user, after which signing in through it gives that user’s sub', async () => {
@@ -188,7 +202,11 @@ describe('linking a provider from the account page', () => {
     const other = await signedInAccountPage(ALICE);
     const refused = await other.browser.request(callback);
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('This link cannot be finished here');
+    const refusedPage = await refused.text();
+    expect(refusedPage).toContain('This link cannot be finished here');
+    expect(refusedPage).toContain(
+      '<a class="button" href="/account" data-action="account">Go to your account</a>',
+    );
     expect(await linksOf(ALICE.sub)).toEqual([]);
     // The state was used by the refused attempt: the right browser cannot finish it afterwards either.
     expect((await browser.request(callback)).status).toBe(400);
@@ -241,11 +259,7 @@ describe('linking a provider from the account page', () => {
 
   it('records the started link bound to this user and no interaction, with purpose account_link', async () => {
     const { browser, page } = await signedInAccountPage(ALICE);
-    const start = await browser.request(`${issuer}/account/providers/second/link`, {
-      method: 'POST',
-      form: hidden(page),
-    });
-    expect(start.status).toBe(303);
+    await startLink(browser, page, 'second');
     const rows = await started.database.handle.db
       .select()
       .from(upstreamAuthorizations)

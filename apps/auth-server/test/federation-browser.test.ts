@@ -1,16 +1,20 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { startRelyingPartyFlow } from './helpers/relying-party.js';
 import { freeLoopbackPort } from './helpers/upstream-provider.js';
-import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
+import { ALICE, BOB, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
  * The federated sign-in in a real Chromium: from our login page's `data-sign-in="idp:ours"` button,
  * through the upstream's own login page (a second instance of this server), back to our consent
- * page and on to the client with a code whose ID token says `fed`. Needs Debian's chromium
- * (`apt-get install chromium`, or CHROMIUM_PATH).
+ * page and on to the client with a code whose ID token says `fed`; and linking the upstream from
+ * the account page. Needs Debian's chromium (`apt-get install chromium`, or CHROMIUM_PATH).
+ *
+ * The upstream is `localhost`, ours `127.0.0.1`: cookies do not tell ports apart (RFC 6265 §8.5), so
+ * two instances on one host name would overwrite each other's session cookie, and a link started while
+ * signed in here could never come back to the same session.
  */
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FEDERATING = { id: 'federating', secret: 'federating-secret-for-tests-0123456789' };
@@ -22,14 +26,21 @@ let issuer: string;
 let upstreamIssuer: string;
 
 async function startListening(app: Awaited<ReturnType<typeof startSignInApp>>, url: string) {
-  await app.app.listen({ port: Number(new URL(url).port), host: '127.0.0.1' });
+  await app.app.listen({ port: Number(new URL(url).port), host: new URL(url).hostname });
+}
+
+/** Our login page or the upstream's (the same server): the password sign-in. */
+async function signInWithPassword(page: Page, user: { username: string; password: string }) {
+  await page.fill('#username', user.username);
+  await page.fill('#password', user.password);
+  await page.click('button[type="submit"].primary');
 }
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH))
     throw new Error(`install chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   issuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
-  upstreamIssuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
+  upstreamIssuer = `http://localhost:${await freeLoopbackPort()}`;
   const seed = signInSeed();
   upstream = await startSignInApp({
     env: { ISSUER: upstreamIssuer },
@@ -92,15 +103,32 @@ describe('the federated sign-in in Chromium', () => {
     await page.goto(authorizationUrl.href);
     await page.click('[data-sign-in="idp:ours"]');
     await page.waitForURL((url) => url.origin === upstreamIssuer);
-    await page.fill('#username', ALICE.username);
-    await page.fill('#password', ALICE.password);
-    await page.click('button[type="submit"].primary');
+    await signInWithPassword(page, ALICE);
     await page.waitForURL((url) => url.origin === issuer && url.pathname.endsWith('/consent'));
     await page.click('button[name="decision"][value="approve"]');
     await expect.poll(() => redirected?.href, { timeout: 15_000 }).toBeDefined();
 
     const tokens = await redeem(redirected!);
     expect(tokens.claims()?.amr).toEqual(expect.arrayContaining(['fed', 'pwd']));
+    await context.close();
+  }, 120_000);
+
+  it('links the upstream from the account page: Link, the upstream’s login page, back to the account page that lists it', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${issuer}/account`);
+    await signInWithPassword(page, BOB);
+    await page.waitForURL((url) => url.origin === issuer && url.pathname === '/account');
+
+    // The form posts to us; CSP form-action 'self' must not stop the way on to the provider.
+    await page.click('[data-action="link-provider"][data-provider="ours"]');
+    await page.waitForURL((url) => url.origin === upstreamIssuer, { timeout: 15_000 });
+    await signInWithPassword(page, BOB);
+    await page.waitForURL((url) => url.origin === issuer && url.pathname === '/account');
+
+    await page.locator('[data-linked-provider="ours"]').waitFor();
+    expect(await page.locator('#account-notice').textContent()).toBe('Linked Partner account.');
+    expect(await page.locator('[data-action="link-provider"]').count()).toBe(0);
     await context.close();
   }, 120_000);
 });

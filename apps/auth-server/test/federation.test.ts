@@ -229,7 +229,12 @@ describe('refusals', () => {
     tampered.searchParams.set('state', `${callback.searchParams.get('state')}x`);
     const refused = await browser.request(tampered);
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain('upstream_state_invalid');
+    const refusedPage = await refused.text();
+    expect(refusedPage).toContain('upstream_state_invalid');
+    // A way on from a sign-in that cannot go on: the account page.
+    expect(refusedPage).toContain(
+      '<a class="button" href="/account" data-action="account">Go to your account</a>',
+    );
     // Another browser: its cookie does not open the interaction the state belongs to.
     expect((await new FetchBrowser().request(callback)).status).toBe(403);
     // The other browser's attempt used the state up: a state is good for one try only.
@@ -567,6 +572,28 @@ describe('linking to an existing account by verified e-mail', () => {
     expect(await identitiesOf('alice-at-upstream')).toMatchObject([
       { source: 'idp:untrusted', sub: ALICE.sub },
     ]);
+  });
+
+  it('shows the link page at its own address, without the callback’s code and state, in this browser only', async () => {
+    const { browser, response, callbackAnswer } = await toAliceLinkPage(
+      'untrusted',
+      'clean-at-upstream',
+      true,
+    );
+    expect(callbackAnswer.status).toBe(303);
+    expect(callbackAnswer.headers.get('cache-control')).toBe('no-store');
+    const address = new URL(callbackAnswer.headers.get('location')!, issuer);
+    expect(address.pathname).toMatch(/^\/interaction\/[^/]+\/idp\/untrusted\/link$/);
+    expect(address.search).toBe('');
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('data-form="link-account"');
+    expect(page).toContain(ALICE_EMAIL.toUpperCase());
+    // A reload shows the same page, with the same pending link.
+    const reloaded = await browser.request(address);
+    expect(hidden(await reloaded.text()).link).toBe(hidden(page).link);
+    // Another browser has neither the interaction nor the offer.
+    expect((await new FetchBrowser().request(address)).status).toBeGreaterThanOrEqual(400);
   });
 
   it('refuses the link with a wrong password (401) and links nothing', async () => {

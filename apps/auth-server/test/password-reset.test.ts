@@ -148,8 +148,17 @@ describe('the mailed link', () => {
     const changed = await resetWith(link, 'a-fresh-password-for-alice');
     expect(changed.statusCode).toBe(200);
     expect(changed.body).toContain('Your password was changed');
-    // Used once: the same link is refused, opened or submitted.
-    expect((await new TestBrowser(app).get(link)).statusCode).toBe(400);
+    // The end of the flow has a way on: the account page (it asks for the new password first).
+    expect(changed.body).toContain(
+      '<a class="button" href="/account" data-action="account">Sign in to your account</a>',
+    );
+    // Used once: the same link is refused, opened or submitted, and the page still leads on.
+    const usedUp = await new TestBrowser(app).get(link);
+    expect(usedUp.statusCode).toBe(400);
+    expect(usedUp.body).toContain('href="/forgot-password"');
+    expect(usedUp.body).toContain(
+      '<a class="button" href="/account" data-action="account">Go to your account</a>',
+    );
     expect((await resetWith(link, 'another-password-for-alice')).statusCode).toBe(400);
     expect((await refreshWithWebClient(app as never, String(tokens.refresh_token))).statusCode).toBe(400);
     expect((await signedIn.browser.get('/account')).statusCode).not.toBe(200);

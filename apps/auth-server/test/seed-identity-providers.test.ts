@@ -1,11 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityProviders } from '../src/db/schema.js';
 import { resolveProvider } from '../src/federation/registry.js';
-import type { SeedDocument, SeedIdentityProvider } from '../src/schemas/seed.js';
+import {
+  type SeedDocument,
+  type SeedIdentityProvider,
+  SeedIdentityProviderSchema,
+} from '../src/schemas/seed.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
@@ -68,6 +73,16 @@ describe('identity_providers rules', () => {
     [{ ...GOOD, surprise: true }, 'identity_providers[0].surprise: unknown member "surprise"'],
   ])('refuses %j', (provider, message) => {
     expect(problemOf([provider])).toContain(message);
+  });
+
+  it('the README example marks every member the schema requires as required', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Upstream identity providers'));
+    const example = /```jsonc\n"identity_providers": \[([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lineOf = (member: string) => example.split('\n').find((line) => line.includes(`"${member}":`));
+    const required = [...(SeedIdentityProviderSchema.required ?? [])];
+    expect(required).toEqual(expect.arrayContaining(['id', 'issuer', 'client_id', 'scope', 'display_name']));
+    for (const member of required) expect(lineOf(member), member).toMatch(/\/\/ required\b/);
   });
 
   it('refuses two providers with one id (the id names the callback URL)', () => {

@@ -314,6 +314,7 @@ ${
   input.canVerifyEmail
     ? html`<form method="post" action="${base}/email" class="stack">${csrf}
 ${notice.message}
+<p id="email-change-help" data-email-change="help">Your account keeps this address until you open the link we mail to the new one and choose “Use this address”; this address gets a link to undo the change. Apps that know you by your address then show what belongs to the new one: an order history, for example, no longer shows the orders placed under this address.</p>
 <div class="field"><label for="new_email">New e-mail address</label>
 <input id="new_email" name="email" type="email" autocomplete="email"${notice.kept === undefined ? null : html` value="${notice.kept}"`} required${notice.fieldAttributes}></div>
 <button type="submit" class="secondary">Change the address</button></form>`

@@ -1,4 +1,5 @@
 import { activeTraceIds } from '@oidc-orders/service-kit';
+import { renderAccountWayOn } from './account-way-on.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -13,6 +14,8 @@ export interface ErrorPageInput {
   next?: { href: string; label: string };
   /** The one thing to do, when it is not following a link (replaces the default advice). */
   advice?: string;
+  /** Beside the advice, a link to the account page (when no application is known to return to). */
+  accountLink?: boolean;
 }
 
 /**
@@ -29,7 +32,8 @@ ${traceId ? html`<p class="muted">Trace: <code data-trace-id>${traceId}</code></
 ${
   input.next
     ? html`<p><a class="button" href="${input.next.href}">${input.next.label}</a></p>`
-    : html`<p class="muted">${input.advice ?? 'Return to the application you came from and try again.'}</p>`
+    : html`<p class="muted">${input.advice ?? 'Return to the application you came from and try again.'}</p>
+${input.accountLink ? renderAccountWayOn(input.basePath) : null}`
 }`;
   return renderPage({ title: input.title, body, basePath: input.basePath });
 }

@@ -11,6 +11,12 @@ export interface PageFrame {
   basePath: string;
   /** External scripts only: the CSP forbids inline script (`script-src 'self'`). */
   scripts?: readonly string[];
+  /**
+   * Navigate here at once (`<meta http-equiv="refresh" content="0; url=…">`): a new navigation,
+   * not part of a form submission, so the CSP `form-action` of the page that posted does not
+   * govern it. The page body should hold the same URL as a link for people to follow themselves.
+   */
+  refreshTo?: string;
 }
 
 /** The shared document shell: one stylesheet, no inline script or style, a labelled main region. */
@@ -24,6 +30,7 @@ export function renderPage(frame: PageFrame): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+${frame.refreshTo === undefined ? null : html`<meta http-equiv="refresh" content="0; url=${frame.refreshTo}">`}
 <title>${frame.title}</title>
 <link rel="icon" href="${frame.basePath}/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${frame.basePath}/assets/styles.css">

@@ -1,4 +1,5 @@
 import { MINIMUM_PASSWORD_LENGTH } from '../account/common-passwords.js';
+import { renderAccountWayOn } from './account-way-on.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -52,12 +53,14 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="reset-error">${inp
 
 export function renderPasswordResetDonePage(input: { basePath: string }): string {
   const body = html`<p class="notice" role="status">Your password was changed. Every session of your account was signed out.</p>
-<p>Go back to the application and sign in with the new password.</p>`;
+<p>Go back to the application and sign in with the new password, or sign in to your account here.</p>
+${renderAccountWayOn(input.basePath, 'Sign in to your account')}`;
   return renderPage({ title: 'Password changed', body, basePath: input.basePath });
 }
 
 export function renderResetLinkInvalidPage(input: { basePath: string }): string {
   const body = html`<p class="alert" role="alert">This link is no longer valid: it was already used, it expired, a newer link was sent, or the password was changed since.</p>
-<p><a href="${input.basePath}/forgot-password">Ask for a new link</a></p>`;
+<p><a href="${input.basePath}/forgot-password">Ask for a new link</a></p>
+${renderAccountWayOn(input.basePath)}`;
   return renderPage({ title: 'Link no longer valid', body, basePath: input.basePath });
 }

@@ -128,8 +128,12 @@ export function federationFlows(context: () => FederationFlowContext) {
   ) {
     context().upstream.behaviour = { account };
     const flow = await toLoginPage(browser, app);
-    const response = await browser.request(await throughUpstream(browser, flow.page, id));
-    return { browser, flow, response };
+    const callbackAnswer = await browser.request(await throughUpstream(browser, flow.page, id));
+    // The link page is shown at its own address (no `code` or `state` in it): followed there.
+    const location = new URL(callbackAnswer.headers.get('location') ?? '/', context().issuer);
+    const toLinkAddress = callbackAnswer.status === 303 && location.pathname.endsWith(`/idp/${id}/link`);
+    const response = toLinkAddress ? await browser.request(location) : callbackAnswer;
+    return { browser, flow, response, callbackAnswer };
   }
 
   /** A whole sign-in of `app` through provider `id` in a new browser, as the upstream's behaviour says. */

@@ -13,6 +13,8 @@ import { startUpstreamAuthorization } from '../../federation/upstream-code-flow.
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
+import { renderContinueToProviderPage } from '../../pages/continue-to-provider.js';
+import { sendHtml } from '../../pages/respond.js';
 import type { PageContext } from '../authorization-reply.js';
 import { sendErrorPage } from '../authorization-reply.js';
 import type { AccountLinkFinisher } from '../interaction/upstream.js';
@@ -100,7 +102,14 @@ export function registerAccountIdentityLinkRoutes(app: FastifyInstance, options:
           text: `${provider.displayName} cannot be reached right now. Nothing was linked; try again later.`,
         });
       }
-      return reply.header('cache-control', 'no-store').redirect(target.href, 303);
+      // A page that goes on to the provider, not a redirect: CSP form-action would block a redirect
+      // to the provider's origin after this form's submission (see the page's comment).
+      const page = renderContinueToProviderPage({
+        providerName: provider.displayName,
+        target: target.href,
+        basePath: pageContext.basePath,
+      });
+      return sendHtml(reply, 200, page);
     },
   );
 }
@@ -111,6 +120,7 @@ export const ACCOUNT_LINK_INVALID_PAGE = {
     'The answer from the other sign-in service does not belong to a link started in this browser, by the account signed in here.',
   advice: 'Open your account page and choose "Link" again.',
   code: 'upstream_state_invalid',
+  accountLink: true,
 } as const;
 
 export const LINKED_TO_ANOTHER_ACCOUNT_PAGE = {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { type EmailChange, isEmailAddress } from '../../mail/email-change.js';
 import type { EmailVerification } from '../../mail/email-verification.js';
 import { changeContextOf } from '../../mail/security-notices.js';
+import { renderAccountWayOn } from '../../pages/account-way-on.js';
 import { html } from '../../pages/html.js';
 import { renderPage } from '../../pages/layout.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -62,7 +63,9 @@ export function registerAccountEmailRoutes<Person extends AccountPerson>(
     const outcome = await deps.change.request(person.user.sub, email, changeContextOf(request));
     if (!outcome.sent)
       return deps.sendAccountPage(reply, person, 503, { kind: 'error', text: MAIL_NOT_SENT });
-    const text = 'We sent a link to the new address. Your account keeps its address until you open it.';
+    // Opening the link changes nothing (mail scanners open links); its page's button does (see below).
+    const text =
+      'We sent a link to the new address. Your account keeps its current address until you open that link and choose “Use this address”.';
     return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text });
   });
 }
@@ -85,7 +88,8 @@ interface LinkButton {
 
 function registerLinkButton(app: FastifyInstance, basePath: string, link: LinkButton): void {
   const invalid = (reply: FastifyReply) => {
-    const body = html`<p class="alert" role="alert">This link is no longer valid: it was already used, it expired, or the account changed since.</p>`;
+    const body = html`<p class="alert" role="alert">This link is no longer valid: it was already used, it expired, or the account changed since.</p>
+${renderAccountWayOn(basePath)}`;
     return sendHtml(reply, 400, renderPage({ title: 'Link no longer valid', body, basePath }));
   };
   app.get(link.path, async (request, reply) => {
@@ -98,7 +102,8 @@ function registerLinkButton(app: FastifyInstance, basePath: string, link: LinkBu
   });
   app.post(link.path, async (request, reply) => {
     if (!(await link.use(tokenOf(request.body)))) return invalid(reply);
-    const body = html`<p class="notice" role="status">${link.done.text}</p>`;
+    const body = html`<p class="notice" role="status">${link.done.text}</p>
+${renderAccountWayOn(basePath)}`;
     return sendHtml(reply, 200, renderPage({ title: link.done.title, body, basePath }));
   });
 }

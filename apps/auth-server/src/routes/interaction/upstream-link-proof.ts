@@ -3,7 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { mappedProfile } from '../../federation/accounts.js';
-import { recordStartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
+import {
+  recordStartedAuthorization,
+  takeStartedAuthorization,
+  UPSTREAM_AUTHORIZATION_TTL_SECONDS,
+} from '../../federation/authorizations.js';
 import { linkIdentity } from '../../federation/email-linking.js';
 import type { UpstreamProvider } from '../../federation/registry.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
@@ -16,6 +20,7 @@ import {
 } from '../../pages/link-account.js';
 import { sendHtml } from '../../pages/respond.js';
 import { sendErrorPage } from '../authorization-reply.js';
+import { readLinkOfferCookie, setLinkOfferCookie } from './link-offer-cookie.js';
 import type { UpstreamSignInOptions } from './upstream.js';
 import { interactionPageUrl } from './url.js';
 
@@ -36,6 +41,7 @@ export const PENDING_LINK_INVALID_PAGE = {
     'The answer from the other sign-in service does not belong to a sign-in started here, in this browser.',
   advice: 'Please start signing in again from the application.',
   code: 'upstream_state_invalid',
+  accountLink: true,
 } as const;
 
 const field = (body: unknown, name: string) => {
@@ -64,6 +70,8 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
   const linkMail = options.linkMail ?? null;
   const linkPath = (interactionId: string, provider: UpstreamProvider) =>
     `${pageContext.basePath}/interaction/${encodeURIComponent(interactionId)}/idp/${provider.id}/link`;
+  const offerBinding = (interactionId: string, provider: UpstreamProvider) =>
+    `${interactionId}:${provider.id}`;
   const sendPage = (reply: FastifyReply, loaded: Loaded, page: string) =>
     sendHtml(reply, 200, page, { formActionSources: steps.formActionSourcesOf(loaded) });
 
@@ -92,13 +100,36 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
         options.nowSeconds(),
       );
     }
+    const offer = { linkToken, email: mappedProfile(provider, claims).email ?? '', byPassword, byMail };
+    // The page at its own address, not at the callback's (which carries `code` and `state`).
+    setLinkOfferCookie(reply, offer, {
+      browserKey,
+      boundTo: offerBinding(interactionId, provider),
+      path: linkPath(interactionId, provider),
+      secure: new URL(pageContext.issuer).protocol === 'https:',
+      maxAgeSeconds: UPSTREAM_AUTHORIZATION_TTL_SECONDS,
+    });
+    return reply.header('cache-control', 'no-store').redirect(linkPath(interactionId, provider), 303);
+  }
+
+  /** The link page of the offer the callback made in this browser, for this interaction and provider. */
+  function sendLinkPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    loaded: Loaded,
+    provider: UpstreamProvider,
+  ) {
+    const browserKey = steps.browserKeyOf(loaded);
+    const interactionId = steps.interactionIdOf(loaded);
+    const offer = readLinkOfferCookie(request, browserKey, offerBinding(interactionId, provider));
+    if (offer === null) return sendErrorPage(reply, 400, PENDING_LINK_INVALID_PAGE, pageContext);
     const page = renderLinkAccountPage({
       providerName: provider.displayName,
-      email: mappedProfile(provider, claims).email ?? '',
+      email: offer.email,
       csrfToken: csrfTokenFor(browserKey, 'login', interactionId),
-      linkToken,
-      passwordAction: byPassword ? linkPath(interactionId, provider) : null,
-      mailAction: byMail ? `${linkPath(interactionId, provider)}/mail` : null,
+      linkToken: offer.linkToken,
+      passwordAction: offer.byPassword ? linkPath(interactionId, provider) : null,
+      mailAction: offer.byMail ? `${linkPath(interactionId, provider)}/mail` : null,
       loginUrl: interactionPageUrl(pageContext, interactionId, 'login', steps.clientIdOf(loaded)),
       basePath: pageContext.basePath,
     });
@@ -142,7 +173,7 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
     const details = { upstreamAmr: [], localAmr: proven.localAmr ?? [] };
     return steps.signedIn(request, reply, loaded, user, details, async () => {});
   }
-  return { offerLink, takePendingLink, completeLink, sendPage };
+  return { offerLink, sendLinkPage, takePendingLink, completeLink, sendPage };
 }
 
 type LinkProofSteps<Loaded> = ReturnType<typeof linkProofSteps<Loaded>>;
@@ -152,7 +183,7 @@ function registerProofRoutes<Loaded>(
   app: FastifyInstance,
   options: UpstreamSignInOptions<Loaded>,
   enabledProvider: (id: string) => Promise<UpstreamProvider | null>,
-  { takePendingLink, completeLink, sendPage }: LinkProofSteps<Loaded>,
+  { sendLinkPage, takePendingLink, completeLink, sendPage }: LinkProofSteps<Loaded>,
 ) {
   const { steps, pageContext } = options;
   const linkMail = options.linkMail ?? null;
@@ -175,6 +206,18 @@ function registerProofRoutes<Loaded>(
     }
     return { provider, pending, user: await options.findUser(pending.sub) };
   }
+
+  // The page the callback redirects to; a reload shows it again (the pending link is taken by a form only).
+  app.get<ProviderParams>(
+    '/interaction/:id/idp/:provider/link',
+    { config: { interaction: {} } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const provider = await enabledProvider(request.params.provider);
+      if (provider === null) return sendErrorPage(reply, 404, UNKNOWN_PROVIDER_PAGE, pageContext);
+      return sendLinkPage(request, reply, steps.loaded(request), provider);
+    },
+  );
 
   app.post<ProviderParams>(
     '/interaction/:id/idp/:provider/link',
@@ -361,6 +404,7 @@ const MAILED_LINK_INVALID_PAGE = {
   message: 'It was already used, it expired, or a newer link was sent. Nothing was linked.',
   advice: 'Please start signing in again from the application.',
   code: 'link_mail_invalid',
+  accountLink: true,
 } as const;
 
 const OTHER_BROWSER_PAGE = {
