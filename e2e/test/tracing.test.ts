@@ -31,6 +31,8 @@ let stack: Instances;
 const browser = new HttpBrowser();
 /** Every secret value the flows handled or configured. */
 const secretsUsed: string[] = [];
+/** Interactions of the sign-ins before a test's own (each test looks for its new one). */
+const interactionsSeenBefore = new Set<string>();
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -146,6 +148,65 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     });
     expect(named?.name).toMatch(new RegExp(`^pg\\.query:${named?.attributes['db.postgresql.plan']} `));
     expect(named?.attributes['db.query.text']).toMatch(/\$1/);
+  });
+
+  it('one browser sign-in is one story: every auth-server span of its requests carries its interaction.id', async () => {
+    for (const span of receiver.spans) interactionsSeenBefore.add(String(span.attributes['interaction.id']));
+    const signIn = new HttpBrowser();
+    const { callback } = await ordersSignIn(signIn, {
+      startAt: orders(),
+      authAt: auth(),
+      finishAt: orders(),
+      user: stack.user,
+    });
+    expect(callback.status).toBe(303);
+    secretsUsed.push(...signIn.cookieValuesSeen);
+    // The login form's POST names its interaction in its path, as the person's address bar does.
+    const loginPost = () =>
+      receiver.spans.find(
+        (span) =>
+          span.service === 'auth-server' &&
+          span.kind === SERVER &&
+          span.name === 'POST /interaction/:id/login' &&
+          !interactionsSeenBefore.has(String(span.attributes['interaction.id'])),
+      );
+    await expect.poll(() => loginPost()?.attributes['interaction.id']).toMatch(/^[\w-]{8,}$/);
+    const post = loginPost()!;
+    const interactionId = String(post.attributes['interaction.id']);
+    interactionsSeenBefore.add(interactionId);
+    expect(String(post.attributes['url.path'] ?? post.attributes['http.target'])).toContain(
+      `/interaction/${interactionId}/`,
+    );
+
+    // One search finds the whole path: the authorization request that started it, the login
+    // page, its POST; each of them a trace of its own, every span of which carries the id.
+    const story = () => receiver.spans.filter((span) => span.attributes['interaction.id'] === interactionId);
+    const requestsOf = () =>
+      story()
+        .filter((span) => span.kind === SERVER)
+        .map((span) => span.name);
+    await expect
+      .poll(requestsOf)
+      .toEqual(
+        expect.arrayContaining([
+          'GET /authorize',
+          'GET /interaction/:id/login',
+          'POST /interaction/:id/login',
+        ]),
+      );
+    const traces = new Set(story().map((span) => span.traceId));
+    expect(traces.size).toBeGreaterThanOrEqual(3);
+    const authServerSpansOfThoseTraces = receiver.spans.filter(
+      (span) => span.service === 'auth-server' && traces.has(span.traceId),
+    );
+    expect(
+      authServerSpansOfThoseTraces.filter((span) => span.attributes['interaction.id'] !== interactionId),
+    ).toEqual([]);
+    // Statements included, those run before the request knew its interaction (the client lookup
+    // of /authorize) as well.
+    expect(
+      story().filter((span) => span.attributes['db.system.name'] === 'postgresql').length,
+    ).toBeGreaterThan(2);
   });
 
   it.each([
