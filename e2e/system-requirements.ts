@@ -106,7 +106,7 @@ const suites: Record<string, Requirement[]> = {
   'test/first-run-pages.test.ts': [chromium],
   'test/gateway.test.ts': [nginx],
   'test/multi-instance.test.ts': [postgresServer],
-  'test/tracing.test.ts': [postgresServer],
+  'test/tracing.test.ts': [postgresServer, slapd],
   'test/rolling-upgrade.test.ts': [postgresServer],
   'test/backup-restore.test.ts': [postgresServer, postgresClient],
   'test/database-faults.test.ts': [postgresBinaries],

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { type AuthServer, startAuthServer } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directoryFixtureFor, type E2eDirectory } from '../src/directory.js';
 import { HttpBrowser } from '../src/http-browser.js';
 import {
   basicAuthorization,
@@ -344,6 +346,103 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       });
     } finally {
       await bundled.stop();
+    }
+  });
+});
+
+describe('tracing a directory sign-in on the embedded database (as under pnpm dev)', () => {
+  let directory: E2eDirectory;
+  let server: AuthServer;
+  const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+  beforeAll(async () => {
+    directory = await directoryFixtureFor();
+    server = await startAuthServer({
+      // PGlite whatever TEST_DATABASE_URL says: its statements are what this checks.
+      database: { url: 'pglite://memory' },
+      seed: {
+        clients: [
+          {
+            client_id: 'trace-directory',
+            redirect_uris: [REDIRECT_URI],
+            grant_types: ['authorization_code'],
+            scope: 'openid profile',
+            skip_consent: true,
+          },
+        ],
+      },
+      env: {
+        ...directory.serverEnvironment,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_SERVICE_NAME: 'auth-server-directory',
+      },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+    await directory?.stop();
+  });
+
+  it('the login POST shows its LDAP binds and searches and its PGlite statements, all under its interaction.id, with no password or DN', async () => {
+    const person = await directory.addUser('tracy');
+    const { code, verifier } = await authorizationCode(new HttpBrowser(), {
+      authorizeAt: server.url,
+      clientId: 'trace-directory',
+      redirectUri: REDIRECT_URI,
+      scope: 'openid profile',
+      user: { username: person.uid, password: person.password },
+    });
+    const ofServer = () => receiver.spans.filter((span) => span.service === 'auth-server-directory');
+    const loginPost = () =>
+      ofServer().find((span) => span.kind === SERVER && span.name === 'POST /interaction/:id/login');
+    await expect.poll(() => loginPost()?.attributes['interaction.id']).toBeTypeOf('string');
+    const interactionId = loginPost()!.attributes['interaction.id'];
+    const inLogin = ofServer().filter((span) => span.traceId === loginPost()!.traceId);
+
+    const ldap = inLogin.filter((span) => span.name.startsWith('ldap.'));
+    expect(ldap).toContainEqual(
+      expect.objectContaining({
+        name: 'ldap.bind',
+        kind: CLIENT,
+        attributes: expect.objectContaining({
+          'ldap.bind.account': 'service',
+          'server.port': directory.slapd.url.split(':').map(Number).at(-1),
+        }),
+      }),
+    );
+    expect(ldap).toContainEqual(
+      expect.objectContaining({
+        name: 'ldap.bind',
+        attributes: expect.objectContaining({ 'ldap.bind.account': 'user' }),
+      }),
+    );
+    expect(ldap).toContainEqual(
+      expect.objectContaining({
+        name: 'ldap.search',
+        attributes: expect.objectContaining({ 'ldap.search.scope': 'sub', 'ldap.search.entries': 1 }),
+      }),
+    );
+    const statements = inLogin.filter((span) => span.attributes['db.client.driver'] === 'pglite');
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      expect(statement).toMatchObject({ kind: CLIENT, attributes: { 'db.system.name': 'postgresql' } });
+      expect(statement.name).toMatch(/^pglite\.query:[A-Z]+$/);
+    }
+    expect(statements.some((span) => /\$1/.test(String(span.attributes['db.query.text'])))).toBe(true);
+    // Every span of the request, the LDAP and database ones included, names the interaction.
+    expect(inLogin.filter((span) => span.attributes['interaction.id'] !== interactionId)).toEqual([]);
+
+    // Neither the password nor the person's DN (it names the username) is in any span.
+    const strings = ofServer().flatMap((span) => span.strings);
+    for (const secret of [
+      person.password,
+      directory.slapd.servicePassword,
+      directory.slapd.personDn(person.uid),
+      code,
+      verifier,
+    ]) {
+      expect(strings.filter((value) => value.includes(secret))).toEqual([]);
     }
   });
 });
