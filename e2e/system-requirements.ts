@@ -114,6 +114,7 @@ const suites: Record<string, Requirement[]> = {
   'test/kerberos-browser.test.ts': [kerberos, chromium],
   'test/prometheus-rules.test.ts': [prometheus],
   'test/directory-browser.test.ts': [slapd, chromium],
+  'test/dev-recipes.test.ts': [slapd, chromium],
   'test/kerberos-directory.test.ts': [kerberos, slapd],
   'test/prometheus.test.ts': [prometheus, postgresBinaries],
 };
