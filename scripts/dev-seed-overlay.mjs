@@ -20,9 +20,14 @@ export const SEED_LIST_KEYS = {
   identity_providers: 'id',
 };
 
-/** SEED_OVERLAY (relative to where pnpm was started) or the default file in the data folder. */
+/**
+ * SEED_OVERLAY, else SEED_FILE (relative to where pnpm was started), else the default file in the
+ * data folder. The auth server's SEED_FILE is the seed pnpm dev writes, so a SEED_FILE given to
+ * pnpm dev is taken as the operator's entries and merged like an overlay, never dropped.
+ */
 export function seedOverlayPath(env, dataDir) {
-  if (env.SEED_OVERLAY) return resolve(env.INIT_CWD ?? process.cwd(), env.SEED_OVERLAY);
+  const named = env.SEED_OVERLAY || env.SEED_FILE;
+  if (named) return resolve(env.INIT_CWD ?? process.cwd(), named);
   return join(dataDir, SEED_OVERLAY_FILE);
 }
 
@@ -33,7 +38,7 @@ export function seedOverlayPath(env, dataDir) {
  */
 export function readSeedOverlay(path, { required }) {
   if (!existsSync(path)) {
-    if (required) throw new Error(`SEED_OVERLAY ${path} does not exist`);
+    if (required) throw new Error(`seed overlay ${path} (SEED_OVERLAY or SEED_FILE) does not exist`);
     return undefined;
   }
   // jsonc-parser is the auth server's dependency; the repository root has none of its own.

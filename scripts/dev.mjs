@@ -135,7 +135,9 @@ const overlayFile = seedOverlayPath(process.env, dataDir);
 const overlayLabel = overlayFile.startsWith(`${root}/`) ? relative(root, overlayFile) : overlayFile;
 function loadOverlay() {
   try {
-    return readSeedOverlay(overlayFile, { required: Boolean(process.env.SEED_OVERLAY) });
+    return readSeedOverlay(overlayFile, {
+      required: Boolean(process.env.SEED_OVERLAY || process.env.SEED_FILE),
+    });
   } catch (error) {
     fail(error.message);
   }
