@@ -282,4 +282,45 @@ describe('pnpm dev', () => {
     }
     // The start (up to 110 s on a busy machine) and a graceful stop.
   }, 240_000);
+
+  it("Ctrl+C on the README's form (npx): every service stops gracefully and nothing is left; the status is pnpm's 0 or the shell's report of the Ctrl+C, as docs/development.md says", async () => {
+    const ports = await freeDevPorts();
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'dev-')), 'data');
+    const dev = spawn('npx', ['-y', 'pnpm@10.34.9', 'dev'], {
+      cwd: repositoryRoot,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        CI: 'true',
+        DEV_DATA_DIR: dataDir,
+        ...ports,
+      },
+      // The foreground process group a terminal gives the command, which Ctrl+C signals whole.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    dev.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    dev.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((done) =>
+      dev.on('exit', (code, signal) => done({ code, signal })),
+    );
+    try {
+      await expect.poll(() => output, { timeout: 110_000, interval: 500 }).toContain('Everything is running');
+      process.kill(-dev.pid!, 'SIGINT');
+      const { code, signal } = await exited;
+      // npm's `sh -c` (dash) reports the Ctrl+C it saw once pnpm has exited 0 (docs/development.md).
+      expect(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}`).toBe(true);
+    } finally {
+      if (dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid!, 'SIGKILL');
+    }
+    for (const service of ['auth-server', 'orders']) {
+      await expect
+        .poll(() => output)
+        .toMatch(new RegExp(`"service":"${service}".*"msg":"shutdown complete"`));
+    }
+    expect(output).not.toContain('ELIFECYCLE');
+    for (const port of Object.values(ports))
+      expect(await canListen(Number(port)), `port ${port} released`).toBe(true);
+  }, 240_000);
 });
