@@ -48,4 +48,13 @@ describe('trace-wide attributes (interaction.id on every span of a request)', ()
     expect(byName['POST /interaction/:id/login']).toEqual({ 'interaction.id': 'i-456' });
     expect(byName['GET /health/live']).toEqual({});
   });
+
+  it('a request span that never ends holds its trace only until too many are open', async () => {
+    const { tracer, exported, childOf } = recordingTracer();
+    const leaked = tracer.startSpan('leaked request');
+    childOf(leaked, 'pg.query').end();
+    for (let open = 0; open < 10_000; open++) tracer.startSpan(`open request ${open}`);
+    await new Promise((done) => setImmediate(done));
+    expect(exported.getFinishedSpans().map((span) => span.name)).toEqual(['pg.query']);
+  });
 });

@@ -37,6 +37,9 @@ export class TraceAttributesSpanProcessor implements SpanProcessor {
     const parent = span.parentSpanContext;
     if ((parent === undefined || parent.isRemote === true) && !this.openTraces.has(traceId)) {
       this.openTraces.set(traceId, { rootSpanId: spanId, ended: [] });
+      // A root that never ends (a leaked span) must not hold its trace forever: the oldest open
+      // trace passes its spans on once too many are open.
+      if (this.openTraces.size > MAX_TRACES) this.releaseOldestOpenTrace();
     }
     this.inner.onStart(span, parentContext);
   }
@@ -51,6 +54,12 @@ export class TraceAttributesSpanProcessor implements SpanProcessor {
     const held = open?.rootSpanId === spanId ? open.ended : [];
     if (open?.rootSpanId === spanId) this.openTraces.delete(traceId);
     for (const ended of [...held, span]) this.inner.onEnd(this.withTraceAttributes(ended));
+  }
+
+  private releaseOldestOpenTrace(): void {
+    const [oldest, open] = this.openTraces.entries().next().value as [string, { ended: ReadableSpan[] }];
+    this.openTraces.delete(oldest);
+    for (const span of open.ended) this.inner.onEnd(this.withTraceAttributes(span));
   }
 
   private withTraceAttributes(span: ReadableSpan): ReadableSpan {
