@@ -106,7 +106,7 @@ const suites: Record<string, Requirement[]> = {
   'test/first-run-pages.test.ts': [chromium],
   'test/gateway.test.ts': [nginx],
   'test/multi-instance.test.ts': [postgresServer],
-  'test/tracing.test.ts': [postgresServer],
+  'test/tracing.test.ts': [postgresServer, slapd],
   'test/rolling-upgrade.test.ts': [postgresServer],
   'test/backup-restore.test.ts': [postgresServer, postgresClient],
   'test/database-faults.test.ts': [postgresBinaries],
@@ -114,6 +114,7 @@ const suites: Record<string, Requirement[]> = {
   'test/kerberos-browser.test.ts': [kerberos, chromium],
   'test/prometheus-rules.test.ts': [prometheus],
   'test/directory-browser.test.ts': [slapd, chromium],
+  'test/dev-recipes.test.ts': [slapd, chromium],
   'test/kerberos-directory.test.ts': [kerberos, slapd],
   'test/prometheus.test.ts': [prometheus, postgresBinaries],
 };

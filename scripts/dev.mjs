@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { describeOverlay, mergeSeed, readSeedOverlay, seedOverlayPath } from './dev-seed-overlay.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // DEV_DATA_DIR: where secrets, databases and logs live (tests point it at a temporary folder).
@@ -67,8 +68,8 @@ function loadOrCreateSecrets() {
   return secrets;
 }
 
-function writeSeed(secrets) {
-  const seed = {
+function writeSeed(secrets, overlay) {
+  const generated = {
     clients: [
       {
         client_id: 'orders-web',
@@ -123,9 +124,37 @@ function writeSeed(secrets) {
       },
     ],
   };
+  const seed = mergeSeed(generated, overlay);
   writeFileSync(seedFile, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
   chmodSync(seedFile, 0o600);
+  return seed;
 }
+
+/** The operator's seed overlay (scripts/dev-seed-overlay.mjs), read once per start; never written. */
+const overlayFile = seedOverlayPath(process.env, dataDir);
+const overlayLabel = overlayFile.startsWith(`${root}/`) ? relative(root, overlayFile) : overlayFile;
+function loadOverlay() {
+  try {
+    return readSeedOverlay(overlayFile, {
+      required: Boolean(process.env.SEED_OVERLAY || process.env.SEED_FILE),
+    });
+  } catch (error) {
+    fail(error.message);
+  }
+}
+
+/** The directory the auth server will use, named by its servers (LDAP_* pass through to it). */
+function directoryLabel() {
+  const urls = (process.env.LDAP_URL ?? '').split(/[\s,]+/).filter(Boolean);
+  // A URL's user-info part is no place for a password, but one there must not reach the terminal.
+  return urls.length === 0
+    ? 'none (set LDAP_URL and the other LDAP_* variables)'
+    : urls.map((u) => u.replace(/\/\/[^@/]*@/, '//')).join(', ');
+}
+
+const providersLabel = (seed) =>
+  (seed.identity_providers ?? []).map((provider) => `${provider.id} (${provider.issuer})`).join(', ') ||
+  `none (add identity_providers to ${overlayLabel})`;
 
 /** The run command as the README writes it (the pinned pnpm through npx), so a message can repeat it. */
 const README_DEV_COMMAND = `npx -y ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager} dev`;
@@ -149,6 +178,24 @@ function probePort(port, host) {
   });
 }
 
+/**
+ * How far to move every port for the example of a taken-port message: the first multiple of 100
+ * at which all of them can be bound now (a second `pnpm dev` on +100 makes the next one say +200).
+ */
+async function freePortShift() {
+  const canBind = (port) =>
+    port <= 65_535 &&
+    probePort(port, HOST).then(
+      () => true,
+      () => false,
+    );
+  for (let shift = 100; shift <= 2000; shift += 100) {
+    const free = await Promise.all(SERVICES.map((service) => canBind(service.port + shift)));
+    if (free.every(Boolean)) return shift;
+  }
+  return 100;
+}
+
 /** Every port is checked before anything starts, so a second `pnpm dev` stops at once, in one line. */
 async function checkPorts() {
   const taken = [];
@@ -161,8 +208,8 @@ async function checkPorts() {
   }
   if (taken.length === 0) return;
   const list = taken.map((s) => `${s.port} (${s.name}, ${s.variable}) is ${s.reason}`).join('; ');
-  // The example moves every port by 100 from the ones just tried, so it never names a taken one.
-  const example = SERVICES.map((service) => `${service.variable}=${service.port + 100}`).join(' ');
+  const shift = await freePortShift();
+  const example = SERVICES.map((service) => `${service.variable}=${service.port + shift}`).join(' ');
   fail(
     `cannot start: port ${list}. Is \`${README_DEV_COMMAND}\` already running? Stop it, or choose other ` +
       `ports, e.g. ${example} ${README_DEV_COMMAND}`,
@@ -204,8 +251,10 @@ function oneLinePerRequest(service, object) {
   if (object.msg !== 'request completed') return object;
   const req = incomingRequests.get(key);
   incomingRequests.delete(key);
-  if (!req) return object;
   const { res, ...rest } = object;
+  // Fastify's responseTime is a float with 15 digits; a tenth of a millisecond is what a person reads.
+  if (typeof rest.responseTime === 'number') rest.responseTime = Math.round(rest.responseTime * 10) / 10;
+  if (!req) return { ...rest, res };
   return { ...rest, msg: `${req.method} ${req.url} ${res?.statusCode ?? ''}`.trim(), req, res };
 }
 
@@ -237,8 +286,14 @@ function pipeOutput(name, stream, milestones) {
     recent.push(line);
     if (recent.length > 20) recent.shift();
     recentLines.set(name, recent);
-    if (showLogs) process.stdout.write(formatLine(name, line));
-    else for (const [pattern, text] of milestones) if (pattern.test(line)) say(`  ${name}: ${text}`);
+    // Formatted before the banner too: a request that came in before it (a readiness check) and
+    // completes after it is still shown as one line with its method and URL.
+    const formatted = formatLine(name, line);
+    if (showLogs) process.stdout.write(formatted);
+    else
+      for (const [pattern, text] of milestones)
+        if (pattern.test(line))
+          say(`  ${name}: ${typeof text === 'function' ? text(JSON.parse(line)) : text}`);
   });
 }
 
@@ -328,10 +383,19 @@ say(
 );
 const secrets = loadOrCreateSecrets();
 mkdirSync(logDir, { recursive: true });
+const overlay = loadOverlay();
 say(
-  `Writing the development seed (${dataLabel}/dev-seed.json): clients orders-web, orders-cli, orders-spa; user alice`,
+  `Writing the development seed (${dataLabel}/dev-seed.json): clients orders-web, orders-cli, orders-spa; user alice` +
+    (overlay === undefined ? '' : `; merged from ${overlayLabel}: ${describeOverlay(overlay)}`),
 );
-writeSeed(secrets);
+const seed = writeSeed(secrets, overlay);
+
+/** The auth server's `seed applied` log line, in words: what it loaded besides the generated seed. */
+function seedAppliedLine(logged) {
+  const providers = logged.identity_providers?.length ? logged.identity_providers.join(', ') : 'none';
+  const directory = logged.directory?.length ? logged.directory.join(', ') : 'none';
+  return `seed applied (identity providers: ${providers}; directory: ${directory})`;
+}
 
 /**
  * The auth server's settings, also written to auth-server.env.json: its `users` and `keys` commands,
@@ -354,10 +418,34 @@ writeFileSync(join(dataDir, 'auth-server.env.json'), `${JSON.stringify(authServe
   mode: 0o600,
 });
 
+/**
+ * The orders service's settings, recorded as the auth server's are (orders.env.json), so that it can
+ * be run by hand with what `pnpm dev` gave it: `pnpm dev:service orders` (scripts/dev-service.mjs).
+ */
+const ordersEnvironment = {
+  NODE_ENV: 'development',
+  PORT: String(ORDERS_PORT),
+  BASE_URL: ORDERS_URL,
+  DATABASE_URL: `pglite://${join(dataDir, 'orders')}`,
+  API_KEY: secrets.ordersApiKey,
+  SESSION_SECRET: secrets.ordersSessionSecret,
+  OIDC_ISSUER: ISSUER,
+  OIDC_CLIENT_ID: 'orders-web',
+  OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
+  RESOURCE_ID: 'orders-api',
+  RESOURCE_SECRET: secrets.ordersApiResourceSecret,
+  // The public SPA calls GET /orders with its own bearer token from its origin.
+  ALLOWED_CORS_ORIGINS: SPA_URL,
+  SHUTDOWN_PAUSE_MS: '500',
+};
+writeFileSync(join(dataDir, 'orders.env.json'), `${JSON.stringify(ordersEnvironment, null, 2)}\n`, {
+  mode: 0o600,
+});
+
 say(`Starting the authorization server on ${ISSUER} (logs: ${dataLabel}/logs/auth-server.log)`);
 start('auth-server', 'apps/auth-server', authServerEnvironment, [
   [/"msg":"database ready: migrations applied"/, 'database migrated'],
-  [/"msg":"seed applied"/, 'seed applied'],
+  [/"msg":"seed applied"/, seedAppliedLine],
   [/"msg":"signing keys loaded"/, 'signing keys loaded'],
   [/"msg":"Server listening/, 'listening; checking health'],
 ]);
@@ -369,26 +457,9 @@ try {
 
 if (!shuttingDown) {
   say(`Starting the orders service on ${ORDERS_URL} and the SPA on ${SPA_URL} (logs: ${dataLabel}/logs/)`);
-  start(
-    'orders',
-    'apps/orders',
-    {
-      PORT: String(ORDERS_PORT),
-      BASE_URL: ORDERS_URL,
-      DATABASE_URL: `pglite://${join(dataDir, 'orders')}`,
-      API_KEY: secrets.ordersApiKey,
-      SESSION_SECRET: secrets.ordersSessionSecret,
-      OIDC_ISSUER: ISSUER,
-      OIDC_CLIENT_ID: 'orders-web',
-      OIDC_CLIENT_SECRET: secrets.ordersWebClientSecret,
-      RESOURCE_ID: 'orders-api',
-      RESOURCE_SECRET: secrets.ordersApiResourceSecret,
-      // The public SPA calls GET /orders with its own bearer token from its origin.
-      ALLOWED_CORS_ORIGINS: SPA_URL,
-      SHUTDOWN_PAUSE_MS: '500',
-    },
-    [[/"msg":"Server listening/, 'listening; checking health']],
-  );
+  start('orders', 'apps/orders', ordersEnvironment, [
+    [/"msg":"Server listening/, 'listening; checking health'],
+  ]);
   start('spa', 'apps/spa', {
     PORT: String(SPA_PORT),
     SPA_ISSUER: ISSUER,
@@ -412,6 +483,8 @@ if (!shuttingDown) {
 [dev]                         node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').alicePassword")
 [dev]   dev mailbox           ${ISSUER}/dev/mailbox   (mails as files in ${dataLabel}/mail/)
 [dev]   orders API key        node -p "require('${dataLabel === '.data' ? './.data' : dataLabel}/dev-secrets.json').ordersApiKey"
+[dev]   identity providers    ${providersLabel(seed)}
+[dev]   directory             ${directoryLabel()}
 [dev] Listening on ${HOST} only${HOST === '127.0.0.1' ? ' (set HOST=0.0.0.0 to accept other machines)' : ''}. Logs follow; Ctrl+C stops.
 `);
 }

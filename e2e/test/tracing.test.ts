@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { type AuthServer, startAuthServer } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directoryFixtureFor, type E2eDirectory } from '../src/directory.js';
 import { HttpBrowser } from '../src/http-browser.js';
 import {
   basicAuthorization,
@@ -31,6 +33,8 @@ let stack: Instances;
 const browser = new HttpBrowser();
 /** Every secret value the flows handled or configured. */
 const secretsUsed: string[] = [];
+/** Interactions of the sign-ins before a test's own (each test looks for its new one). */
+const interactionsSeenBefore = new Set<string>();
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -146,6 +150,65 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     });
     expect(named?.name).toMatch(new RegExp(`^pg\\.query:${named?.attributes['db.postgresql.plan']} `));
     expect(named?.attributes['db.query.text']).toMatch(/\$1/);
+  });
+
+  it('one browser sign-in is one story: every auth-server span of its requests carries its interaction.id', async () => {
+    for (const span of receiver.spans) interactionsSeenBefore.add(String(span.attributes['interaction.id']));
+    const signIn = new HttpBrowser();
+    const { callback } = await ordersSignIn(signIn, {
+      startAt: orders(),
+      authAt: auth(),
+      finishAt: orders(),
+      user: stack.user,
+    });
+    expect(callback.status).toBe(303);
+    secretsUsed.push(...signIn.cookieValuesSeen);
+    // The login form's POST names its interaction in its path, as the person's address bar does.
+    const loginPost = () =>
+      receiver.spans.find(
+        (span) =>
+          span.service === 'auth-server' &&
+          span.kind === SERVER &&
+          span.name === 'POST /interaction/:id/login' &&
+          !interactionsSeenBefore.has(String(span.attributes['interaction.id'])),
+      );
+    await expect.poll(() => loginPost()?.attributes['interaction.id']).toMatch(/^[\w-]{8,}$/);
+    const post = loginPost()!;
+    const interactionId = String(post.attributes['interaction.id']);
+    interactionsSeenBefore.add(interactionId);
+    expect(String(post.attributes['url.path'] ?? post.attributes['http.target'])).toContain(
+      `/interaction/${interactionId}/`,
+    );
+
+    // One search finds the whole path: the authorization request that started it, the login
+    // page, its POST; each of them a trace of its own, every span of which carries the id.
+    const story = () => receiver.spans.filter((span) => span.attributes['interaction.id'] === interactionId);
+    const requestsOf = () =>
+      story()
+        .filter((span) => span.kind === SERVER)
+        .map((span) => span.name);
+    await expect
+      .poll(requestsOf)
+      .toEqual(
+        expect.arrayContaining([
+          'GET /authorize',
+          'GET /interaction/:id/login',
+          'POST /interaction/:id/login',
+        ]),
+      );
+    const traces = new Set(story().map((span) => span.traceId));
+    expect(traces.size).toBeGreaterThanOrEqual(3);
+    const authServerSpansOfThoseTraces = receiver.spans.filter(
+      (span) => span.service === 'auth-server' && traces.has(span.traceId),
+    );
+    expect(
+      authServerSpansOfThoseTraces.filter((span) => span.attributes['interaction.id'] !== interactionId),
+    ).toEqual([]);
+    // Statements included, those run before the request knew its interaction (the client lookup
+    // of /authorize) as well.
+    expect(
+      story().filter((span) => span.attributes['db.system.name'] === 'postgresql').length,
+    ).toBeGreaterThan(2);
   });
 
   it.each([
@@ -283,6 +346,103 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       });
     } finally {
       await bundled.stop();
+    }
+  });
+});
+
+describe('tracing a directory sign-in on the embedded database (as under pnpm dev)', () => {
+  let directory: E2eDirectory;
+  let server: AuthServer;
+  const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+  beforeAll(async () => {
+    directory = await directoryFixtureFor();
+    server = await startAuthServer({
+      // PGlite whatever TEST_DATABASE_URL says: its statements are what this checks.
+      database: { url: 'pglite://memory' },
+      seed: {
+        clients: [
+          {
+            client_id: 'trace-directory',
+            redirect_uris: [REDIRECT_URI],
+            grant_types: ['authorization_code'],
+            scope: 'openid profile',
+            skip_consent: true,
+          },
+        ],
+      },
+      env: {
+        ...directory.serverEnvironment,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_SERVICE_NAME: 'auth-server-directory',
+      },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+    await directory?.stop();
+  });
+
+  it('the login POST shows its LDAP binds and searches and its PGlite statements, all under its interaction.id, with no password or DN', async () => {
+    const person = await directory.addUser('tracy');
+    const { code, verifier } = await authorizationCode(new HttpBrowser(), {
+      authorizeAt: server.url,
+      clientId: 'trace-directory',
+      redirectUri: REDIRECT_URI,
+      scope: 'openid profile',
+      user: { username: person.uid, password: person.password },
+    });
+    const ofServer = () => receiver.spans.filter((span) => span.service === 'auth-server-directory');
+    const loginPost = () =>
+      ofServer().find((span) => span.kind === SERVER && span.name === 'POST /interaction/:id/login');
+    await expect.poll(() => loginPost()?.attributes['interaction.id']).toBeTypeOf('string');
+    const interactionId = loginPost()!.attributes['interaction.id'];
+    const inLogin = ofServer().filter((span) => span.traceId === loginPost()!.traceId);
+
+    const ldap = inLogin.filter((span) => span.name.startsWith('ldap.'));
+    expect(ldap).toContainEqual(
+      expect.objectContaining({
+        name: 'ldap.bind',
+        kind: CLIENT,
+        attributes: expect.objectContaining({
+          'ldap.bind.account': 'service',
+          'server.port': directory.slapd.url.split(':').map(Number).at(-1),
+        }),
+      }),
+    );
+    expect(ldap).toContainEqual(
+      expect.objectContaining({
+        name: 'ldap.bind',
+        attributes: expect.objectContaining({ 'ldap.bind.account': 'user' }),
+      }),
+    );
+    expect(ldap).toContainEqual(
+      expect.objectContaining({
+        name: 'ldap.search',
+        attributes: expect.objectContaining({ 'ldap.search.scope': 'sub', 'ldap.search.entries': 1 }),
+      }),
+    );
+    const statements = inLogin.filter((span) => span.attributes['db.client.driver'] === 'pglite');
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      expect(statement).toMatchObject({ kind: CLIENT, attributes: { 'db.system.name': 'postgresql' } });
+      expect(statement.name).toMatch(/^pglite\.query:[A-Z]+$/);
+    }
+    expect(statements.some((span) => /\$1/.test(String(span.attributes['db.query.text'])))).toBe(true);
+    // Every span of the request, the LDAP and database ones included, names the interaction.
+    expect(inLogin.filter((span) => span.attributes['interaction.id'] !== interactionId)).toEqual([]);
+
+    // Neither the password nor the person's DN (it names the username) is in any span.
+    const strings = ofServer().flatMap((span) => span.strings);
+    for (const secret of [
+      person.password,
+      directory.slapd.servicePassword,
+      directory.slapd.personDn(person.uid),
+      code,
+      verifier,
+    ]) {
+      expect(strings.filter((value) => value.includes(secret))).toEqual([]);
     }
   });
 });

@@ -297,9 +297,11 @@ function directoryConfigOf(
 }
 
 /**
- * SMTP when SMTP_URL is set; otherwise the dev mailbox outside production (under `.data/mail` of
- * the start directory unless MAIL_DEV_DIR names another; tests set MAIL_DEV_DIR to opt in), and
- * no mail at all in production.
+ * SMTP when SMTP_URL is set; otherwise the dev mailbox outside production (under
+ * `.data/mail-<issuer host>-<port>` of the start directory unless MAIL_DEV_DIR names another; tests
+ * set MAIL_DEV_DIR to opt in), and no mail at all in production. The folder is the issuer's own, so
+ * a second instance started from the same folder (an upstream provider beside `pnpm dev`, whose
+ * mailbox is `.data/mail`) never lists the other's mails.
  */
 function mailConfigOf(environment: Environment, issuer: string, baseDirectory: string): MailConfig | null {
   const from = environment.MAIL_FROM ?? `no-reply@${new URL(issuer).hostname}`;
@@ -312,8 +314,13 @@ function mailConfigOf(environment: Environment, issuer: string, baseDirectory: s
     throw new ConfigError('SMTP_URL is required when SMTP_CA_FILE is set');
   if (environment.NODE_ENV === 'production') return null;
   if (environment.MAIL_DEV_DIR === undefined && environment.NODE_ENV !== 'development') return null;
-  const directory = resolve(baseDirectory, environment.MAIL_DEV_DIR ?? '.data/mail');
+  const directory = resolve(baseDirectory, environment.MAIL_DEV_DIR ?? defaultDevMailboxFolder(issuer));
   return { transport: 'dev-mailbox', directory, from };
+}
+
+function defaultDevMailboxFolder(issuer: string): string {
+  const { hostname, port, protocol } = new URL(issuer);
+  return `.data/mail-${hostname}-${port || (protocol === 'https:' ? '443' : '80')}`;
 }
 
 function kerberosConfigOf(environment: Environment): KerberosConfig | null {

@@ -65,6 +65,19 @@ describe('loadConfig', () => {
     expect(Buffer.from(config.keyEncryptionKey).equals(Buffer.alloc(32, 1))).toBe(true);
   });
 
+  it('gives each issuer its own default dev mailbox folder, so two instances started from one folder keep their mails apart', () => {
+    const mailboxOf = (env: Record<string, string>) => {
+      const { mail } = loadConfig({ ...base, ...env });
+      return mail?.transport === 'dev-mailbox' ? mail.directory : undefined;
+    };
+    const first = mailboxOf({ INIT_CWD: '/repo' });
+    const second = mailboxOf({ INIT_CWD: '/repo', PORT: '4100', ISSUER: 'http://127.0.0.1:4100' });
+    expect(first).toBe('/repo/.data/mail-localhost-4000');
+    expect(second).toBe('/repo/.data/mail-127.0.0.1-4100');
+    // pnpm dev names its own (MAIL_DEV_DIR=.data/mail), which neither default is.
+    expect(mailboxOf({ INIT_CWD: '/repo', MAIL_DEV_DIR: '/repo/.data/mail' })).toBe('/repo/.data/mail');
+  });
+
   it('defaults the shutdown pause to 10 s in production and lower in development', () => {
     expect(
       loadConfig({ ...base, NODE_ENV: 'production', KEY_ENCRYPTION_KEY: validKey }).shutdownPauseMs,

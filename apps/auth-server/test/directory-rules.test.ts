@@ -271,8 +271,14 @@ describe('nothing LDAP is loaded without LDAP_URL', () => {
       .sort();
 
   it('ldapts is imported by the LDAP modules only, and those only dynamically from open-directory.ts', async () => {
-    expect(staticImportOf(/^ldapts$/)).toEqual(['directory/groups.ts', 'directory/ldap-directory.ts']);
-    expect(staticImportOf(/\/(ldap-directory|groups)\.js$/)).toEqual(['directory/ldap-directory.ts']);
+    expect(staticImportOf(/^ldapts$/)).toEqual([
+      'directory/groups.ts',
+      'directory/ldap-directory.ts',
+      'directory/traced-ldap-client.ts',
+    ]);
+    expect(staticImportOf(/\/(ldap-directory|groups|traced-ldap-client)\.js$/)).toEqual([
+      'directory/ldap-directory.ts',
+    ]);
     expect(await openDirectory(null, { warn: () => undefined })).toBeNull();
   });
 });

@@ -75,6 +75,12 @@ export interface RunEnvironment {
   terminal: Terminal;
   signal: AbortSignal;
   nowSeconds?: () => number;
+  /**
+   * How the person started this command (`orders` once installed, `node packages/cli/bin/orders.js`
+   * before): a hint that names another command ("Run `orders login`") names it the same way, so it
+   * works when pasted.
+   */
+  invokedAs?: string;
 }
 
 /** Parses `argv` (without `node` and the script), runs the command, returns the exit code. */
@@ -152,12 +158,17 @@ export async function run(rawArgv: readonly string[], runtime: RunEnvironment): 
   } catch (error) {
     if (error instanceof CliError) {
       printError(terminal, `orders: ${error.message}`);
-      if (error.hint) printError(terminal, error.hint);
+      if (error.hint) printError(terminal, asInvoked(error.hint, runtime.invokedAs));
       return error.exitCode;
     }
     printError(terminal, `orders: unexpected error: ${(error as Error).stack ?? String(error)}`);
     return EXIT.failure;
   }
+}
+
+/** "Run `orders login`." as the person can run it: `orders` itself may not be installed yet. */
+function asInvoked(hint: string, invokedAs = 'orders'): string {
+  return hint.replaceAll('`orders ', `\`${invokedAs} `);
 }
 
 const helpCommandFor = (name: string | undefined) =>

@@ -18,7 +18,7 @@ async function tempDir(): Promise<string> {
 }
 
 /** Runs `orders <argv>` in this process with captured output. */
-async function orders(argv: string[], env: Record<string, string> = {}) {
+async function orders(argv: string[], env: Record<string, string> = {}, invokedAs?: string) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -33,6 +33,7 @@ async function orders(argv: string[], env: Record<string, string> = {}) {
     env: { ORDERS_CLI_CONFIG_DIR: join(tmpdir(), 'orders-cli-never-written'), ...env },
     terminal: { stdout, stderr },
     signal: new AbortController().signal,
+    ...(invokedAs === undefined ? {} : { invokedAs }),
   });
   return { code, stdout: out, stderr: err };
 }
@@ -144,6 +145,15 @@ describe('commands, help and usage errors', () => {
       expect(result.code).toBe(EXIT.notLoggedIn);
       expect(result.stderr).toContain('You are not signed in to http://127.0.0.1:9.');
     }
+  });
+
+  it('the hint names the command as it was run: `orders login` once installed, the script path before', async () => {
+    const env = { ORDERS_CLI_CONFIG_DIR: await tempDir(), ORDERS_ISSUER: 'http://127.0.0.1:9' };
+    const before = await orders(['list'], env, 'node packages/cli/bin/orders.js');
+    expect(before.stderr).toContain('Run `node packages/cli/bin/orders.js login`.');
+    expect(before.stderr).not.toContain('`orders login`');
+    const installed = await orders(['list'], env, 'orders');
+    expect(installed.stderr).toContain('Run `orders login`.');
   });
 
   it('logout without a stored session succeeds and says so', async () => {

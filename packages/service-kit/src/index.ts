@@ -47,7 +47,11 @@ export {
   type ActiveSpanAccess,
   activeTraceIds,
   annotateActiveSpan,
+  annotateActiveTrace,
+  inClientSpan,
   isTracingOn,
+  type OperationSpan,
+  type SpanAttributeValue,
   type TraceIds,
 } from './tracing/active-span.js';
 export type { SpanRedaction } from './tracing/span-scrubbing.js';

@@ -13,6 +13,8 @@ import { DatabaseUnavailableError } from './database-unavailable.js';
 import type { DatabaseLocation } from './database-url.js';
 import { claimPgliteDirectory, type PgliteDirectoryLock } from './pglite-directory-lock.js';
 import { sharePglite } from './pglite-share.js';
+import { isTracingOn } from './tracing/active-span.js';
+import { withStatementSpans } from './tracing/pglite-spans.js';
 
 /**
  * The one type every repository takes. Both drivers' databases and their transactions
@@ -128,7 +130,12 @@ export function pgliteDatabase<TSchema extends Record<string, unknown>>(
   { schema, migrationsFolder }: DatabaseDefinition<TSchema>,
   options: Pick<OpenDatabaseOptions, 'logger'> = {},
 ): DatabaseHandle<TSchema> {
-  const db = drizzlePglite({ client, schema, ...(options.logger ? { logger: options.logger } : {}) });
+  const db = drizzlePglite({
+    // With tracing on, statements inside a request get spans as on PostgreSQL (pglite-spans.ts).
+    client: isTracingOn() ? withStatementSpans(client) : client,
+    schema,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   return {
     db,
     driver: 'pglite',

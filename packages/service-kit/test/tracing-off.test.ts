@@ -3,6 +3,8 @@ import {
   type ActiveSpanAccess,
   activeTraceIds,
   annotateActiveSpan,
+  annotateActiveTrace,
+  inClientSpan,
   isTracingOn,
   startTracingWhenConfigured,
 } from '../src/index.js';
@@ -19,6 +21,19 @@ describe('tracing without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(isTracingOn()).toBe(false);
     expect(activeTraceIds()).toBeUndefined();
     expect(() => annotateActiveSpan('oauth.client_id', 'web')).not.toThrow();
+    expect(() => annotateActiveTrace('interaction.id', 'abc')).not.toThrow();
+    // A client span off: the operation runs, its attributes are never built.
+    let built = false;
+    const result = await inClientSpan(
+      'ldap.bind',
+      () => {
+        built = true;
+        return {};
+      },
+      async () => 'done',
+    );
+    expect(result).toBe('done');
+    expect(built).toBe(false);
   });
 
   it('annotating takes a name and a value (nothing to build at the call site) and returns at once while tracing is off', () => {
@@ -26,6 +41,8 @@ describe('tracing without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const recording: ActiveSpanAccess = {
       ids: () => undefined,
       setAttribute: (...call) => annotated.push(call),
+      setTraceAttribute: (...call) => annotated.push(call),
+      inClientSpan: (_name, _attributes, operation) => operation({ setAttribute() {} }),
     };
     try {
       installActiveSpanAccess(recording);

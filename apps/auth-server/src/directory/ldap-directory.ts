@@ -4,7 +4,7 @@ import {
   Attribute,
   BerWriter,
   Change,
-  Client,
+  type Client,
   type Entry,
   Filter,
   InvalidCredentialsError,
@@ -16,6 +16,7 @@ import type { DirectoryConfig } from './config.js';
 import { createGroupReader } from './groups.js';
 import { decodeObjectGuid, encodeObjectGuid } from './object-guid.js';
 import { createServiceBindGuard } from './service-bind-guard.js';
+import { TracedLdapClient } from './traced-ldap-client.js';
 import type {
   Directory,
   DirectoryBindOutcome,
@@ -102,12 +103,15 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
     for (const url of servers.inOrder()) {
       // ldapts speaks TLS from the first byte whenever tlsOptions is given: only for ldaps://.
       const implicitTls = url.toLowerCase().startsWith('ldaps:');
-      const client = new Client({
-        url,
-        timeout: config.timeoutMs,
-        connectTimeout: config.timeoutMs,
-        ...(implicitTls ? { tlsOptions: tls } : {}),
-      });
+      const client = new TracedLdapClient(
+        {
+          url,
+          timeout: config.timeoutMs,
+          connectTimeout: config.timeoutMs,
+          ...(implicitTls ? { tlsOptions: tls } : {}),
+        },
+        config.bindDn,
+      );
       try {
         if (config.startTls) await client.startTLS(tls);
         const result = await work(client);

@@ -31,6 +31,7 @@ import type {
   InteractionRepository,
   StoredAuthorizationRequest,
 } from './interaction-repository.js';
+import { annotateInteractionTrace } from './interaction-trace.js';
 import type { SsoSession } from './sso-session-repository.js';
 
 /**
@@ -239,6 +240,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         expiresAt: now + deps.interactionTtl,
       };
       await interactions.create(interaction);
+      annotateInteractionTrace(interaction.id);
       return interaction;
     },
 

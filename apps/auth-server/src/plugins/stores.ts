@@ -1,6 +1,7 @@
 import type { Clock, ScryptCost } from '@oidc-orders/oauth-core';
 import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
+import type { DirectoryConfig } from '../directory/config.js';
 import { deriveSecretHashingKey } from '../keys/key-encryption.js';
 import { endSessionsOfDisabledUsers } from '../logout/user-sign-out.js';
 import type { SeedDocument } from '../schemas/seed.js';
@@ -28,6 +29,14 @@ export interface StoresPluginOptions {
   seedPasswordCost?: ScryptCost | undefined;
 }
 
+/** The directory's servers as a log names them: scheme, host and port (never a user-info part). */
+function directoryServers(directory: DirectoryConfig | null): string[] {
+  return (directory?.urls ?? []).map((url) => {
+    const { protocol, host } = new URL(url);
+    return `${protocol}//${host}`;
+  });
+}
+
 /** The oauth-core stores on Drizzle, and the seed applied at start (SEED_FILE). */
 export const storesPlugin = fp<StoresPluginOptions>(
   async (app, options) => {
@@ -44,9 +53,16 @@ export const storesPlugin = fp<StoresPluginOptions>(
       });
       // Clients and resources are served from memory on the hot path; drop the old snapshot.
       stores.invalidateRegistry();
-      // Identifiers only: secrets and passwords never reach the log.
+      // Identifiers only: secrets and passwords never reach the log. The sign-in sources beside
+      // the seed's users are named too, so an operator sees at start which ones this run has.
       app.log.info(
-        { clients: summary.clientIds, resources: summary.resourceIds, users: summary.usernames },
+        {
+          clients: summary.clientIds,
+          resources: summary.resourceIds,
+          users: summary.usernames,
+          identity_providers: (seed.identity_providers ?? []).map((provider) => provider.id),
+          directory: directoryServers(app.config.directory),
+        },
         'seed applied',
       );
       const { disabled } = summary;

@@ -8,10 +8,25 @@ export interface TraceIds {
   span_id: string;
 }
 
+export type SpanAttributeValue = string | number | boolean;
+
+/** What an operation may add to its own span once it knows (a row count, a result code). */
+export interface OperationSpan {
+  setAttribute(name: string, value: SpanAttributeValue): void;
+}
+
 export interface ActiveSpanAccess {
   ids(): TraceIds | undefined;
   setAttribute(name: string, value: string): void;
+  setTraceAttribute(name: string, value: string): void;
+  inClientSpan<T>(
+    name: string,
+    attributes: () => Record<string, SpanAttributeValue>,
+    operation: (span: OperationSpan) => Promise<T>,
+  ): Promise<T>;
 }
+
+const UNTRACED: OperationSpan = { setAttribute() {} };
 
 let access: ActiveSpanAccess | undefined;
 
@@ -36,4 +51,29 @@ export function activeTraceIds(): TraceIds | undefined {
 export function annotateActiveSpan(name: string, value: string): void {
   if (access === undefined) return;
   access.setAttribute(name, value);
+}
+
+/**
+ * Adds one attribute to every span of the request being handled in this process, those started
+ * before this call included (the request's own span, statements already run): the auth server
+ * names the sign-in interaction a request belongs to, so that one search finds every span of it.
+ * Never a secret: what is set here is exported as it is (after the scrubbing of every attribute).
+ */
+export function annotateActiveTrace(name: string, value: string): void {
+  if (access === undefined) return;
+  access.setTraceAttribute(name, value);
+}
+
+/**
+ * Runs `operation` in a client span (an LDAP bind, a PGlite statement), child of the span of the
+ * request being handled. Outside a request (start-up, migrations) and with tracing off it runs
+ * untraced; `attributes` is a function so that nothing is built for a span that is not made.
+ */
+export function inClientSpan<T>(
+  name: string,
+  attributes: () => Record<string, SpanAttributeValue>,
+  operation: (span: OperationSpan) => Promise<T>,
+): Promise<T> {
+  if (access === undefined) return operation(UNTRACED);
+  return access.inClientSpan(name, attributes, operation);
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { FastifyPluginCallback } from 'fastify';
 import { installActiveSpanAccess } from './active-span.js';
 import { ScrubbingSpanExporter, type SpanRedaction } from './span-scrubbing.js';
+import { TraceAttributesSpanProcessor } from './trace-attributes.js';
 
 export interface TracingOptions {
   /** `service.name` of every span: OTEL_SERVICE_NAME, else this default (`auth-server`, `orders`). */
@@ -33,14 +34,15 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     import('@opentelemetry/exporter-trace-otlp-http'),
   ]);
   const serviceName = options.env.OTEL_SERVICE_NAME?.trim() || options.defaultServiceName;
+  const traceAttributes = new TraceAttributesSpanProcessor(
+    new sdk.BatchSpanProcessor({
+      exporter: new ScrubbingSpanExporter(new exporter.OTLPTraceExporter(), options.redaction),
+      scheduledDelayMillis: scheduleDelay(options.env),
+    }),
+  );
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': serviceName }),
-    spanProcessors: [
-      new sdk.BatchSpanProcessor({
-        exporter: new ScrubbingSpanExporter(new exporter.OTLPTraceExporter(), options.redaction),
-        scheduledDelayMillis: scheduleDelay(options.env),
-      }),
-    ],
+    spanProcessors: [traceAttributes],
   });
   api.context.setGlobalContextManager(new asyncHooks.AsyncLocalStorageContextManager().enable());
   // W3C Trace Context: an incoming `traceparent` is continued, outgoing requests carry it on.
@@ -57,6 +59,33 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     },
     setAttribute(name, value) {
       api.trace.getActiveSpan()?.setAttribute(name, value);
+    },
+    setTraceAttribute(name, value) {
+      const span = api.trace.getActiveSpan();
+      if (span === undefined) return;
+      span.setAttribute(name, value);
+      traceAttributes.setTraceAttribute(span.spanContext().traceId, name, value);
+    },
+    inClientSpan(name, attributes, operation) {
+      // As the pg instrumentation's requireParentSpan: only inside a request.
+      if (api.trace.getActiveSpan() === undefined) return operation({ setAttribute() {} });
+      const tracer = api.trace.getTracer('@oidc-orders/service-kit');
+      return tracer.startActiveSpan(
+        name,
+        { kind: api.SpanKind.CLIENT, attributes: attributes() },
+        async (span) => {
+          try {
+            return await operation(span);
+          } catch (error) {
+            // The type only: a message can quote a value (a DN, a statement's parameter).
+            span.setAttribute('error.type', (error as Error)?.constructor?.name ?? 'Error');
+            span.setStatus({ code: api.SpanStatusCode.ERROR });
+            throw error;
+          } finally {
+            span.end();
+          }
+        },
+      );
     },
   });
   return {

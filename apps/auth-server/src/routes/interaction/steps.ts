@@ -6,6 +6,7 @@ import type { InteractionProgress } from '../../interaction/authorization-flow.j
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { Interaction } from '../../interaction/interaction-repository.js';
+import { annotateInteractionTrace } from '../../interaction/interaction-trace.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { respondToValidationError, sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
 import type {
@@ -182,6 +183,7 @@ export function createInteractionSteps(
   }
 
   async function load(request: InteractionRequest, reply: FastifyReply): Promise<LoadedInteraction | null> {
+    annotateInteractionTrace(request.params.id);
     const interaction = await interactions.findActive(request.params.id, options.nowSeconds());
     if (interaction === null) {
       await sendExpired(request, reply);
