@@ -7,6 +7,7 @@ import { suitesMissingPrograms } from './system-requirements.js';
 // all. Left out of `pnpm test:database` (vitest.shared.ts).
 const database = databaseTier([
   'test/backup-restore.test.ts',
+  'test/ci-definitions.test.ts',
   'test/database-faults.test.ts',
   'test/dev-admin-commands.test.ts',
   'test/dev-launcher.test.ts',
