@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workflowProblems } from '../../deploy/ci/check-workflow.mjs';
-import { systemRequirements } from '../../deploy/ci/system-packages.mjs';
+import { missingPaths, requiredPaths, systemRequirements } from '../../deploy/ci/system-packages.mjs';
 
 /**
  * The three CI definitions read one list of system packages, and the GitHub workflow runs what
@@ -81,5 +82,26 @@ describe('one list of system packages', () => {
     expect(read('e2e/system-requirements.ts')).toContain("from '../deploy/ci/system-packages.mjs'");
     const slapd = systemRequirements().find((entry) => entry.name === 'slapd');
     expect(slapd?.debconf).toEqual(['slapd slapd/no_configuration boolean true']);
+  });
+
+  it('checks paths with one * segment, commands on PATH, and the variable that replaces the first path', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'system-packages-'));
+    try {
+      mkdirSync(join(folder, '15', 'bin'), { recursive: true });
+      writeFileSync(join(folder, '15', 'bin', 'initdb'), '');
+      const entry = { name: 't', what: 't', debian: ['t'], neededBy: [], env: 'T_BIN/initdb' };
+      expect(missingPaths({ ...entry, paths: [`${folder}/*/bin/initdb`, 'sh'] }, {})).toEqual([]);
+      expect(
+        missingPaths({ ...entry, paths: [`${folder}/*/bin/postgres`, 'no-such-command-here'] }, {}),
+      ).toEqual([`${folder}/*/bin/postgres`, 'no-such-command-here']);
+      const paths = ['/nowhere/initdb', 'sh'];
+      expect(requiredPaths({ ...entry, paths }, { T_BIN: join(folder, '15', 'bin') })).toEqual([
+        join(folder, '15', 'bin', 'initdb'),
+        'sh',
+      ]);
+      expect(missingPaths({ ...entry, paths }, { T_BIN: join(folder, '15', 'bin') })).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
