@@ -14,6 +14,31 @@ export function reporters(packageDir: string): Array<string | [string, { outputF
   return ['default', ['json', { outputFile }]];
 }
 
+/**
+ * `pnpm test:database` runs only the database tier: pnpm passes the name of the script it runs as
+ * npm_lifecycle_event, so each package's `test:database` script is a plain `vitest run`.
+ */
+export const databaseTierOnly = process.env.npm_lifecycle_event === 'test:database';
+
+const databaseTierSetup = join(repositoryRoot, 'packages/service-kit/src/testing/database-tier-setup.ts');
+
+/**
+ * The database tier: every test file but `withoutDatabase`, the files that never open the test
+ * database (PGlite, or PostgreSQL with TEST_DATABASE_URL) and so behave the same on both. CI runs
+ * every file once on PGlite, then the database tier again on PostgreSQL. A file is in the tier
+ * unless listed, so a new one cannot miss the PostgreSQL pass, and a listed file that opens the
+ * test database fails (the setup file tells the test kit which files are listed). A file that
+ * always uses PostgreSQL, whatever TEST_DATABASE_URL says, already ran on it and may be listed.
+ */
+export function databaseTier(withoutDatabase: string[]) {
+  return {
+    setupFiles: [databaseTierSetup],
+    provide: { testFilesWithoutDatabase: withoutDatabase },
+    /** What `pnpm test:database` leaves out: add to `exclude`. */
+    exclude: databaseTierOnly ? withoutDatabase : [],
+  };
+}
+
 /** Test files of a package by tier; a file named in neither list is a unit test. */
 export interface TestTiers {
   /**
@@ -24,6 +49,8 @@ export interface TestTiers {
   integration?: string[];
   /** Spawned stacks, Chromium, nginx, a KDC. */
   e2e?: string[];
+  /** Files of any tier that never open the test database: left out of `pnpm test:database` (see databaseTier). */
+  withoutDatabase?: string[];
 }
 
 /**
@@ -32,7 +59,12 @@ export interface TestTiers {
  * `--project e2e` the slow ones; plain `vitest run` (what `pnpm test` runs) runs all three, so no
  * file is left out. Every file under test/ not listed as integration or e2e is unit.
  */
-export function testTiers({ integration = [], e2e = [] }: TestTiers): TestProjectInlineConfiguration[] {
+export function testTiers({
+  integration = [],
+  e2e = [],
+  withoutDatabase = [],
+}: TestTiers): TestProjectInlineConfiguration[] {
+  const database = databaseTier(withoutDatabase);
   const tier = (
     name: string,
     include: string[],
@@ -40,7 +72,14 @@ export function testTiers({ integration = [], e2e = [] }: TestTiers): TestProjec
     extra: { isolate?: boolean } = {},
   ): TestProjectInlineConfiguration => ({
     extends: true,
-    test: { name, include, exclude: [...configDefaults.exclude, ...exclude], ...extra },
+    test: {
+      name,
+      include,
+      exclude: [...configDefaults.exclude, ...exclude, ...database.exclude],
+      setupFiles: database.setupFiles,
+      provide: database.provide,
+      ...extra,
+    },
   });
   return [
     // Unit files share a worker's module cache (no per-file re-import of Fastify, Drizzle and

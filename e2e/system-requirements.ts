@@ -1,13 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { missingPaths, type SystemRequirement, systemRequirements } from '../deploy/ci/system-packages.mjs';
 
 /**
- * The e2e suites drive real system programs: Debian's chromium, nginx and openssl, and a
- * PostgreSQL server (a shared one, and its binaries for a private one). The README's test command
- * must pass on a machine that has only Node.js and npm, so a suite whose programs are missing is
- * left out there, with a line that says which and how to get them. Under CI (CI=true, as .ci/run
- * and the GitHub workflow set it) nothing may be left out: a missing program fails the run.
+ * The e2e suites drive real system programs: Debian's chromium, nginx and openssl, MIT Kerberos,
+ * Prometheus, OpenLDAP, and a PostgreSQL server (a shared one, and its binaries for a private one).
+ * Which suite needs which package is written once, in deploy/ci/system-packages.json, which .ci/run
+ * and the GitHub workflow install from. The README's test command must pass on a machine that has
+ * only Node.js and npm, so a suite whose programs are missing is left out there, with a line that
+ * says which and how to get them. Under CI (CI=true, as .ci/run and the GitHub workflow set it)
+ * nothing may be left out: a missing program fails the run.
  */
 interface Requirement {
   name: string;
@@ -15,46 +18,40 @@ interface Requirement {
   install: string;
 }
 
-const onPath = (command: string) =>
-  spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-
-const chromium: Requirement = {
-  name: 'chromium',
-  available: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'),
-  install: 'apt-get install chromium (or set CHROMIUM_PATH)',
-};
-
-const nginx: Requirement = {
-  name: 'nginx and openssl',
-  available: () => existsSync(process.env.NGINX_BIN ?? '/usr/sbin/nginx') && onPath('openssl'),
-  install: 'apt-get install nginx openssl (or set NGINX_BIN)',
-};
-
-const kerberos: Requirement = {
-  name: 'MIT Kerberos (krb5kdc, kdb5_util, kadmin.local, kinit), curl with SPNEGO, and the optional kerberos binding',
-  available: () =>
-    ['krb5kdc', 'kdb5_util', 'kadmin.local', 'kinit'].every(
-      (program) => onPath(program) || existsSync(join('/usr/sbin', program)),
-    ) &&
-    spawnSync('sh', ['-c', 'curl -V | grep -q SPNEGO'], { stdio: 'ignore' }).status === 0 &&
-    existsSync(
-      join(
-        import.meta.dirname,
-        '..',
-        'apps',
-        'auth-server',
-        'node_modules',
-        'kerberos',
-        'build',
-        'Release',
-        'kerberos.node',
+/** What must hold besides the listed paths. */
+const beyondThePackages: Record<string, { available: () => boolean; install: string }> = {
+  kerberos: {
+    available: () =>
+      spawnSync('sh', ['-c', 'curl -V | grep -q SPNEGO'], { stdio: 'ignore' }).status === 0 &&
+      existsSync(
+        join(
+          import.meta.dirname,
+          '..',
+          'apps',
+          'auth-server',
+          'node_modules',
+          'kerberos',
+          'build',
+          'Release',
+          'kerberos.node',
+        ),
       ),
-    ),
-  install:
-    'apt-get install krb5-kdc krb5-admin-server krb5-user libkrb5-dev curl, then pnpm install (builds the optional kerberos package)',
+    install: ', then pnpm install',
+  },
 };
+
+function fromTheList(entry: SystemRequirement): Requirement {
+  const extra = beyondThePackages[entry.name];
+  const variable = entry.env?.split('/')[0];
+  return {
+    name: entry.what,
+    available: () => missingPaths(entry).length === 0 && (extra?.available() ?? true),
+    install: `apt-get install ${entry.debian.join(' ')}${variable ? ` (or set ${variable})` : ''}${extra?.install ?? ''}`,
+  };
+}
 
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Not a package: a server answering (.ci/run starts the local one, the GitHub workflow a service). */
 const postgresServer: Requirement = {
   name: `a PostgreSQL server at ${adminUrl.replace(/\/\/[^@]*@/, '//')}`,
   // A bounded TCP connect in a child process: the config is loaded synchronously.
@@ -68,62 +65,28 @@ const postgresServer: Requirement = {
   install: 'start PostgreSQL on 127.0.0.1:5432 or set TEST_DATABASE_URL',
 };
 
-const postgresBinaries: Requirement = {
-  name: 'the PostgreSQL server binaries (initdb, postgres, pg_ctl)',
-  available: () => {
-    if (process.env.PG_BIN) return existsSync(join(process.env.PG_BIN, 'initdb'));
-    const root = '/usr/lib/postgresql';
-    return existsSync(root) && readdirSync(root).some((v) => existsSync(join(root, v, 'bin', 'initdb')));
-  },
-  install: 'apt-get install postgresql (or set PG_BIN)',
-};
-
-const postgresClient: Requirement = {
-  name: 'pg_dump and pg_restore',
-  available: () => onPath('pg_dump') && onPath('pg_restore'),
-  install: 'apt-get install postgresql-client',
-};
-
-const prometheus: Requirement = {
-  name: 'Prometheus (prometheus, promtool)',
-  available: () =>
-    existsSync(process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus') &&
-    existsSync(process.env.PROMTOOL_BIN ?? '/usr/bin/promtool'),
-  install: 'apt-get install prometheus (or set PROMETHEUS_BIN and PROMTOOL_BIN)',
-};
-
-const slapd: Requirement = {
-  name: 'OpenLDAP (slapd, slappasswd)',
-  available: () => existsSync('/usr/sbin/slapd') && existsSync('/usr/lib/ldap/back_mdb.so'),
-  install: 'apt-get install slapd ldap-utils',
-};
-
-const suites: Record<string, Requirement[]> = {
-  'test/orders-app.test.ts': [chromium],
-  'test/public-spa.test.ts': [chromium],
-  'test/device-and-pages.test.ts': [chromium],
-  'test/mfa-pages.test.ts': [chromium],
-  'test/first-run-pages.test.ts': [chromium],
-  'test/gateway.test.ts': [nginx],
-  'test/multi-instance.test.ts': [postgresServer],
-  'test/tracing.test.ts': [postgresServer, slapd],
-  'test/rolling-upgrade.test.ts': [postgresServer],
-  'test/backup-restore.test.ts': [postgresServer, postgresClient],
-  'test/database-faults.test.ts': [postgresBinaries],
-  'test/kerberos.test.ts': [kerberos],
-  'test/kerberos-browser.test.ts': [kerberos, chromium],
-  'test/prometheus-rules.test.ts': [prometheus],
-  'test/directory-browser.test.ts': [slapd, chromium],
-  'test/dev-recipes.test.ts': [slapd, chromium],
-  'test/kerberos-directory.test.ts': [kerberos, slapd],
-  'test/prometheus.test.ts': [prometheus, postgresBinaries],
-};
+/** The e2e test files (`test/…`) and what each needs: the list's entries, and the shared server. */
+function suites(): Record<string, Requirement[]> {
+  const needs: Record<string, Requirement[]> = {};
+  const add = (file: string, requirement: Requirement) => {
+    needs[file] = [...(needs[file] ?? []), requirement];
+  };
+  for (const entry of systemRequirements()) {
+    const requirement = fromTheList(entry);
+    for (const file of entry.neededBy)
+      if (file.startsWith('e2e/test/')) add(file.slice('e2e/'.length), requirement);
+  }
+  for (const file of ['multi-instance', 'tracing', 'rolling-upgrade', 'backup-restore']) {
+    add(`test/${file}.test.ts`, postgresServer);
+  }
+  return needs;
+}
 
 /** The test files whose programs are missing on this machine; throws under CI when there are any. */
 export function suitesMissingPrograms(): string[] {
   const leftOut: string[] = [];
   const reasons: string[] = [];
-  for (const [file, requirements] of Object.entries(suites)) {
+  for (const [file, requirements] of Object.entries(suites())) {
     const absent = requirements.filter((requirement) => !requirement.available());
     if (absent.length === 0) continue;
     leftOut.push(file);

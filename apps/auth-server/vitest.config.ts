@@ -46,6 +46,25 @@ export default defineConfig({
       ],
       // A real KDC (krb5kdc) and kinit.
       e2e: ['test/kerberos.test.ts'],
+      // Never open the test database: no database, one of their own (pglite://memory or a folder, in a
+      // child process too), or always PostgreSQL (coalesced-lookups-plans): left out of test:database.
+      withoutDatabase: [
+        'test/admin-commands-database.test.ts',
+        'test/backchannel-sender.test.ts',
+        'test/coalesced-lookups-plans.test.ts',
+        'test/coalescer.test.ts',
+        'test/common-passwords.test.ts',
+        'test/config.test.ts',
+        'test/directory-ldap.test.ts',
+        'test/directory-slapd-fixture.test.ts',
+        'test/federation-claim-rules.test.ts',
+        'test/interaction-logic.test.ts',
+        'test/pages.test.ts',
+        'test/production-dependencies.test.ts',
+        'test/seed-file.test.ts',
+        'test/startup.test.ts',
+        'test/user-agent.test.ts',
+      ],
     }),
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: reporters(import.meta.dirname),

@@ -19,6 +19,17 @@ export default defineConfig({
         'test/opaque-tokens.e2e.test.ts',
         'test/account-lifecycle.e2e.test.ts',
       ],
+      // Never open the test database: left out of test:database.
+      withoutDatabase: [
+        'test/config.test.ts',
+        'test/database-unavailable.test.ts',
+        'test/error-handler.test.ts',
+        'test/logging.test.ts',
+        'test/pricing.test.ts',
+        'test/return-url.test.ts',
+        'test/state.test.ts',
+        'test/verified-token-cache.test.ts',
+      ],
     }),
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: reporters(import.meta.dirname),

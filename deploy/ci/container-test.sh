@@ -501,6 +501,10 @@ main() {
   phase "packages"
   require "the workspace installed (npx pnpm install: the seed is read with its jsonc-parser)" \
     test -f apps/auth-server/node_modules/jsonc-parser/package.json
+  # The GitHub workflow's compose job takes these same steps on GitHub's Docker engine: the check
+  # fails when it runs one this script does not, or the smoke test before installing the workspace.
+  check "the GitHub compose job's steps are the ones taken here, the workspace installed first" \
+    node deploy/ci/check-workflow.mjs
   require "docker.io, docker-compose, debootstrap, openssl and curl installed" install_missing_packages
   save_host_state
   if [ "${CONTAINER_TEST_COLD:-}" = 1 ]; then echo "cold run: removing $CACHE_DIR"; rm -rf "$CACHE_DIR"; fi

@@ -7,6 +7,8 @@ export default defineConfig({
       integration: ['test/slow-down.test.ts', 'test/install-line.test.ts'],
       // The auth server and the orders service spawned, the CLI run as a process.
       e2e: ['test/cli.e2e.test.ts', 'test/orders-service.e2e.test.ts'],
+      // Never open the test database: left out of test:database.
+      withoutDatabase: ['test/run.test.ts', 'test/install-line.test.ts'],
     }),
     reporters: reporters(import.meta.dirname),
     // Each file starts its own auth server process (PGlite in memory, or its own PostgreSQL

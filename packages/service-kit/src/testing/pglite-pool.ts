@@ -17,6 +17,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { assertTestFileMayOpenDatabase } from './database-tier.js';
 
 /** Migrates a fresh instance (the app's own migrator, e.g. `pgliteDatabase(client, …).migrate()`). */
 export type MigratePglite = (client: PGlite) => Promise<void>;
@@ -78,6 +79,7 @@ interface Pool {
 const pools = new Map<string, Pool>();
 
 export async function acquirePglite(template: PgliteTemplate): Promise<LentPglite> {
+  assertTestFileMayOpenDatabase();
   const pool = poolFor(template.path);
   const client = pool.idle.pop() ?? (await loadFromTemplate(template));
   try {

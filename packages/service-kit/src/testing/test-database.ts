@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { assertTestFileMayOpenDatabase } from './database-tier.js';
 
 /** The PostgreSQL server tests that need one use: TEST_DATABASE_URL's, else the local one CI starts. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -38,6 +39,8 @@ export interface TestDatabaseOptions {
 
 /** A fresh database on `adminUrl` (TEST_DATABASE_URL by default), or `pglite://memory` without one. */
 export async function createTestDatabase(options: TestDatabaseOptions): Promise<TestDatabaseUrl> {
+  // Without an explicit server the database follows TEST_DATABASE_URL: the database tier.
+  if (options.adminUrl === undefined) assertTestFileMayOpenDatabase();
   const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) return { url: 'pglite://memory', drop: async () => {} };
   return createPostgresDatabase(options.prefix, adminUrl);
