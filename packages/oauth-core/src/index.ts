@@ -23,6 +23,7 @@ export * from './model.js';
 export * from './par.js';
 export * from './passwords.js';
 export * from './pkce.js';
+export * from './protected-resource.js';
 export * from './redirect-uri.js';
 export * from './registration.js';
 export * from './request-object.js';

@@ -25,6 +25,16 @@ declare module 'fastify' {
      * the bearer area in src/routes/guarded-areas.ts.
      */
     requireBearer(scope: string): onRequestAsyncHookHandler;
+    /**
+     * The refusal of an access token this API's routes throw: its challenge names both schemes
+     * and, when published, the RFC 9728 metadata URL (`resource_metadata`).
+     */
+    bearerTokenError(
+      error: ConstructorParameters<typeof BearerTokenError>[0],
+      description: string,
+      scheme?: TokenScheme,
+      scope?: string,
+    ): BearerTokenError;
   }
   interface FastifyRequest {
     /** Set by `requireBearer` once the token (and its DPoP proof, when bound) is verified. */
@@ -74,8 +84,10 @@ export const bearerAuthPlugin = fp(
         realm,
         scheme,
         dpopAlgs: DPOP_SIGNING_ALGS,
+        resourceMetadata: app.config.resourceMetadataUrl,
         ...(scope ? { scope } : {}),
       });
+    app.decorate('bearerTokenError', refuse);
 
     function extractCredentials(request: FastifyRequest): Credentials {
       const header = request.headers.authorization;
