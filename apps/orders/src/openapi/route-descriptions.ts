@@ -26,6 +26,11 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     summary: 'Protected resource metadata (RFC 9728), when RESOURCE_ID is an http(s) URL',
     tag: 'orders',
   },
+  'POST /mcp': {
+    summary:
+      "Model Context Protocol server (Streamable HTTP): tools list_orders and place_order for the token's user",
+    tag: 'orders',
+  },
   'GET /users': { summary: 'Every user (x-api-key)', tag: 'users' },
   'POST /users': { summary: 'Create a user (x-api-key)', tag: 'users' },
   'GET /bff/user': {

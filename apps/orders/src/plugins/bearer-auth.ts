@@ -20,11 +20,11 @@ import { dpopReplayStore } from '../repositories/dpop-replay.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * onRequest guard: a valid access token for this API (RESOURCE_ID) carrying `scope`, put on
+     * onRequest guard: a valid access token for this API (RESOURCE_ID) carrying `scope` (when given), put on
      * `request.accessToken`. Bearer, or DPoP with a proof for a DPoP-bound token. The one hook of
      * the bearer area in src/routes/guarded-areas.ts.
      */
-    requireBearer(scope: string): onRequestAsyncHookHandler;
+    requireBearer(scope?: string): onRequestAsyncHookHandler;
     /**
      * The refusal of an access token this API's routes throw: its challenge names both schemes
      * and, when published, the RFC 9728 metadata URL (`resource_metadata`).
@@ -165,12 +165,12 @@ export const bearerAuthPlugin = fp(
       }
     }
 
-    app.decorate('requireBearer', (scope: string): onRequestAsyncHookHandler => {
+    app.decorate('requireBearer', (scope?: string): onRequestAsyncHookHandler => {
       return async (request) => {
         const credentials = extractCredentials(request);
         const verified = await verifyToken(credentials);
         await checkSenderConstraint(request, credentials, verified);
-        if (!verified.scopes.includes(scope)) {
+        if (scope !== undefined && !verified.scopes.includes(scope)) {
           throw refuse(
             'insufficient_scope',
             `The access token lacks the scope ${scope}`,
