@@ -17,6 +17,7 @@ import Fastify, {
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { Directory } from './directory/types.js';
+import type { EnabledFeatures } from './endpoints.js';
 import { resolveProvider, type UpstreamProvider } from './federation/registry.js';
 import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
@@ -83,6 +84,11 @@ export interface AppDependencies {
   tracingPlugin?: FastifyPluginCallback;
   /** An opened directory to use instead of the one `LDAP_URL` configures; the caller closes it. */
   directory?: Directory;
+}
+
+/** The seed members that turn optional endpoints on (src/endpoints.ts `enabledBy`). */
+function enabledFeatures(seed: SeedDocument | undefined): EnabledFeatures {
+  return new Set(seed?.client_registration ? (['client_registration'] as const) : []);
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -159,8 +165,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(formbody, { parser: parseFormBody });
 
   // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
-  await app.register(discoveryRoutes);
-  await app.register(oauthRoutes);
+  await app.register(discoveryRoutes, { enabled: enabledFeatures(seed) });
+  await app.register(oauthRoutes, {
+    registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
+  });
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;

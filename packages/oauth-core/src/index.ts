@@ -11,6 +11,7 @@ export * from './device-authorization.js';
 export * from './device-verification.js';
 export * from './dpop.js';
 export * from './dpop-nonce.js';
+export * from './dynamic-registration.js';
 export * from './errors.js';
 export * from './fapi2.js';
 export * from './grants/index.js';

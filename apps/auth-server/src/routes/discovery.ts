@@ -10,7 +10,7 @@ import {
   registeredGrantTypes,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
-import { discoveryEndpointUrls, ENDPOINTS } from '../endpoints.js';
+import { discoveryEndpointUrls, ENDPOINTS, type EnabledFeatures } from '../endpoints.js';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 
 /**
@@ -38,14 +38,14 @@ function authenticationMetadata() {
  * document must be identical to the one the relying party used; a Host-derived URL would let
  * anyone who can reach the server with a forged Host header redirect clients elsewhere).
  */
-export const discoveryRoutes: FastifyPluginAsync = async (app) => {
+export const discoveryRoutes: FastifyPluginAsync<{ enabled?: EnabledFeatures }> = async (app, options) => {
   const issuer = app.config.issuer;
   const cacheControl = `public, max-age=${app.config.metadataMaxAgeSeconds}`;
 
   const staticMetadata = {
     issuer,
     // Every `*_endpoint` and `jwks_uri`, from the one table of endpoints (src/endpoints.ts).
-    ...discoveryEndpointUrls(issuer),
+    ...discoveryEndpointUrls(issuer, options.enabled),
     // RFC 9126 §5: PAR is offered to every client and required of those registered so.
     require_pushed_authorization_requests: false,
     // The token endpoint's registry (oauth-core createGrantRegistry): the one list of grants.

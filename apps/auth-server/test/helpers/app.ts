@@ -139,7 +139,11 @@ export function useAppWithRoutes(): { routes: RouteOptions[]; app: () => TestApp
   const routes: RouteOptions[] = [];
   let started: { app: TestApp; close: () => Promise<void> } | undefined;
   beforeAll(async () => {
-    started = await startTestApp({ onRoute: (route) => routes.push(route) });
+    // Every optional endpoint on (`client_registration`), so the walk sees every route.
+    started = await startTestApp({
+      seed: { ...testSeed(), client_registration: { open: true, scope: 'openid' } },
+      onRoute: (route) => routes.push(route),
+    });
   });
   afterAll(() => started?.close());
   return {

@@ -45,6 +45,10 @@ export async function writeRegistryRecords(
         // Writing an entry (the seed names it again) enables it.
         disabledAt: null,
         updatedAt: now,
+        // A seed entry of a registered client's id adopts it: from now on the file owns it.
+        registeredAt: null,
+        registrationAccessTokenHash: null,
+        registrationMetadata: null,
       };
       await tx.insert(clients).values(row).onConflictDoUpdate({ target: clients.clientId, set: row });
     }
