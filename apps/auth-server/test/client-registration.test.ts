@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClientsAdmin, RegisteredClientNotFoundError } from '../src/admin/clients-admin.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
@@ -311,5 +312,46 @@ describe('open registration and the per-IP rate limit', () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('the clients admin (clients list, delete, export)', () => {
+  it('lists registered clients only, never a seed client', async () => {
+    const body = await registered();
+
+    const listed = await createClientsAdmin(app.database.db).list();
+
+    expect(listed.map((client) => client.clientId)).toContain(body.client_id);
+    expect(listed.map((client) => client.clientId)).not.toContain('web');
+  });
+
+  it('exports a seed entry that adopts the client when the seed names it', async () => {
+    const body = await registered({ ...PUBLIC_AGENT, token_endpoint_auth_method: 'client_secret_basic' });
+    const admin = createClientsAdmin(app.database.db);
+
+    const entry = await admin.exportSeedEntry(body.client_id);
+    const seed = registrationSeed();
+    await app.reseed({ ...seed, clients: [...(seed.clients ?? []), entry] });
+
+    expect(entry).toMatchObject({
+      client_id: body.client_id,
+      client_name: 'Agent',
+      redirect_uris: [REDIRECT_URI],
+    });
+    expect(entry.client_secret_hash).toMatch(/^hmac-sha256\$/);
+    expect((await admin.list()).map((client) => client.clientId)).not.toContain(body.client_id);
+    expect(await app.stores.clients.findClient(body.client_id)).not.toBeNull();
+    await app.reseed(registrationSeed());
+  });
+
+  it('deletes a registered client, and refuses a seed client', async () => {
+    const body = await registered();
+    const admin = createClientsAdmin(app.database.db);
+
+    await admin.delete(body.client_id);
+    app.stores.invalidateRegistry();
+
+    expect(await app.stores.clients.findClient(body.client_id)).toBeNull();
+    await expect(admin.delete('web')).rejects.toBeInstanceOf(RegisteredClientNotFoundError);
   });
 });
