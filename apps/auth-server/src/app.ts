@@ -41,7 +41,7 @@ import { type MailPluginOptions, mailPlugin } from './plugins/mail.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
-import { storesPlugin } from './plugins/stores.js';
+import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
@@ -76,6 +76,8 @@ export interface AppDependencies {
   backchannelLogout?: LogoutPluginOptions['backchannel'];
   /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
   clientKeys?: ClientKeyOptions;
+  /** Test seam: limits and DNS answers for fetching Client ID Metadata Documents. */
+  metadataDocumentFetch?: StoresPluginOptions['metadataDocumentFetch'];
   /** Mail timings and rate limits (tests shorten the SMTP timeouts and lower the limits). */
   mail?: MailPluginOptions;
   /** Test seam: sees every route as it is registered (test/openapi.test.ts walks them). */
@@ -149,7 +151,12 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(databasePlugin, { database: deps.database });
   // Before every route: each request is counted and timed by its route (GET /metrics).
   await app.register(metricsPlugin);
-  await app.register(storesPlugin, { clock, seed, seedPasswordCost: deps.seedPasswordCost });
+  await app.register(storesPlugin, {
+    clock,
+    seed,
+    seedPasswordCost: deps.seedPasswordCost,
+    metadataDocumentFetch: deps.metadataDocumentFetch,
+  });
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
@@ -165,7 +172,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(formbody, { parser: parseFormBody });
 
   // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
-  await app.register(discoveryRoutes, { enabled: enabledFeatures(seed) });
+  await app.register(discoveryRoutes, {
+    enabled: enabledFeatures(seed),
+    metadataDocuments: seed?.client_id_metadata_documents !== undefined,
+  });
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });

@@ -5,6 +5,7 @@ export * from './claims.js';
 export * from './client-assertion.js';
 export * from './client-auth-methods.js';
 export * from './client-authentication.js';
+export * from './client-id-metadata-document.js';
 export * from './clock-skew.js';
 export * from './config.js';
 export * from './device-authorization.js';

@@ -38,7 +38,14 @@ function authenticationMetadata() {
  * document must be identical to the one the relying party used; a Host-derived URL would let
  * anyone who can reach the server with a forged Host header redirect clients elsewhere).
  */
-export const discoveryRoutes: FastifyPluginAsync<{ enabled?: EnabledFeatures }> = async (app, options) => {
+export interface DiscoveryOptions {
+  /** Optional endpoints the seed turns on (src/endpoints.ts `enabledBy`). */
+  enabled?: EnabledFeatures;
+  /** The seed's `client_id_metadata_documents` is set. */
+  metadataDocuments?: boolean;
+}
+
+export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app, options) => {
   const issuer = app.config.issuer;
   const cacheControl = `public, max-age=${app.config.metadataMaxAgeSeconds}`;
 
@@ -80,6 +87,8 @@ export const discoveryRoutes: FastifyPluginAsync<{ enabled?: EnabledFeatures }> 
     frontchannel_logout_session_supported: true,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    // draft-ietf-oauth-client-id-metadata-document §5: only when such client ids are accepted.
+    ...(options.metadataDocuments ? { client_id_metadata_document_supported: true } : {}),
   };
 
   app.get('/.well-known/openid-configuration', async (_request, reply) => {

@@ -193,6 +193,20 @@ export const SeedClientRegistrationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `client_id_metadata_documents` (CONTRACT.md "Agent and tool clients"): client ids that are URLs
+ * of Client ID Metadata Documents under these origins; absent, no such client id is accepted.
+ */
+export const SeedClientIdMetadataDocumentsSchema = Type.Object(
+  {
+    /** `https://host`, `https://*.example.com`, or an exact loopback `http://127.0.0.1:port`. */
+    allowed_origins: Type.Array(NonEmptyString, { minItems: 1 }),
+    /** The most a document's client may be granted. */
+    scope: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { additionalProperties: false },
+);
+
 export const SeedDocumentSchema = Type.Object(
   {
     identity_providers: Type.Optional(Type.Array(SeedIdentityProviderSchema)),
@@ -200,6 +214,7 @@ export const SeedDocumentSchema = Type.Object(
     resources: Type.Optional(Type.Array(SeedResourceSchema)),
     users: Type.Optional(Type.Array(SeedUserSchema)),
     client_registration: Type.Optional(SeedClientRegistrationSchema),
+    client_id_metadata_documents: Type.Optional(SeedClientIdMetadataDocumentsSchema),
   },
   { additionalProperties: false },
 );

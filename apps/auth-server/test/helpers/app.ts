@@ -53,6 +53,8 @@ export interface TestAppOptions {
   directory?: AppDependencies['directory'];
   /** Upstream provider clients with short timeouts (test/federation.test.ts). */
   upstreamClients?: AppDependencies['upstreamClients'];
+  /** Limits and DNS answers for Client ID Metadata Documents (test/client-metadata-documents.test.ts). */
+  metadataDocumentFetch?: AppDependencies['metadataDocumentFetch'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -101,6 +103,7 @@ async function buildTestApp(
     ...(options.mail ? { mail: options.mail } : {}),
     ...(options.directory ? { directory: options.directory } : {}),
     ...(options.upstreamClients ? { upstreamClients: options.upstreamClients } : {}),
+    ...(options.metadataDocumentFetch ? { metadataDocumentFetch: options.metadataDocumentFetch } : {}),
   });
   try {
     await app.ready();
