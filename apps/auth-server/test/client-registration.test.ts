@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClientsAdmin, RegisteredClientNotFoundError } from '../src/admin/clients-admin.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
-import { startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
+import { basicAuthorization, FORM, form, startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { testSeed } from './helpers/seed.js';
 
@@ -172,6 +172,23 @@ describe('POST /register (RFC 7591 §3)', () => {
     });
     const client = await app.stores.clients.findClient(body.client_id);
     expect(client?.secretHash).toMatch(/^hmac-sha256\$/);
+  });
+
+  it('a confidential client authenticates at the token endpoint with the secret it was given', async () => {
+    const body = await registered({ redirect_uris: ['https://app.example.test/cb'] });
+
+    const response = await app.inject({
+      method: 'POST',
+      url: '/token',
+      headers: { ...FORM, authorization: basicAuthorization(body.client_id, body.client_secret ?? '') },
+      payload: form({
+        grant_type: 'authorization_code',
+        code: 'no-such-code',
+        redirect_uri: 'https://app.example.test/cb',
+      }),
+    });
+
+    expect(response.json().error).toBe('invalid_grant');
   });
 
   it.each([

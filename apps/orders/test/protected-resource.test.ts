@@ -60,7 +60,7 @@ describe('GET /.well-known/oauth-protected-resource (RFC 9728 §3)', () => {
     expect(response.json()).toEqual({
       resource: RESOURCE,
       authorization_servers: [issuer.issuer],
-      scopes_supported: ['orders.read', 'orders.write'],
+      scopes_supported: ['orders.read', 'orders.write', 'email'],
       bearer_methods_supported: ['header'],
       dpop_signing_alg_values_supported: expect.arrayContaining(['ES256']),
     });

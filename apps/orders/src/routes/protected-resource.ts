@@ -21,7 +21,10 @@ const registerProtectedResourceRoutes: FastifyPluginAsyncTypebox = async (app) =
   const document = protectedResourceMetadata({
     resource: resourceId,
     authorizationServers: [oidc.issuer],
-    scopes: [ORDERS_READ_SCOPE, ORDERS_WRITE_SCOPE],
+    // `email`: the API finds the caller's orders by the e-mail its token carries, and the
+    // authorization server puts that claim in access tokens only when the scope was granted. A
+    // client asking for what this list names (the MCP SDK does) thus gets a token the API can use.
+    scopes: [ORDERS_READ_SCOPE, ORDERS_WRITE_SCOPE, 'email'],
     dpopSigningAlgs: DPOP_SIGNING_ALGS,
   });
   const paths = new Set([PROTECTED_RESOURCE_WELL_KNOWN, new URL(resourceMetadataUrl).pathname]);
