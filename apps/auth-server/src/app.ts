@@ -160,7 +160,15 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
-  await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
+  await app.register(clientAuthenticationPlugin, {
+    clock,
+    keys: {
+      ...(seed?.client_registration?.fetch_origins
+        ? { registeredClientFetchOrigins: seed.client_registration.fetch_origins }
+        : {}),
+      ...deps.clientKeys,
+    },
+  });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});

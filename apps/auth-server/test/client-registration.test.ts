@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClientsAdmin, RegisteredClientNotFoundError } from '../src/admin/clients-admin.js';
+import { createClientKeySource } from '../src/plugins/client-authentication.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { basicAuthorization, FORM, form, startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
@@ -370,5 +371,23 @@ describe('the clients admin (clients list, delete, export)', () => {
 
     expect(await app.stores.clients.findClient(body.client_id)).toBeNull();
     await expect(admin.delete('web')).rejects.toBeInstanceOf(RegisteredClientNotFoundError);
+  });
+});
+
+describe("a registered client's jwks_uri", () => {
+  it('is fetched under the SSRF guards: a host resolving to a private address is never contacted', async () => {
+    const body = await registered({
+      ...PUBLIC_AGENT,
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://keys.agent.example.test/jwks.json',
+    });
+    const client = await app.stores.clients.findClient(body.client_id);
+    const keys = createClientKeySource({ resolve: async () => [{ address: '10.9.8.7', family: 4 }] });
+
+    expect(client?.dynamicallyRegistered).toBe(true);
+    const getKey = keys.keysFor(client!);
+    await expect(getKey({ alg: 'ES256', kid: 'k' }, { payload: '', signature: '' } as never)).rejects.toThrow(
+      /no public address/,
+    );
   });
 });

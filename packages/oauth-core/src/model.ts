@@ -62,6 +62,11 @@ export interface Client {
    */
   fromMetadataDocument?: boolean;
   /**
+   * The client registered itself (RFC 7591): documents it names (`jwks_uri`) are fetched with the
+   * server-side request forgery guards, as a metadata document is.
+   */
+  dynamicallyRegistered?: boolean;
+  /**
    * Client authentication methods this client may use (RFC 7591 §2 `token_endpoint_auth_method`;
    * see `clientAuthMethods` for records without it).
    */

@@ -163,6 +163,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
     jwksUri: row.jwksUri,
     requireSignedRequestObject: row.requireSignedRequestObject,
     profile: row.profile === 'fapi2' ? 'fapi2' : null,
+    ...(row.registeredAt === null ? {} : { dynamicallyRegistered: true }),
   };
 }
 
