@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -12,6 +13,7 @@ import type {
 import { findFreePort } from '@oidc-orders/service-kit/testing';
 import type { FastifyInstance } from 'fastify';
 import * as oidc from 'openid-client';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from './helpers/app.js';
 import { type AuthServerProcess, startAuthServer } from './helpers/auth-server.js';
@@ -22,8 +24,10 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
  * with its OAuth provider) discovers everything from the orders service's 401, registers by RFC 7591
  * or names a Client ID Metadata Document served from a loopback listener, signs in through the auth
  * server's real login and consent pages (plain HTTP, a small cookie jar), and calls both tools;
- * openid-client registers by RFC 7591 and signs in with the client it got.
+ * openid-client registers by RFC 7591 and signs in with the client it got. One variant signs in
+ * in a real Chromium (Debian's chromium, or CHROMIUM_PATH).
  */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const PASSWORD = 'mcp-user-password-for-tests';
 const REDIRECT_URI = 'http://127.0.0.1:7788/callback';
@@ -239,6 +243,68 @@ describe('the MCP SDK client', () => {
     const provider = new TestProvider(`${documentOrigin}/mcp-agent.json`);
 
     const client = await connectedClient(provider);
+    const { placed, listed } = await useBothTools(client);
+    await client.close();
+
+    expect(placed.email).toBe('mcp@example.test');
+    expect(listed.map((order) => order.id)).toContain(placed.id);
+  });
+});
+
+/** The user in a real Chromium: the login and consent pages clicked through; the redirect caught. */
+async function approveInChromium(browser: Browser, authorizationUrl: URL): Promise<URL> {
+  const page = await browser.newPage();
+  try {
+    let redirected: URL | undefined;
+    await page.route(`${REDIRECT_URI}**`, async (route) => {
+      redirected = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'done' });
+    });
+    await page.goto(authorizationUrl.href);
+    await page.fill('input[name="username"]', 'mcp-user');
+    await page.fill('input[name="password"]', PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.click('button[name="decision"][value="approve"]');
+    await page.waitForURL(`${REDIRECT_URI}**`);
+    if (redirected === undefined) throw new Error('the sign-in did not end at the redirect URI');
+    return redirected;
+  } finally {
+    await page.close();
+  }
+}
+
+describe('the MCP SDK client, signing in in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM_PATH))
+      throw new Error('install chromium (apt-get install chromium) or set CHROMIUM_PATH');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('registers by RFC 7591, signs in on the real pages and calls both tools', async () => {
+    const provider = new TestProvider();
+    const endpoint = new URL(`${ordersUrl}/mcp`);
+    const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+    await expect(
+      new Client({ name: 'test-host', version: '1.0.0' }).connect(transport),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+
+    await transport.finishAuth(codeOf(await approveInChromium(browser, provider.pendingAuthorization!)));
+    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
     const { placed, listed } = await useBothTools(client);
     await client.close();
 
