@@ -21,6 +21,9 @@ export default defineConfig({
         'test/first-run-config.test.ts',
         'test/startup.test.ts',
         'test/users-cli.test.ts',
+        'test/clients-cli.test.ts',
+        // A loopback listener serving Client ID Metadata Documents.
+        'test/client-metadata-documents.test.ts',
         'test/admin-commands-database.test.ts',
         // Slow by design: 120 random requests per route; means of sign-ins at the production scrypt cost.
         'test/property.test.ts',

@@ -18,6 +18,8 @@ export default defineConfig({
         'test/signin.e2e.test.ts',
         'test/opaque-tokens.e2e.test.ts',
         'test/account-lifecycle.e2e.test.ts',
+        // The auth server spawned; the MCP SDK's client and openid-client sign in over plain HTTP.
+        'test/mcp-client.e2e.test.ts',
       ],
       // Never open the test database: left out of test:database.
       withoutDatabase: [

@@ -17,6 +17,7 @@ import Fastify, {
 import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { Directory } from './directory/types.js';
+import type { EnabledFeatures } from './endpoints.js';
 import { resolveProvider, type UpstreamProvider } from './federation/registry.js';
 import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
@@ -40,7 +41,7 @@ import { type MailPluginOptions, mailPlugin } from './plugins/mail.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
-import { storesPlugin } from './plugins/stores.js';
+import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
@@ -75,6 +76,8 @@ export interface AppDependencies {
   backchannelLogout?: LogoutPluginOptions['backchannel'];
   /** How clients' `jwks_uri` are fetched and cached (tests shorten the re-read cooldown). */
   clientKeys?: ClientKeyOptions;
+  /** Test seam: limits and DNS answers for fetching Client ID Metadata Documents. */
+  metadataDocumentFetch?: StoresPluginOptions['metadataDocumentFetch'];
   /** Mail timings and rate limits (tests shorten the SMTP timeouts and lower the limits). */
   mail?: MailPluginOptions;
   /** Test seam: sees every route as it is registered (test/openapi.test.ts walks them). */
@@ -83,6 +86,11 @@ export interface AppDependencies {
   tracingPlugin?: FastifyPluginCallback;
   /** An opened directory to use instead of the one `LDAP_URL` configures; the caller closes it. */
   directory?: Directory;
+}
+
+/** The seed members that turn optional endpoints on (src/endpoints.ts `enabledBy`). */
+function enabledFeatures(seed: SeedDocument | undefined): EnabledFeatures {
+  return new Set(seed?.client_registration ? (['client_registration'] as const) : []);
 }
 
 /** Global default; OAuth endpoints set a tighter limit per route (src/http/oauth-form.ts). */
@@ -143,11 +151,24 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(databasePlugin, { database: deps.database });
   // Before every route: each request is counted and timed by its route (GET /metrics).
   await app.register(metricsPlugin);
-  await app.register(storesPlugin, { clock, seed, seedPasswordCost: deps.seedPasswordCost });
+  await app.register(storesPlugin, {
+    clock,
+    seed,
+    seedPasswordCost: deps.seedPasswordCost,
+    metadataDocumentFetch: deps.metadataDocumentFetch,
+  });
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
-  await app.register(clientAuthenticationPlugin, { clock, keys: deps.clientKeys });
+  await app.register(clientAuthenticationPlugin, {
+    clock,
+    keys: {
+      ...(seed?.client_registration?.fetch_origins
+        ? { registeredClientFetchOrigins: seed.client_registration.fetch_origins }
+        : {}),
+      ...deps.clientKeys,
+    },
+  });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
@@ -159,8 +180,13 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(formbody, { parser: parseFormBody });
 
   // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
-  await app.register(discoveryRoutes);
-  await app.register(oauthRoutes);
+  await app.register(discoveryRoutes, {
+    enabled: enabledFeatures(seed),
+    metadataDocuments: seed?.client_id_metadata_documents !== undefined,
+  });
+  await app.register(oauthRoutes, {
+    registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
+  });
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;

@@ -75,6 +75,14 @@ export const AUDIT_EVENTS = {
    * were revoked and their sessions ended.
    */
   directoryAccountEnded: 'auth.directory.account_ended',
+  /** A client registered itself (RFC 7591; `client_id`, `ip`). */
+  clientRegistered: 'auth.client.registered',
+  /** A registration was refused (`reason`: the RFC 7591 error code, `ip`). */
+  clientRegistrationRefused: 'auth.client.registration_refused',
+  /** A registered client changed its metadata (RFC 7592 §2.2; `client_id`). */
+  clientRegistrationUpdated: 'auth.client.registration_updated',
+  /** A registered client was deleted: by itself (RFC 7592 §2.3), by `clients delete`, or unused (`client_id`, `reason`). */
+  clientDeleted: 'auth.client.deleted',
   /** A directory password was changed at the sign-in's change-password step (`sub` when known). */
   directoryPasswordChanged: 'auth.directory.password_changed',
 } as const;
@@ -95,7 +103,14 @@ export interface AuditFields {
   grant_type?: string;
   scopes?: string[];
   reason?: string;
-  limit?: 'login_username' | 'login_ip' | 'token_client' | 'device_user_code' | 'mfa_user' | 'mfa_ip';
+  limit?:
+    | 'login_username'
+    | 'login_ip'
+    | 'token_client'
+    | 'device_user_code'
+    | 'mfa_user'
+    | 'mfa_ip'
+    | 'registration_ip';
   /** Sign-in method (oauth-core `AuthenticationMethod`). */
   method?: string;
   /** Where the account lives: `ldap` for a directory user (absent for local users). */

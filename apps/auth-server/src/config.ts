@@ -69,6 +69,8 @@ export const EnvironmentSchema = Type.Object({
    * "Rate limits").
    */
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 }),
+  /** RFC 7591 registrations per minute and IP (seed `client_registration`); 0 = off. */
+  REGISTRATION_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, maximum: 100_000, default: 10 }),
   /** Where the token endpoint's rate-limit counters live: per instance, or shared by every instance. */
   RATE_LIMIT_STORE: Type.Union([Type.Literal('memory'), Type.Literal('database')], { default: 'memory' }),
   /** Kerberos (README "Kerberos"): the keytab; MIT GSSAPI reads this same variable itself. */
@@ -117,6 +119,8 @@ export interface RateLimitConfig {
   loginFailureWindowSeconds: number;
   /** 0 = the token endpoint is not rate limited. */
   tokenRequestsPerMinute: number;
+  /** 0 = the registration endpoint (RFC 7591) is not rate limited per IP. */
+  registrationsPerMinute: number;
   /** `memory`: each instance counts alone; `database`: the `rate_limit_counters` table, shared. */
   store: 'memory' | 'database';
 }
@@ -278,6 +282,7 @@ export function loadConfig(environmentWithFiles: Readonly<Record<string, string 
       loginMaxFailuresPerIp: environment.LOGIN_MAX_FAILURES_PER_IP,
       loginFailureWindowSeconds: environment.LOGIN_FAILURE_WINDOW_SECONDS,
       tokenRequestsPerMinute: environment.TOKEN_RATE_LIMIT_PER_MINUTE,
+      registrationsPerMinute: environment.REGISTRATION_RATE_LIMIT_PER_MINUTE,
       store: environment.RATE_LIMIT_STORE,
     },
     kerberos: kerberosConfigOf(environment),

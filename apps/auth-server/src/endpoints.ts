@@ -22,7 +22,15 @@ export interface ProtocolEndpoint {
   readonly area: 'oauth' | 'front-channel' | 'discovery';
   /** The OpenAPI tag of its operations. */
   readonly tag: 'oauth' | 'openid' | 'pages';
+  /**
+   * The seed member that turns the endpoint on: without it the route does not exist and discovery
+   * does not name it (discovery advertises exactly what is enabled).
+   */
+  readonly enabledBy?: 'client_registration';
 }
+
+/** Seed members that turn optional endpoints on (`ProtocolEndpoint.enabledBy`). */
+export type EnabledFeatures = ReadonlySet<NonNullable<ProtocolEndpoint['enabledBy']>>;
 
 export const ENDPOINTS = {
   authorization: {
@@ -89,16 +97,43 @@ export const ENDPOINTS = {
     area: 'oauth',
     tag: 'oauth',
   },
+  // RFC 7591 §3: JSON in and out, only with the seed's `client_registration`.
+  registration: {
+    path: '/register',
+    metadata: 'registration_endpoint',
+    browserCors: false,
+    area: 'oauth',
+    tag: 'oauth',
+    enabledBy: 'client_registration',
+  },
+  // RFC 7592 §2: the registration client URI, `registration_client_uri` in a registration response.
+  registrationManagement: {
+    path: '/register/:clientId',
+    browserCors: false,
+    area: 'oauth',
+    tag: 'oauth',
+    enabledBy: 'client_registration',
+  },
   // RFC 8628 §3.3: where the user types the code; its URL is sent in the device response.
   deviceVerification: { path: '/device', browserCors: false, area: 'front-channel', tag: 'pages' },
 } as const satisfies Record<string, ProtocolEndpoint>;
 
 const rows: readonly ProtocolEndpoint[] = Object.values(ENDPOINTS);
 
-/** Discovery's endpoint URLs (`token_endpoint`: `${issuer}/token`, …), in the table's order. */
-export function discoveryEndpointUrls(issuer: string): Record<string, string> {
+/**
+ * Discovery's endpoint URLs (`token_endpoint`: `${issuer}/token`, …), in the table's order; an
+ * optional endpoint only when `enabled` names its seed member.
+ */
+export function discoveryEndpointUrls(
+  issuer: string,
+  enabled: EnabledFeatures = new Set(),
+): Record<string, string> {
   const urls: Record<string, string> = {};
-  for (const row of rows) if (row.metadata !== undefined) urls[row.metadata] = `${issuer}${row.path}`;
+  for (const row of rows) {
+    if (row.metadata === undefined) continue;
+    if (row.enabledBy !== undefined && !enabled.has(row.enabledBy)) continue;
+    urls[row.metadata] = `${issuer}${row.path}`;
+  }
   return urls;
 }
 

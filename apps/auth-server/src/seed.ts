@@ -108,7 +108,21 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   checkResources(document.resources ?? []);
   checkUsers(document.users ?? []);
   checkIdentityProviders(document.identity_providers ?? []);
+  checkClientRegistration(document.client_registration);
   return document;
+}
+
+/** Registration needs a gate: initial access tokens, or `open` said out loud. */
+function checkClientRegistration(registration: SeedDocument['client_registration']): void {
+  if (registration === undefined || registration.open === true) return;
+  const tokens =
+    (registration.initial_access_tokens?.length ?? 0) +
+    (registration.initial_access_token_hashes?.length ?? 0);
+  if (tokens === 0) {
+    throw new SeedError(
+      'client_registration: give initial_access_tokens (or initial_access_token_hashes), or set open: true',
+    );
+  }
 }
 
 /** Before the schema, so a forbidden grant gets its reason rather than "unexpected value". */

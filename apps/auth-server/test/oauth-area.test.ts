@@ -2,7 +2,8 @@
  * The oauth area (src/routes/oauth/) guards every route it holds: a POST whose body is not a form
  * is refused with RFC 6749 §5.2 `invalid_request` before any handler runs, and every answer,
  * success or error, carries `cache-control: no-store` (RFC 6749 §5.1). Only POST /userinfo may
- * take no body (OIDC Core §5.3.1 with the token in the header). Walks the routes as registered,
+ * take no body (OIDC Core §5.3.1 with the token in the header), and only the RFC 7591 registration
+ * endpoint takes JSON. Walks the routes as registered,
  * so a route that slips the area's hook fails here.
  */
 
@@ -21,11 +22,15 @@ const methodsOf = (route: RouteOptions) => ([] as string[]).concat(route.method)
 
 describe('the oauth area', () => {
   it('holds the back-channel endpoints', () => {
-    expect(new Set(areaRoutes().map((route) => route.url)).size).toBe(6);
+    // Six, and the two of dynamic client registration (on in this app's seed).
+    expect(new Set(areaRoutes().map((route) => route.url)).size).toBe(8);
   });
 
-  it('refuses a JSON body on every POST route, as an uncached OAuth error', async () => {
-    for (const route of areaRoutes().filter((r) => methodsOf(r).includes('POST'))) {
+  it('refuses a JSON body on every POST route but registration, as an uncached OAuth error', async () => {
+    const formRoutes = areaRoutes().filter(
+      (r) => methodsOf(r).includes('POST') && r.config?.formBody !== 'json',
+    );
+    for (const route of formRoutes) {
       const response = await testApp().inject({
         method: 'POST',
         url: route.url,
@@ -51,6 +56,13 @@ describe('the oauth area', () => {
   it('lets only POST /userinfo go without a body', () => {
     const optional = areaRoutes().filter((route) => route.config?.formBody === 'when-present');
     expect([...new Set(optional.map((route) => route.url))]).toEqual([ENDPOINTS.userinfo.path]);
+  });
+
+  it('takes JSON at the registration endpoints only (RFC 7591 §3.1, RFC 7592 §2.2)', () => {
+    const json = areaRoutes().filter((route) => route.config?.formBody === 'json');
+    expect([...new Set(json.map((route) => route.url))].sort()).toEqual(
+      [ENDPOINTS.registration.path, ENDPOINTS.registrationManagement.path].sort(),
+    );
   });
 });
 

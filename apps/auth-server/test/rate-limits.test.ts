@@ -16,13 +16,14 @@ import { ALICE, BOB, signInSeed } from './sign-in-fixtures.js';
  */
 
 describe('defaults', () => {
-  it('are documented numbers: 5 failures per username, 50 per IP, 15-minute window, token limit off', () => {
+  it('are documented numbers: 5 failures per username, 50 per IP, 15-minute window, token limit off, 10 registrations a minute', () => {
     const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'pglite://memory' });
     expect(config.rateLimits).toEqual({
       loginMaxFailuresPerUsername: 5,
       loginMaxFailuresPerIp: 50,
       loginFailureWindowSeconds: 900,
       tokenRequestsPerMinute: 0,
+      registrationsPerMinute: 10,
       store: 'memory',
     });
   });

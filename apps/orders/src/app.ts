@@ -29,6 +29,7 @@ import { type BffRoutesOptions, bffRoutes } from './routes/bff.js';
 import { guardedRoutes } from './routes/guarded-areas.js';
 import { healthRoutes } from './routes/health.js';
 import type { OrderRoutesOptions } from './routes/orders.js';
+import { protectedResourceRoutes } from './routes/protected-resource.js';
 import { signInRoutes } from './routes/signin.js';
 
 export interface AppDependencies {
@@ -135,6 +136,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}): P
   );
   app.register(bearerAuthPlugin);
   app.register(healthRoutes);
+  app.register(protectedResourceRoutes);
   app.register(guardedRoutes, deps.orderRoutes ?? {});
   app.register(signInRoutes);
   app.register(bffRoutes, deps.bffRoutes ?? {});

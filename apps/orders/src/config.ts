@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { protectedResourceMetadataUrl } from '@oidc-orders/oauth-core';
 import {
   parseDatabaseUrl,
   parseTrustProxy,
@@ -142,6 +143,11 @@ export interface AppConfig {
   /** Absolute lifetime of a sign-in session (store row and cookie). */
   sessionTtlSeconds: number;
   resourceId: string;
+  /**
+   * RFC 9728: where this resource's metadata is published, when RESOURCE_ID is an absolute
+   * http(s) URL and OIDC_ISSUER is set (the metadata names the issuer); undefined otherwise.
+   */
+  resourceMetadataUrl: string | undefined;
   resourceSecret: string | undefined;
   upstreamApiUrl: string;
   upstreamTimeoutMs: number;
@@ -247,6 +253,8 @@ export function loadConfig(
     ...session,
     sessionTtlSeconds: limits.sessionTtlSeconds,
     resourceId: env.RESOURCE_ID ?? 'orders-api',
+    resourceMetadataUrl:
+      signIn.issuer === undefined ? undefined : protectedResourceMetadataUrl(env.RESOURCE_ID ?? 'orders-api'),
     resourceSecret: env.RESOURCE_SECRET,
     upstreamApiUrl,
     upstreamTimeoutMs: limits.upstreamTimeoutMs,

@@ -125,6 +125,11 @@ export interface ChallengeOptions {
   scheme?: TokenScheme;
   /** RFC 9449 §7.1: the `algs` the DPoP challenge advertises; without it only Bearer is offered. */
   dpopAlgs?: readonly string[];
+  /**
+   * RFC 9728 §5.1: the URL of this resource's metadata, on every challenge (with or without an
+   * error) so a client that only knows the resource can discover its authorization server.
+   */
+  resourceMetadata?: string | undefined;
 }
 
 /**
@@ -172,10 +177,16 @@ function challenges(error: BearerTokenError['error'], description: string, optio
           ['scope', options.scope || undefined],
         ];
   const realm = ['realm', options.realm] as const;
-  const bearer = authenticationChallenge('Bearer', [realm, ...(scheme === 'Bearer' ? errorParameters : [])]);
+  const metadata = ['resource_metadata', options.resourceMetadata] as const;
+  const bearer = authenticationChallenge('Bearer', [
+    realm,
+    metadata,
+    ...(scheme === 'Bearer' ? errorParameters : []),
+  ]);
   if (!options.dpopAlgs) return bearer;
   const dpop = authenticationChallenge('DPoP', [
     realm,
+    metadata,
     ...(scheme === 'DPoP' ? errorParameters : []),
     ['algs', options.dpopAlgs.join(' ')],
   ]);

@@ -31,6 +31,8 @@ beforeAll(async () => {
       OIDC_CLIENT_ID: 'orders-web',
       OIDC_CLIENT_SECRET: 'test-only-client-secret-0123456789',
       SESSION_SECRET: 'test-only-session-secret-0123456789abcdef',
+      // An http(s) URL, so the RFC 9728 metadata route exists too.
+      RESOURCE_ID: 'http://localhost:3000',
     }),
     {
       database: database.handle,

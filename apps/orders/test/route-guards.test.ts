@@ -28,6 +28,8 @@ const PUBLIC_ROUTES = new Set([
   // CORS preflights of the bearer API (src/plugins/api-cors.ts): headers only, no data.
   'OPTIONS /orders',
   'OPTIONS /orders/:id',
+  // RFC 9728 protected resource metadata: public by definition (src/routes/protected-resource.ts).
+  'GET /.well-known/oauth-protected-resource',
   // The OpenAPI document: describes the routes, holds no data (src/plugins/openapi.ts).
   'GET /openapi.json',
   // Guarded by its own check (loopback, else Bearer METRICS_TOKEN; test/metrics.test.ts), which

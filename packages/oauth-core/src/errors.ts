@@ -39,7 +39,12 @@ export type OAuthErrorCode =
   | 'invalid_target'
   // RFC 9449 §5, §8
   | 'invalid_dpop_proof'
-  | 'use_dpop_nonce';
+  | 'use_dpop_nonce'
+  // RFC 7591 §3.2.2
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'invalid_software_statement'
+  | 'unapproved_software_statement';
 
 export interface OAuthErrorOptions {
   /** Public, human-readable text (RFC 6749 `error_description`); must not leak which check failed. */

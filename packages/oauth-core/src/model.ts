@@ -57,6 +57,16 @@ export interface Client {
   /** Every user signs in with a second factor for this client (seed `require_mfa`). */
   requireMfa?: boolean;
   /**
+   * The client's registration is the Client ID Metadata Document at its `client_id` URL
+   * (client-id-metadata-document.ts): consent is asked every time and redirect URIs match exactly.
+   */
+  fromMetadataDocument?: boolean;
+  /**
+   * The client registered itself (RFC 7591): documents it names (`jwks_uri`) are fetched with the
+   * server-side request forgery guards, as a metadata document is.
+   */
+  dynamicallyRegistered?: boolean;
+  /**
    * Client authentication methods this client may use (RFC 7591 §2 `token_endpoint_auth_method`;
    * see `clientAuthMethods` for records without it).
    */

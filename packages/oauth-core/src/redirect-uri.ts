@@ -15,7 +15,8 @@ import type { Client } from './model.js';
  */
 export function isRegisteredRedirectUri(client: Client, requested: string): boolean {
   if (client.redirectUris.includes(requested)) return true;
-  if (!isPublicClient(client)) return false;
+  // draft-ietf-oauth-client-id-metadata-document: the document's redirect URIs, exactly.
+  if (!isPublicClient(client) || client.fromMetadataDocument === true) return false;
   const requestedWithoutPort = loopbackWithoutPort(requested);
   if (requestedWithoutPort === null) return false;
   return client.redirectUris.some((registered) => loopbackWithoutPort(registered) === requestedWithoutPort);

@@ -86,6 +86,16 @@ export const clients = pgTable('clients', {
    */
   disabledAt: epochSeconds('disabled_at'),
   updatedAt: epochSeconds('updated_at').notNull(),
+  /**
+   * RFC 7591: when the client registered itself at the registration endpoint; null for a seed
+   * client. The seed reconciliation leaves registered clients alone, and a seed entry of the same
+   * id (an operator adopting the client with `clients export`) clears it.
+   */
+  registeredAt: epochSeconds('registered_at'),
+  /** RFC 7592 §1: keyed HMAC of the registration access token (oauth-core `createSecretHasher`). */
+  registrationAccessTokenHash: text('registration_access_token_hash'),
+  /** RFC 7591 §3.2.1: the metadata as registered, answered again by RFC 7592 reads and updates. */
+  registrationMetadata: jsonb('registration_metadata').$type<Record<string, unknown>>(),
 });
 
 export const resources = pgTable('resources', {

@@ -201,7 +201,11 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
           error: accessDenied('none of the requested scopes can be granted', 'empty grant'),
         };
       }
-      const rememberedScopes = await consents.findApprovedScopes(user.sub, request.client.clientId);
+      // A metadata-document client is whoever hosts the document today: its consent is asked every
+      // time, never remembered (draft-ietf-oauth-client-id-metadata-document §6).
+      const rememberedScopes = request.client.fromMetadataDocument
+        ? []
+        : await consents.findApprovedScopes(user.sub, request.client.clientId);
       const consentNeeded = needsConsent(
         {
           prompt: request.prompt,

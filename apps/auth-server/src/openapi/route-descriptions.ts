@@ -62,6 +62,26 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     tag: 'oauth',
     parameters: ['client_id', 'response_type', 'redirect_uri', 'scope', 'code_challenge', 'request'],
   },
+  [`POST ${ENDPOINTS.registration.path}`]: {
+    summary: 'Dynamic Client Registration (RFC 7591 §3), when the seed has client_registration',
+    tag: 'oauth',
+    optional: true,
+  },
+  [`GET ${ENDPOINTS.registration.path}/{clientId}`]: {
+    summary: 'Read a registered client (RFC 7592 §2.1, registration access token)',
+    tag: 'oauth',
+    optional: true,
+  },
+  [`PUT ${ENDPOINTS.registration.path}/{clientId}`]: {
+    summary: 'Update a registered client (RFC 7592 §2.2, registration access token)',
+    tag: 'oauth',
+    optional: true,
+  },
+  [`DELETE ${ENDPOINTS.registration.path}/{clientId}`]: {
+    summary: 'Delete a registered client (RFC 7592 §2.3, registration access token)',
+    tag: 'oauth',
+    optional: true,
+  },
   [`POST ${ENDPOINTS.token.path}`]: {
     summary: 'Token endpoint (RFC 6749 §3.2): every grant of the registry',
     tag: 'oauth',

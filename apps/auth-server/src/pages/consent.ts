@@ -4,6 +4,8 @@ import { describeScope } from './scope-descriptions.js';
 
 export interface ConsentPageInput {
   clientName: string;
+  /** The host of a metadata-document client's URL: the only part of its identity that is checked. */
+  clientHost?: string | undefined;
   /** Who is signed in, so the user can tell whose account is being shared. */
   userDisplayName: string;
   scopes: readonly string[];
@@ -18,7 +20,10 @@ export function renderConsentPage(input: ConsentPageInput): string {
   const items = input.scopes.map(
     (scope) => html`<li><span>${describeScope(scope)}</span> <code>${scope}</code></li>`,
   );
-  const body = html`<p class="lead"><strong>${input.clientName}</strong> would like to:</p>
+  const host = input.clientHost
+    ? html` <span class="muted">(from <strong data-client-host>${input.clientHost}</strong>)</span>`
+    : null;
+  const body = html`<p class="lead"><strong>${input.clientName}</strong>${host} would like to:</p>
 <ul class="scopes">${items}</ul>
 <p class="muted">Signed in as <strong>${input.userDisplayName}</strong>.</p>
 ${input.notice ? html`<p class="alert" role="note">${input.notice}</p>` : null}

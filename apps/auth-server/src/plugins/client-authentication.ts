@@ -11,8 +11,9 @@ import {
 } from '@oidc-orders/oauth-core';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import { clientAuthenticationEndpointUrls } from '../endpoints.js';
+import { type GuardedFetchOptions, guardedFetchJson } from '../http/guarded-fetch.js';
 import { createJtiReplayStore } from '../storage/drizzle/jti-replay.js';
 
 /** How the server reads a client's `jwks_uri` (README "Client keys"). */
@@ -23,7 +24,17 @@ export interface ClientKeyOptions {
   cacheMaxAgeMs?: number;
   /** An assertion with an unknown `kid` re-reads the set at most this often (protects the client's host). */
   refreshCooldownMs?: number;
+  /**
+   * Origins a registered (RFC 7591) client's `jwks_uri` may use over plain http or on a private
+   * address (seed `client_registration.fetch_origins`); others must be public https.
+   */
+  registeredClientFetchOrigins?: readonly string[];
+  /** Test seam: DNS answers for the guarded fetch. */
+  resolve?: GuardedFetchOptions['resolve'];
 }
+
+/** The largest JWK Set read from a registered client's `jwks_uri`. */
+const REGISTERED_JWKS_MAX_BYTES = 64 * 1024;
 
 export const CLIENT_JWKS_DEFAULTS = {
   fetchTimeoutMs: 5_000,
@@ -77,6 +88,8 @@ export function createClientKeySource(options: ClientKeyOptions = {}): ClientKey
           timeoutDuration: settings.fetchTimeoutMs,
           cacheMaxAge: settings.cacheMaxAgeMs,
           cooldownDuration: settings.refreshCooldownMs,
+          // A self-registered client chose this URL: fetched under the SSRF guards (src/http/guarded-fetch.ts).
+          ...(client.dynamicallyRegistered ? { [customFetch]: guardedJwksFetch(settings) } : {}),
         });
       } else if (client.jwks != null && client.jwks.keys.length > 0) {
         getKey = createLocalJWKSet({ keys: [...client.jwks.keys] });
@@ -86,6 +99,21 @@ export function createClientKeySource(options: ClientKeyOptions = {}): ClientKey
       cache.set(client.clientId, { registration, getKey });
       return getKey;
     },
+  };
+}
+
+function guardedJwksFetch(settings: ClientKeyOptions & { fetchTimeoutMs: number }) {
+  return async (url: string): Promise<Response> => {
+    const { body } = await guardedFetchJson(url, {
+      trustedOrigins: settings.registeredClientFetchOrigins ?? [],
+      maxBytes: REGISTERED_JWKS_MAX_BYTES,
+      timeoutMs: settings.fetchTimeoutMs,
+      ...(settings.resolve ? { resolve: settings.resolve } : {}),
+    });
+    return new Response(JSON.stringify(body), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   };
 }
 

@@ -2,11 +2,13 @@ import type { Clock, ScryptCost } from '@oidc-orders/oauth-core';
 import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
 import type { DirectoryConfig } from '../directory/config.js';
+import type { GuardedFetchOptions } from '../http/guarded-fetch.js';
 import { deriveSecretHashingKey } from '../keys/key-encryption.js';
 import { endSessionsOfDisabledUsers } from '../logout/user-sign-out.js';
 import type { SeedDocument } from '../schemas/seed.js';
 import { applySeed, parseSeedDocument } from '../seed.js';
 import { createDrizzleStores, type DrizzleStores } from '../storage/drizzle/stores.js';
+import { withMetadataDocumentClients } from '../storage/metadata-document-clients.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,8 +23,18 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Limits on fetching a Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document
+ * §6: a few KiB, a few seconds); tests shorten them and give their own DNS answers.
+ */
+export const METADATA_DOCUMENT_FETCH = { maxBytes: 5 * 1024, timeoutMs: 5_000 } as const;
+const METADATA_DOCUMENT_MAX_CACHE_SECONDS = 3_600;
+const METADATA_DOCUMENT_MAX_ENTRIES = 1_000;
+
 export interface StoresPluginOptions {
   clock: Clock;
+  /** Test seam: the guarded fetch's limits and resolver for metadata documents. */
+  metadataDocumentFetch?: Partial<Omit<GuardedFetchOptions, 'trustedOrigins'>> | undefined;
   /** The seed to apply at start (read from SEED_FILE, or given in code by tests). */
   seed?: SeedDocument | undefined;
   /** scrypt cost for the seed's plain-text passwords (applySeed's default when undefined). */
@@ -41,6 +53,26 @@ function directoryServers(directory: DirectoryConfig | null): string[] {
 export const storesPlugin = fp<StoresPluginOptions>(
   async (app, options) => {
     const stores = createDrizzleStores(app.database.db);
+    const documents = options.seed?.client_id_metadata_documents;
+    if (documents) {
+      stores.clients = withMetadataDocumentClients(stores.clients, {
+        policy: {
+          allowedOrigins: documents.allowed_origins,
+          scopes: documents.scope.split(' ').filter(Boolean),
+        },
+        // Exactly listed origins (never a wildcard) may be loopback or private: a developer's machine.
+        fetch: {
+          ...METADATA_DOCUMENT_FETCH,
+          trustedOrigins: documents.allowed_origins.filter((origin) => !origin.includes('*')),
+          ...options.metadataDocumentFetch,
+        },
+        lifetimes: app.config.lifetimes,
+        maxCacheSeconds: METADATA_DOCUMENT_MAX_CACHE_SECONDS,
+        maxEntries: METADATA_DOCUMENT_MAX_ENTRIES,
+        nowMs: () => options.clock.nowSeconds() * 1000,
+        log: app.log,
+      });
+    }
     const secretHasher = createSecretHasher(deriveSecretHashingKey(app.config.keyEncryptionKey));
 
     const reseed = async (seed: SeedDocument) => {

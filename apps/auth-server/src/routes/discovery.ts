@@ -10,7 +10,7 @@ import {
   registeredGrantTypes,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
-import { discoveryEndpointUrls, ENDPOINTS } from '../endpoints.js';
+import { discoveryEndpointUrls, ENDPOINTS, type EnabledFeatures } from '../endpoints.js';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 
 /**
@@ -38,14 +38,21 @@ function authenticationMetadata() {
  * document must be identical to the one the relying party used; a Host-derived URL would let
  * anyone who can reach the server with a forged Host header redirect clients elsewhere).
  */
-export const discoveryRoutes: FastifyPluginAsync = async (app) => {
+export interface DiscoveryOptions {
+  /** Optional endpoints the seed turns on (src/endpoints.ts `enabledBy`). */
+  enabled?: EnabledFeatures;
+  /** The seed's `client_id_metadata_documents` is set. */
+  metadataDocuments?: boolean;
+}
+
+export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app, options) => {
   const issuer = app.config.issuer;
   const cacheControl = `public, max-age=${app.config.metadataMaxAgeSeconds}`;
 
   const staticMetadata = {
     issuer,
     // Every `*_endpoint` and `jwks_uri`, from the one table of endpoints (src/endpoints.ts).
-    ...discoveryEndpointUrls(issuer),
+    ...discoveryEndpointUrls(issuer, options.enabled),
     // RFC 9126 §5: PAR is offered to every client and required of those registered so.
     require_pushed_authorization_requests: false,
     // The token endpoint's registry (oauth-core createGrantRegistry): the one list of grants.
@@ -83,6 +90,8 @@ export const discoveryRoutes: FastifyPluginAsync = async (app) => {
     frontchannel_logout_session_supported: true,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    // draft-ietf-oauth-client-id-metadata-document §5: only when such client ids are accepted.
+    ...(options.metadataDocuments ? { client_id_metadata_document_supported: true } : {}),
   };
 
   app.get('/.well-known/openid-configuration', async (_request, reply) => {

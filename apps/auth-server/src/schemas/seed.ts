@@ -167,12 +167,56 @@ export const SeedIdentityProviderSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const SecretHash = Type.String({ pattern: '^hmac-sha256\\$[A-Za-z0-9_-]{43}$' });
+
+/**
+ * `client_registration` (CONTRACT.md "Agent and tool clients"): Dynamic Client Registration
+ * (RFC 7591, RFC 7592) and its policy; absent, registration is off and nothing is advertised.
+ */
+export const SeedClientRegistrationSchema = Type.Object(
+  {
+    /** Bearer tokens a registration must carry (RFC 7591 §3 "initial access token"), in clear… */
+    initial_access_tokens: Type.Optional(Type.Array(Type.String({ minLength: 16, maxLength: 512 }))),
+    /** …or as `keys hash-secret` prints them. */
+    initial_access_token_hashes: Type.Optional(Type.Array(SecretHash)),
+    /** Anyone may register, without an initial access token. */
+    open: Type.Optional(Type.Boolean()),
+    /** The most a registered client may ask for: scopes… */
+    scope: Type.String({ minLength: 1, maxLength: 4096 }),
+    /** …and grant types. */
+    grant_types: Type.Optional(
+      Type.Array(Type.Union(SEEDABLE_GRANT_TYPES.map((grant) => Type.Literal(grant))), { minItems: 1 }),
+    ),
+    /** A registered client that has no grant this many days after registering is deleted. */
+    unused_client_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+    /** Origins whose loopback or private addresses the server may fetch documents from. */
+    fetch_origins: Type.Optional(Type.Array(NonEmptyString)),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `client_id_metadata_documents` (CONTRACT.md "Agent and tool clients"): client ids that are URLs
+ * of Client ID Metadata Documents under these origins; absent, no such client id is accepted.
+ */
+export const SeedClientIdMetadataDocumentsSchema = Type.Object(
+  {
+    /** `https://host`, `https://*.example.com`, or an exact loopback `http://127.0.0.1:port`. */
+    allowed_origins: Type.Array(NonEmptyString, { minItems: 1 }),
+    /** The most a document's client may be granted. */
+    scope: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { additionalProperties: false },
+);
+
 export const SeedDocumentSchema = Type.Object(
   {
     identity_providers: Type.Optional(Type.Array(SeedIdentityProviderSchema)),
     clients: Type.Optional(Type.Array(SeedClientSchema)),
     resources: Type.Optional(Type.Array(SeedResourceSchema)),
     users: Type.Optional(Type.Array(SeedUserSchema)),
+    client_registration: Type.Optional(SeedClientRegistrationSchema),
+    client_id_metadata_documents: Type.Optional(SeedClientIdMetadataDocumentsSchema),
   },
   { additionalProperties: false },
 );
@@ -182,3 +226,4 @@ export type SeedResource = Static<typeof SeedResourceSchema>;
 export type SeedUser = Static<typeof SeedUserSchema>;
 export type SeedIdentityProvider = Static<typeof SeedIdentityProviderSchema>;
 export type SeedDocument = Static<typeof SeedDocumentSchema>;
+export type SeedClientRegistration = Static<typeof SeedClientRegistrationSchema>;

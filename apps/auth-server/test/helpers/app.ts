@@ -53,6 +53,8 @@ export interface TestAppOptions {
   directory?: AppDependencies['directory'];
   /** Upstream provider clients with short timeouts (test/federation.test.ts). */
   upstreamClients?: AppDependencies['upstreamClients'];
+  /** Limits and DNS answers for Client ID Metadata Documents (test/client-metadata-documents.test.ts). */
+  metadataDocumentFetch?: AppDependencies['metadataDocumentFetch'];
 }
 
 /** An app on its own fresh database (PGlite or PostgreSQL, see helpers/database.ts), seeded and ready. */
@@ -101,6 +103,7 @@ async function buildTestApp(
     ...(options.mail ? { mail: options.mail } : {}),
     ...(options.directory ? { directory: options.directory } : {}),
     ...(options.upstreamClients ? { upstreamClients: options.upstreamClients } : {}),
+    ...(options.metadataDocumentFetch ? { metadataDocumentFetch: options.metadataDocumentFetch } : {}),
   });
   try {
     await app.ready();
@@ -139,7 +142,11 @@ export function useAppWithRoutes(): { routes: RouteOptions[]; app: () => TestApp
   const routes: RouteOptions[] = [];
   let started: { app: TestApp; close: () => Promise<void> } | undefined;
   beforeAll(async () => {
-    started = await startTestApp({ onRoute: (route) => routes.push(route) });
+    // Every optional endpoint on (`client_registration`), so the walk sees every route.
+    started = await startTestApp({
+      seed: { ...testSeed(), client_registration: { open: true, scope: 'openid' } },
+      onRoute: (route) => routes.push(route),
+    });
   });
   afterAll(() => started?.close());
   return {

@@ -22,6 +22,15 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     tag: 'orders',
   },
   'GET /orders/{id}': { summary: 'One order (x-api-key, or an access token of its owner)', tag: 'orders' },
+  'GET /.well-known/oauth-protected-resource': {
+    summary: 'Protected resource metadata (RFC 9728), when RESOURCE_ID is an http(s) URL',
+    tag: 'orders',
+  },
+  'POST /mcp': {
+    summary:
+      "Model Context Protocol server (Streamable HTTP): tools list_orders and place_order for the token's user",
+    tag: 'orders',
+  },
   'GET /users': { summary: 'Every user (x-api-key)', tag: 'users' },
   'POST /users': { summary: 'Create a user (x-api-key)', tag: 'users' },
   'GET /bff/user': {

@@ -20,11 +20,21 @@ import { dpopReplayStore } from '../repositories/dpop-replay.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * onRequest guard: a valid access token for this API (RESOURCE_ID) carrying `scope`, put on
+     * onRequest guard: a valid access token for this API (RESOURCE_ID) carrying `scope` (when given), put on
      * `request.accessToken`. Bearer, or DPoP with a proof for a DPoP-bound token. The one hook of
      * the bearer area in src/routes/guarded-areas.ts.
      */
-    requireBearer(scope: string): onRequestAsyncHookHandler;
+    requireBearer(scope?: string): onRequestAsyncHookHandler;
+    /**
+     * The refusal of an access token this API's routes throw: its challenge names both schemes
+     * and, when published, the RFC 9728 metadata URL (`resource_metadata`).
+     */
+    bearerTokenError(
+      error: ConstructorParameters<typeof BearerTokenError>[0],
+      description: string,
+      scheme?: TokenScheme,
+      scope?: string,
+    ): BearerTokenError;
   }
   interface FastifyRequest {
     /** Set by `requireBearer` once the token (and its DPoP proof, when bound) is verified. */
@@ -74,8 +84,10 @@ export const bearerAuthPlugin = fp(
         realm,
         scheme,
         dpopAlgs: DPOP_SIGNING_ALGS,
+        resourceMetadata: app.config.resourceMetadataUrl,
         ...(scope ? { scope } : {}),
       });
+    app.decorate('bearerTokenError', refuse);
 
     function extractCredentials(request: FastifyRequest): Credentials {
       const header = request.headers.authorization;
@@ -153,12 +165,12 @@ export const bearerAuthPlugin = fp(
       }
     }
 
-    app.decorate('requireBearer', (scope: string): onRequestAsyncHookHandler => {
+    app.decorate('requireBearer', (scope?: string): onRequestAsyncHookHandler => {
       return async (request) => {
         const credentials = extractCredentials(request);
         const verified = await verifyToken(credentials);
         await checkSenderConstraint(request, credentials, verified);
-        if (!verified.scopes.includes(scope)) {
+        if (scope !== undefined && !verified.scopes.includes(scope)) {
           throw refuse(
             'insufficient_scope',
             `The access token lacks the scope ${scope}`,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { mcpRoute } from './mcp.js';
 import {
   ORDERS_READ_SCOPE,
   type OrderRoutesOptions,
@@ -30,6 +31,12 @@ const registerGuardedRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = asy
     area.addHook('onRequest', app.apiCors);
     area.addHook('onRequest', app.requireBearer(ORDERS_READ_SCOPE));
     await area.register(ownOrdersRoute);
+  });
+
+  // The MCP server: any access token for RESOURCE_ID; each tool checks its own scope (src/routes/mcp.ts).
+  await app.register(async (area) => {
+    area.addHook('onRequest', app.requireBearer());
+    await area.register(mcpRoute);
   });
 
   // Both callers at once: back-office tools with the API key, users with a bearer token.

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { BearerTokenError, OrderNotFoundError } from '../errors.js';
+import { OrderNotFoundError } from '../errors.js';
 import { placeOrder } from '../place-order.js';
 import { findOrderWithEmail, listOrdersByEmail } from '../repositories/orders.js';
 import { MAX_INT4 } from '../schemas/common.js';
@@ -15,6 +15,8 @@ export interface OrderRoutesOptions {
 
 /** The scope a bearer token needs to read orders (RFC 6750 §3.1 `insufficient_scope` otherwise). */
 export const ORDERS_READ_SCOPE = 'orders.read';
+/** The scope a bearer token needs to place an order for its user (the MCP tool `place_order`). */
+export const ORDERS_WRITE_SCOPE = 'orders.write';
 
 /**
  * The order routes, one plugin per guard area (src/routes/guarded-areas.ts puts each behind its
@@ -42,9 +44,7 @@ export const ownOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
     const email = request.accessToken?.email;
     if (email === undefined) {
       // The token is genuine but names no user this API knows how to find (resource `claims` lacks email).
-      throw new BearerTokenError('invalid_token', 'The access token carries no email claim', {
-        realm: app.config.resourceId,
-      });
+      throw app.bearerTokenError('invalid_token', 'The access token carries no email claim');
     }
     const rows = await listOrdersByEmail(app.db, email);
     return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));

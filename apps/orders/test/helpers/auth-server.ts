@@ -7,6 +7,8 @@ export interface AuthServerSeed {
   clients: Record<string, unknown>[];
   resources: Record<string, unknown>[];
   users: Record<string, unknown>[];
+  client_registration?: Record<string, unknown>;
+  client_id_metadata_documents?: Record<string, unknown>;
 }
 
 /** The real authorization server (apps/auth-server) as a child process on a free port. */

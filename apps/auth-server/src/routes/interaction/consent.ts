@@ -34,6 +34,9 @@ export function registerConsentRoutes(
       }
       const page = renderConsentPage({
         clientName: loaded.purpose.client.clientName,
+        clientHost: loaded.purpose.client.fromMetadataDocument
+          ? new URL(loaded.purpose.client.clientId).host
+          : undefined,
         userDisplayName: step.user.name ?? step.user.username,
         scopes: step.scopes,
         csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),

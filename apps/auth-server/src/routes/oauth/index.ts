@@ -8,12 +8,16 @@ import { NO_STORE_HEADERS } from '../../plugins/error-handler.js';
 import { deviceAuthorizationRoutes } from './device-authorization.js';
 import { introspectionRoutes } from './introspect.js';
 import { pushedAuthorizationRequestRoutes } from './par.js';
+import { type RegistrationRoutesOptions, registrationRoutes } from './registration.js';
 import { revocationRoutes } from './revoke.js';
 import { tokenRoutes } from './token.js';
 import { userInfoRoutes } from './userinfo.js';
 
-/** How a POST route of the area takes its body: a form always (RFC 6749 §3.2), or only when one is sent. */
-export type OAuthFormBody = 'required' | 'when-present';
+/**
+ * How a POST (or PUT) route of the area takes its body: a form always (RFC 6749 §3.2), only when
+ * one is sent, or JSON (RFC 7591 §3.1 registration requests).
+ */
+export type OAuthFormBody = 'required' | 'when-present' | 'json';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,6 +47,7 @@ export function asOAuthRoute(route: RouteOptions): void {
   const methods = ([] as string[]).concat(route.method);
   if (!methods.includes('POST')) return;
   route.bodyLimit ??= OAUTH_FORM_BODY_LIMIT_BYTES;
+  if (route.config.formBody === 'json') return;
   const formCheck = route.config.formBody === 'when-present' ? requireFormBodyWhenPresent : requireFormBody;
   route.onRequest = [...([] as onRequestHookHandler[]).concat(route.onRequest ?? []), formCheck];
 }
@@ -58,7 +63,9 @@ export function guardOAuthArea(app: FastifyInstance): void {
  * userinfo): the rows of src/endpoints.ts whose area is `oauth`. One encapsulated plugin, so its
  * hooks reach these routes alone.
  */
-export const oauthRoutes: FastifyPluginAsync = async (app) => {
+export const oauthRoutes: FastifyPluginAsync<{
+  registration?: RegistrationRoutesOptions | undefined;
+}> = async (app, options) => {
   guardOAuthArea(app);
   await app.register(tokenRoutes);
   await app.register(introspectionRoutes);
@@ -66,4 +73,6 @@ export const oauthRoutes: FastifyPluginAsync = async (app) => {
   await app.register(userInfoRoutes);
   await app.register(pushedAuthorizationRequestRoutes);
   await app.register(deviceAuthorizationRoutes);
+  // Only with the seed's `client_registration` (src/endpoints.ts `enabledBy`).
+  if (options.registration) await app.register(registrationRoutes, options.registration);
 };

@@ -43,10 +43,12 @@ export async function disableEntriesNotIn(
         continue;
       }
       const { table, id } = TABLES[kind];
+      // Clients that registered themselves (RFC 7591) are not the seed's to disable.
+      const seedOwned = kind === 'clients' ? isNull(clients.registeredAt) : undefined;
       const rows = await tx
         .update(table)
         .set({ disabledAt: now })
-        .where(and(isNull(table.disabledAt), notInArray(id, [...keep[kind]])))
+        .where(and(isNull(table.disabledAt), notInArray(id, [...keep[kind]]), seedOwned))
         .returning({ id });
       disabled[kind] = rows.map((row) => row.id).sort();
     }

@@ -47,6 +47,10 @@ export async function writeRegistryRecords(
         // Writing an entry (the seed names it again) enables it.
         disabledAt: null,
         updatedAt: now,
+        // A seed entry of a registered client's id adopts it: from now on the file owns it.
+        registeredAt: null,
+        registrationAccessTokenHash: null,
+        registrationMetadata: null,
       };
       await tx.insert(clients).values(row).onConflictDoUpdate({ target: clients.clientId, set: row });
     }
@@ -164,6 +168,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
     // The seed loader only writes SigningAlg values.
     authorizationSignedResponseAlg: row.authorizationSignedResponseAlg as SigningAlg,
     requireSignedAuthorizationResponse: row.requireSignedAuthorizationResponse,
+    ...(row.registeredAt === null ? {} : { dynamicallyRegistered: true }),
   };
 }
 
