@@ -38,6 +38,7 @@ export type * from './storage/dpop-replay.js';
 export type * from './storage/index.js';
 export type * from './storage/pushed-authorization-requests.js';
 export * from './tokens/access-token.js';
+export * from './tokens/compact-jws.js';
 export * from './tokens/id-token.js';
 export * from './tokens/opaque.js';
 export * from './tokens/refresh-token.js';

@@ -2,19 +2,12 @@
  * Test doubles for this package and for the server's tests (export `@oidc-orders/oauth-core/testing`).
  * The store contract suites are `@oidc-orders/oauth-core/store-contract` (test-support/).
  */
-import { createHash } from 'node:crypto';
-import {
-  compactVerify,
-  createLocalJWKSet,
-  exportJWK,
-  generateKeyPair,
-  type JSONWebKeySet,
-  type JWK,
-  type JWTPayload,
-  SignJWT,
-} from 'jose';
+import { createHash, generateKeyPair, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
 import type { SigningAlg } from './model.js';
 import type { Clock, RandomSource } from './runtime.js';
+import { encodeJwsHeader, type JwsSigningKey, jwsSigningKey, signCompactJws } from './tokens/compact-jws.js';
 import type { TokenSigner, TokenVerifier } from './tokens/signer.js';
 
 export interface TestClock extends Clock {
@@ -62,15 +55,18 @@ export { createMemoryStores, type MemoryStores, type StoreSeed } from './storage
 export { createMemoryDpopReplayStore } from './storage/memory-dpop-replay.js';
 export { createMemoryPushedAuthorizationRequestStore } from './storage/memory-pushed-authorization-requests.js';
 
-let testKeyPairs:
-  | Promise<
-      Array<{
-        alg: SigningAlg;
-        privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
-        jwk: JWK;
-      }>
-    >
-  | undefined;
+let testKeyPairs: Promise<Array<{ signingKey: JwsSigningKey; jwk: JWK }>> | undefined;
+
+const generateNodeKeyPair = promisify(generateKeyPair);
+
+/** A node:crypto key pair for `alg`, as the server generates them (RSA 2048, P-256). */
+async function generateTestKeyPair(
+  alg: SigningAlg,
+): Promise<{ privateKey: KeyObject; publicKey: KeyObject }> {
+  return alg === 'RS256'
+    ? generateNodeKeyPair('rsa', { modulusLength: 2048 })
+    : generateNodeKeyPair('ec', { namedCurve: 'P-256' });
+}
 
 export interface TestKeys {
   signer: TokenSigner;
@@ -86,11 +82,13 @@ export interface TestKeys {
  */
 export async function createTestKeys(clock: Clock): Promise<TestKeys> {
   // Key generation (RSA especially) is slow: one set of pairs per process is enough for tests.
+  // The signer is the server's own `signCompactJws`, so every protocol test also exercises it.
   testKeyPairs ??= Promise.all(
     (['RS256', 'ES256'] as const).map(async (alg) => {
-      const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-      const jwk = { ...(await exportJWK(publicKey)), kid: `test-${alg.toLowerCase()}`, alg, use: 'sig' };
-      return { alg, privateKey, jwk };
+      const { privateKey, publicKey } = await generateTestKeyPair(alg);
+      const kid = `test-${alg.toLowerCase()}`;
+      const jwk = { ...(publicKey.export({ format: 'jwk' }) as JWK), kid, alg, use: 'sig' };
+      return { signingKey: jwsSigningKey(alg, kid, privateKey), jwk };
     }),
   );
   const pairs = await testKeyPairs;
@@ -98,11 +96,9 @@ export async function createTestKeys(clock: Clock): Promise<TestKeys> {
   const keySet = createLocalJWKSet(jwks);
   const signer: TokenSigner = {
     async sign(claims, options) {
-      const pair = pairs.find((candidate) => candidate.alg === options.alg);
+      const pair = pairs.find((candidate) => candidate.signingKey.alg === options.alg);
       if (pair === undefined) throw new Error(`no test key for ${options.alg}`);
-      return new SignJWT(claims)
-        .setProtectedHeader({ alg: options.alg, typ: options.typ, kid: pair.jwk.kid })
-        .sign(pair.privateKey);
+      return signCompactJws(pair.signingKey, encodeJwsHeader(pair.signingKey, options.typ), claims);
     },
   };
   const verifier: TokenVerifier = {
