@@ -183,8 +183,10 @@ async function mailResetLink(config: AppConfig, db: AppDatabase, signOut: UserSi
     if (outcome.sent) return;
     throw new ConfigError(
       outcome.reason === 'no_email'
-        ? 'the user has no e-mail address'
-        : `could not send the mail (${outcome.reason}); try again in a few minutes`,
+        ? 'the user has no e-mail address of their own (verified, or given by an operator)'
+        : outcome.reason === 'no_local_password'
+          ? 'the user has no password here (a directory or federated account): nothing to reset'
+          : `could not send the mail (${outcome.reason}); try again in a few minutes`,
     );
   } finally {
     await mailer.close();

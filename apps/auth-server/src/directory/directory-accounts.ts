@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { User } from '@oidc-orders/oauth-core';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
 import { allOwnedBy } from '../federation/claim-sources.js';
@@ -50,7 +51,11 @@ export async function provisionDirectoryUser(
       username,
       name: entry.name,
       email: entry.email,
-      emailVerified: entry.email !== null && entry.emailVerified,
+      // A verified address belongs to one account (src/accounts/account-mail.ts).
+      emailVerified:
+        entry.email !== null &&
+        entry.emailVerified &&
+        (await createDrizzleAccountStore(tx as unknown as AppDatabase).mayVerifyAddress(sub, entry.email)),
       groups: [...entry.groups],
       // The directory speaks for every profile claim of its users and writes them all at each
       // sign-in; recorded so an upstream linked later never takes them over.

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
 import { allOwnedBy, boundedGroups, type Profile, profileUpdateFrom } from './claim-sources.js';
@@ -48,6 +49,18 @@ export function mappedProfile(provider: UpstreamProvider, claims: UpstreamClaims
   };
 }
 
+/**
+ * The upstream's profile as this account may store it: `email_verified` only when no other account
+ * has the address as its own (src/accounts/account-mail.ts `mayVerifyAddress`). A provider that
+ * says an address is verified never makes it verified for a second account, nor shadows the
+ * account the operator gave it to; an unverified claim is stored unverified, as it came.
+ */
+async function withVerificationAllowed(db: AppDatabase, sub: string, profile: Profile): Promise<Profile> {
+  if (!profile.emailVerified || profile.email === null) return profile;
+  const allowed = await createDrizzleAccountStore(db).mayVerifyAddress(sub, profile.email);
+  return allowed ? profile : { ...profile, emailVerified: false };
+}
+
 export async function findLinkedSub(
   db: AppDatabase,
   source: string,
@@ -77,7 +90,7 @@ async function refreshOwnedClaims(
     const { values, claimSources } = profileUpdateFrom(
       { ...row, unrecordedOwnedBySource: row.managedBy === 'federation' },
       source,
-      upstream,
+      await withVerificationAllowed(tx as unknown as AppDatabase, sub, upstream),
     );
     await tx
       .update(users)
@@ -116,7 +129,7 @@ export async function signInFederatedIdentity(
       // Unique and never typed: the federated user signs in only through the provider.
       username: `${source}:${subject}`,
       passwordHash: 'federated (no password)',
-      ...profile,
+      ...(await withVerificationAllowed(tx as unknown as AppDatabase, sub, profile)),
       claimSources: allOwnedBy(source),
       managedBy: 'federation',
       updatedAt: now,

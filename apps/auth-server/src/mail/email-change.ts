@@ -1,5 +1,6 @@
 import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { mailTokens, users } from '../db/schema.js';
 import { locallyOwned } from '../federation/claim-sources.js';
@@ -35,6 +36,7 @@ export function createEmailChange(deps: {
   signOut: Pick<UserSignOut, 'endUserSessions'>;
 }) {
   const tokens = createMailTokenRepository(deps);
+  const accounts = createDrizzleAccountStore(deps.db);
   const link = (path: string, token: string) => `${deps.issuer}/${path}?token=${encodeURIComponent(token)}`;
 
   async function userOf(sub: string) {
@@ -90,9 +92,11 @@ export function createEmailChange(deps: {
       const user = record && (await userOf(record.sub));
       if (!record || !user || changeBinding(user.email ?? '', record.email) !== record.binding) return false;
       const updatedAt = deps.clock.nowSeconds();
+      // The link proved the address; it is verified here unless another account has it as its own.
+      const emailVerified = await accounts.mayVerifyAddress(record.sub, record.email);
       await deps.db
         .update(users)
-        .set({ email: record.email, emailVerified: true, claimSources: locallyOwned('email'), updatedAt })
+        .set({ email: record.email, emailVerified, claimSources: locallyOwned('email'), updatedAt })
         .where(eq(users.sub, record.sub));
       return true;
     },
@@ -105,9 +109,10 @@ export function createEmailChange(deps: {
         .delete(mailTokens)
         .where(and(eq(mailTokens.sub, record.sub), eq(mailTokens.purpose, 'email_change')));
       const updatedAt = deps.clock.nowSeconds();
+      const emailVerified = await accounts.mayVerifyAddress(record.sub, record.email);
       await deps.db
         .update(users)
-        .set({ email: record.email, emailVerified: true, claimSources: locallyOwned('email'), updatedAt })
+        .set({ email: record.email, emailVerified, claimSources: locallyOwned('email'), updatedAt })
         .where(eq(users.sub, record.sub));
       await deps.signOut.endUserSessions(record.sub);
       return true;

@@ -1,5 +1,6 @@
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import { eq } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { users } from '../db/schema.js';
 import { addressBinding, createMailTokenRepository } from './mail-tokens.js';
@@ -26,6 +27,7 @@ export function createEmailVerification(deps: {
   mailer: Mailer;
 }) {
   const tokens = createMailTokenRepository(deps);
+  const accounts = createDrizzleAccountStore(deps.db);
 
   async function currentAddressMatches(sub: string, binding: string): Promise<boolean> {
     const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
@@ -57,6 +59,8 @@ export function createEmailVerification(deps: {
     async confirm(token: string): Promise<boolean> {
       const record = await tokens.consume(token, 'email_verification');
       if (!record || !(await currentAddressMatches(record.sub, record.binding))) return false;
+      // A verified address belongs to one account: another account's own address stays unverified here.
+      if (!(await accounts.mayVerifyAddress(record.sub, record.email))) return false;
       const updatedAt = deps.clock.nowSeconds();
       await deps.db.update(users).set({ emailVerified: true, updatedAt }).where(eq(users.sub, record.sub));
       return true;

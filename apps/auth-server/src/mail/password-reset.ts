@@ -1,7 +1,9 @@
 import { type Clock, hashPassword, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
+import { rulesOf } from '../accounts/account-kinds.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { users } from '../db/schema.js';
@@ -57,6 +59,7 @@ export function resetLink(issuer: string, token: string): string {
  */
 export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
   const tokens = createMailTokenRepository(deps);
+  const accounts = createDrizzleAccountStore(deps.db);
   const countHit = databaseRateLimitCounter(deps.db, { nowMs: () => deps.clock.nowSeconds() * 1000 });
   const pending = new Set<Promise<void>>();
 
@@ -88,27 +91,24 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     void running.finally(() => pending.delete(running));
   }
 
-  async function findUserByEmail(email: string) {
-    const [user] = await deps.db
-      .select()
-      .from(users)
-      // A directory user's password lives in the directory: no local password is ever set for it
-      // (a local one would outlive the directory entry).
-      .where(
-        and(
-          sql`lower(${users.email}) = ${email}`,
-          isNull(users.disabledAt),
-          ne(users.managedBy, 'directory'),
-        ),
-      )
-      .orderBy(asc(users.sub))
-      .limit(1);
+  async function userOf(sub: string | null) {
+    if (sub === null) return null;
+    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
     return user ?? null;
   }
 
-  /** At most one mail per request: to the first active user with that address, if any. */
+  /**
+   * The account a reset for `email` may go to (src/accounts/account-mail.ts): the one whose own
+   * address it is, and only an account with a local password. A directory user's password lives in
+   * the directory (a local one would outlive the entry); a federated account has none, and an
+   * upstream identity that merely claims an address must never receive its owner's reset.
+   */
+  const resetRecipient = async (email: string) =>
+    userOf(await accounts.accountMailRecipient(email, 'password_reset'));
+
+  /** At most one mail per request: to the one account the address belongs to, if any. */
   async function mailResetLink(email: string): Promise<void> {
-    const user = await findUserByEmail(email);
+    const user = await resetRecipient(email);
     if (user?.email) await sendResetLink({ ...user, email: user.email });
   }
 
@@ -140,7 +140,7 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     if (
       !user ||
       user.disabledAt !== null ||
-      user.managedBy === 'directory' ||
+      !rulesOf(user.managedBy).localPassword ||
       passwordBinding(user.passwordHash) !== record.binding
     )
       return null;
@@ -160,8 +160,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     const changed = await deps.db.transaction(async (tx) => {
       const consumed = await tokens.consume(token, 'password_reset', tx as unknown as AppDatabase);
       if (!consumed || consumed.binding !== usable.record.binding) return null;
-      // The link was mailed to the address: using it proves the address (while it is unchanged).
-      const verified = sql`${users.emailVerified} or lower(coalesce(${users.email}, '')) = ${consumed.email.toLowerCase()}`;
+      // The link was mailed to the address: using it proves the address (while it is unchanged),
+      // unless another account has it as its own: a verified address belongs to one account.
+      const mayVerify = await createDrizzleAccountStore(tx as unknown as AppDatabase).mayVerifyAddress(
+        consumed.sub,
+        consumed.email,
+      );
+      const verified = mayVerify
+        ? sql`${users.emailVerified} or lower(coalesce(${users.email}, '')) = ${consumed.email.toLowerCase()}`
+        : sql`${users.emailVerified}`;
       const [row] = await tx
         .update(users)
         .set({ passwordHash, emailVerified: verified, updatedAt: deps.clock.nowSeconds() })
@@ -205,9 +212,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
      * An operator's `users send-reset`: mails a link to the user's address now and says whether it
      * went (the operator, unlike the forgot-password form, may know that the account exists).
      */
-    async sendResetLinkTo(sub: string): Promise<MailOutcome | { sent: false; reason: 'no_email' }> {
-      const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
-      if (!user?.email || user.managedBy === 'directory') return { sent: false, reason: 'no_email' };
+    async sendResetLinkTo(
+      sub: string,
+    ): Promise<MailOutcome | { sent: false; reason: 'no_email' | 'no_local_password' }> {
+      const user = await userOf(sub);
+      if (user !== null && !rulesOf(user.managedBy).localPassword)
+        return { sent: false, reason: 'no_local_password' };
+      // The same rule as the form: only to an address that is this account's own.
+      if (!user?.email || (await accounts.accountMailRecipient(user.email, 'password_reset')) !== sub)
+        return { sent: false, reason: 'no_email' };
       return sendResetLink({ ...user, email: user.email });
     },
 
