@@ -5,6 +5,7 @@ import type { AppDatabase } from '../db/client.js';
 import { mailTokens, users } from '../db/schema.js';
 import { locallyOwned } from '../federation/claim-sources.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
+import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { type ChangeContext, emailChangeConfirmationMail, emailChangeNoticeMail } from './messages.js';
@@ -34,8 +35,10 @@ export function createEmailChange(deps: {
   issuer: string;
   mailer: Mailer;
   signOut: Pick<UserSignOut, 'endUserSessions'>;
+  limits: MailRateLimits;
 }) {
   const tokens = createMailTokenRepository(deps);
+  const limiter = createMailRateLimiter(deps);
   const accounts = createDrizzleAccountStore(deps.db);
   const link = (path: string, token: string) => `${deps.issuer}/${path}?token=${encodeURIComponent(token)}`;
 
@@ -45,8 +48,19 @@ export function createEmailChange(deps: {
   }
 
   return {
-    /** Mails the confirmation to `newAddress` and the notice to the current one; says whether the confirmation went. */
-    async request(sub: string, newAddress: string, context: ChangeContext): Promise<MailOutcome> {
+    /**
+     * Mails the confirmation to `newAddress` and the notice to the current one; says whether the
+     * confirmation went. Counted as the forgot-password form counts (./mail-rate-limits.ts): per
+     * recipient (the same counter as a reset to that address) and per account, so no signed-in
+     * person can flood a mailbox with "Confirm your new address".
+     */
+    async request(
+      sub: string,
+      newAddress: string,
+      context: ChangeContext,
+    ): Promise<MailOutcome | { sent: false; reason: 'limited'; retryAfterSeconds: number }> {
+      const retryAfterSeconds = await limiter.hit({ recipient: newAddress, sub, ip: context.ip });
+      if (retryAfterSeconds !== null) return { sent: false, reason: 'limited', retryAfterSeconds };
       const user = await userOf(sub);
       const from = user?.email ?? '';
       const binding = changeBinding(from, newAddress);

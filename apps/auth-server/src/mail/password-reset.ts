@@ -1,4 +1,4 @@
-import { type Clock, hashPassword, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
+import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
@@ -7,8 +7,8 @@ import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js'
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { users } from '../db/schema.js';
-import { databaseRateLimitCounter } from '../http/database-rate-limit-store.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
+import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { type ChangeContext, passwordChangedMail, passwordResetMail } from './messages.js';
@@ -16,18 +16,7 @@ import { type ChangeContext, passwordChangedMail, passwordResetMail } from './me
 /** At most 30 minutes (OWASP Forgot Password Cheat Sheet: short-lived, single-use). */
 export const RESET_LINK_TTL_SECONDS = 30 * 60;
 
-/** Requests per window: per recipient address (mail flooding of one person) and per client address. */
-export interface MailRateLimits {
-  perRecipient: number;
-  perClientAddress: number;
-  windowSeconds: number;
-}
-
-export const DEFAULT_MAIL_RATE_LIMITS: MailRateLimits = {
-  perRecipient: 3,
-  perClientAddress: 20,
-  windowSeconds: 15 * 60,
-};
+export { DEFAULT_MAIL_RATE_LIMITS, type MailRateLimits } from './mail-rate-limits.js';
 
 export interface PasswordRecoveryDeps {
   db: AppDatabase;
@@ -60,22 +49,11 @@ export function resetLink(issuer: string, token: string): string {
 export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
   const tokens = createMailTokenRepository(deps);
   const accounts = createDrizzleAccountStore(deps.db);
-  const countHit = databaseRateLimitCounter(deps.db, { nowMs: () => deps.clock.nowSeconds() * 1000 });
+  const limiter = createMailRateLimiter(deps);
   const pending = new Set<Promise<void>>();
 
-  const hit = (key: string) => countHit(key, deps.limits.windowSeconds * 1000);
-
   /** Per recipient and per client address, counted in the shared table (every instance the same budget). */
-  async function rateLimited(email: string, ip: string): Promise<number | null> {
-    const recipient = await hit(`mail-password_reset-to:${hashToken(email)}`);
-    const client = await hit(`mail-password_reset-ip:${ip}`);
-    const over = [
-      recipient.current > deps.limits.perRecipient ? recipient.ttl : 0,
-      client.current > deps.limits.perClientAddress ? client.ttl : 0,
-    ];
-    const waitMs = Math.max(...over);
-    return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : null;
-  }
+  const rateLimited = (email: string, ip: string) => limiter.hit({ recipient: email, ip });
 
   /**
    * Runs `work` after the current response has been written (the next turn of the event loop), so
