@@ -1,34 +1,29 @@
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
+import type { UpstreamArrival } from '../accounts/first-sign-in.js';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities } from '../db/schema.js';
 import { findLinkedSub, mappedProfile, sourceOf, type UpstreamClaims } from './accounts.js';
 import type { UpstreamProvider } from './registry.js';
 
 /**
- * The existing local user a first federated sign-in may be linked to, or `null`: only when the
- * provider is configured for it (`link_by_verified_email`), the upstream says `email_verified: true`
- * for the very address it sent (the pair comes from one response, see upstreamClaims), and that
- * address belongs to one enabled account here (src/accounts/account-mail.ts `addressOwner`: the
- * account it is verified for, or the one the operator gave it to) of a kind that may be a link
- * target (not a federated one). The link itself waits for that user's proof (their password, or a
- * link mailed to that address), so a provider that lies about addresses cannot take an account
- * over by itself.
+ * What the first-sign-in decision (src/accounts/first-sign-in.ts) needs to know of an upstream
+ * identity that came back: whether it is linked already, and who holds the address it sent.
  */
-export async function emailLinkCandidate(
+export async function upstreamArrival(
   db: AppDatabase,
   provider: UpstreamProvider,
-  subject: string,
+  subject: string | null,
   claims: UpstreamClaims,
-): Promise<string | null> {
-  if (!provider.linkByVerifiedEmail || claims.email_verified !== true) return null;
-  const { email } = mappedProfile(provider, claims);
-  if (email === null || email === '') return null;
-  if ((await findLinkedSub(db, sourceOf(provider), subject)) !== null) return null;
-  const accounts = createDrizzleAccountStore(db);
-  const owner = await accounts.addressOwner(email);
-  return owner !== null && (await accounts.accountMailRecipient(email, 'upstream_link')) === owner
-    ? owner
-    : null;
+): Promise<UpstreamArrival> {
+  const { email, emailVerified } = mappedProfile(provider, claims);
+  return {
+    subject,
+    linkedSub: subject === null ? null : await findLinkedSub(db, sourceOf(provider), subject),
+    linkByVerifiedEmail: provider.linkByVerifiedEmail,
+    email,
+    emailVerified,
+    holders: email ? await createDrizzleAccountStore(db).addressHolders(email) : [],
+  };
 }
 
 /** Records the proven link: this upstream subject now signs in `sub`. */
