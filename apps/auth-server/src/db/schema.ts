@@ -142,7 +142,7 @@ export const users = pgTable('users', {
    */
   groups: text('groups').array(),
   /**
-   * Who owns each profile claim (src/federation/claim-sources.ts): `{"name": "idp:corp",
+   * Who owns each profile claim (src/accounts/claim-ownership.ts): `{"name": "idp:corp",
    * "email": "local", "groups": "ldap"}`. A sign-in through a source rewrites only the claims
    * that source owns; `email` covers `email_verified` too. A claim without an entry is the local
    * account's own (or, for federated users from before this column, their provider's).

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { User } from '@oidc-orders/oauth-core';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { allOwnedBy } from '../accounts/claim-ownership.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
-import { allOwnedBy } from '../federation/claim-sources.js';
 import { userFromRow } from '../storage/drizzle/user-store.js';
 import type { DirectoryEntry } from './types.js';
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { rulesOf } from '../accounts/account-kinds.js';
+import { allOwnedBy, boundedGroups, type Profile, profileUpdateFrom } from '../accounts/claim-ownership.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
-import { allOwnedBy, boundedGroups, type Profile, profileUpdateFrom } from './claim-sources.js';
 import type { UpstreamProvider } from './registry.js';
 
 /**
@@ -75,7 +76,7 @@ export async function findLinkedSub(
 
 /**
  * A linked user's profile after a sign-in through `source`: only the claims that source owns are
- * rewritten, and the ones nobody owns that the account lacks are filled (./claim-sources.ts).
+ * rewritten, and the ones nobody owns that the account lacks are filled (../accounts/claim-ownership.ts).
  */
 async function refreshOwnedClaims(
   db: AppDatabase,
@@ -88,7 +89,7 @@ async function refreshOwnedClaims(
     const [row] = await tx.select().from(users).where(eq(users.sub, sub)).for('update');
     if (row === undefined) return;
     const { values, claimSources } = profileUpdateFrom(
-      { ...row, unrecordedOwnedBySource: row.managedBy === 'federation' },
+      { ...row, unrecordedOwnedBySource: rulesOf(row.managedBy).claimOwner === 'provider' },
       source,
       await withVerificationAllowed(tx as unknown as AppDatabase, sub, upstream),
     );
