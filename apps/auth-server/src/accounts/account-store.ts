@@ -1,5 +1,20 @@
+import type { User } from '@oidc-orders/oauth-core';
 import type { AccountMailPurpose } from './account-kinds.js';
 import type { AddressHolder } from './account-mail.js';
+import type { Profile } from './claim-ownership.js';
+
+/** What a directory account's local record is made from (src/directory/types.ts `DirectoryEntry`). */
+export interface DirectoryAccountEntry {
+  stableId: string;
+  username: string;
+  name: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  groups: readonly string[];
+}
+
+/** `linked`: recorded now; `already_linked`: it was this account's; `linked_to_other`: another account's. */
+export type IdentityLinkOutcome = 'linked' | 'already_linked' | 'linked_to_other';
 
 /**
  * The local accounts (`users`, `external_identities`), as the features see them (README "Where does
@@ -25,4 +40,32 @@ export interface AccountStore {
    * (./account-mail.ts `mayVerifyAddress`).
    */
   mayVerifyAddress(sub: string, email: string): Promise<boolean>;
+
+  /** The account an external identity (source `ldap` or `idp:<id>`, its stable subject) signs in, or `null`. */
+  findLinkedSub(source: string, subject: string): Promise<string | null>;
+  /** The subject at `source` (the first, if several) that enters `sub`, or `null`. */
+  externalSubjectOf(source: string, sub: string): Promise<string | null>;
+  /**
+   * Links an external identity to `sub`, unless it already enters an account: one identity enters
+   * one account, and a link never moves it from another (conditional on the primary key, so two
+   * concurrent links cannot both win). `signedInNow`: the link is made by a sign-in through it.
+   */
+  linkIdentity(
+    source: string,
+    subject: string,
+    sub: string,
+    now: number,
+    signedInNow: boolean,
+  ): Promise<IdentityLinkOutcome>;
+  /**
+   * The account of an upstream identity signing in: the linked one (only the claims `source` owns
+   * rewritten, ./claim-ownership.ts), or a new federated account, every claim owned by `source` and
+   * no local password. `email_verified` is stored only where ./account-mail.ts allows it.
+   */
+  signInFederated(source: string, subject: string, profile: Profile, now: number): Promise<string>;
+  /**
+   * The local record of a directory entry, made at its first sign-in and refreshed at each (keyed by
+   * the entry's stable id). `null` when an operator disabled it.
+   */
+  provisionDirectoryAccount(entry: DirectoryAccountEntry, now: number): Promise<User | null>;
 }

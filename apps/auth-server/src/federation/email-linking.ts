@@ -1,7 +1,6 @@
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { UpstreamArrival } from '../accounts/first-sign-in.js';
 import type { AppDatabase } from '../db/client.js';
-import { externalIdentities } from '../db/schema.js';
 import { findLinkedSub, mappedProfile, sourceOf, type UpstreamClaims } from './accounts.js';
 import type { UpstreamProvider } from './registry.js';
 
@@ -26,7 +25,7 @@ export async function upstreamArrival(
   };
 }
 
-/** Records the proven link: this upstream subject now signs in `sub`. */
+/** Records the proven link: this upstream subject now signs in `sub` (unless it already enters an account). */
 export async function linkIdentity(
   db: AppDatabase,
   provider: UpstreamProvider,
@@ -34,8 +33,5 @@ export async function linkIdentity(
   sub: string,
   now: number,
 ): Promise<void> {
-  await db
-    .insert(externalIdentities)
-    .values({ source: sourceOf(provider), subject, sub, createdAt: now, lastSignInAt: now })
-    .onConflictDoNothing();
+  await createDrizzleAccountStore(db).linkIdentity(sourceOf(provider), subject, sub, now, true);
 }
