@@ -64,7 +64,7 @@ describe.runIf(describeWithSlapd())('a directory user against slapd', () => {
     const ann = await directory.lookupByUsername('ann');
     expect(await directory.authenticate('ann', 'wrong')).toEqual({
       kind: 'invalid_credentials',
-      stableId: ann!.stableId,
+      stableId: (ann as { stableId: string }).stableId,
     });
     expect(await directory.authenticate('nobody', 'ann-directory-pw')).toEqual({
       kind: 'invalid_credentials',
