@@ -1,9 +1,8 @@
 import { type Clock, hashPassword, type User, verifyPassword } from '@oidc-orders/oauth-core';
-import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
 import {
   type LoginAttemptDecision,
   type LoginAttemptGuard,
@@ -104,10 +103,11 @@ export async function changePassword(
     return { kind: 'wrong_current_password' };
   }
   await deps.attempts?.recordSuccess(attempt, user.sub);
-  await deps.db
-    .update(users)
-    .set({ passwordHash: await hashPassword(request.newPassword), updatedAt: deps.clock.nowSeconds() })
-    .where(eq(users.sub, user.sub));
+  await createDrizzleAccountStore(deps.db).setPassword(
+    user.sub,
+    await hashPassword(request.newPassword),
+    deps.clock.nowSeconds(),
+  );
   const ended = await deps.signOut.endUserSessions(user.sub, request.sessionId);
   audit(deps.log, AUDIT_EVENTS.passwordChanged, { sub: user.sub, count: ended.sessions });
   return { kind: 'changed', otherSessionsEnded: ended.sessions };

@@ -1,4 +1,5 @@
 import type { User } from '@oidc-orders/oauth-core';
+import type { users } from '../db/schema.js';
 import type { AccountMailPurpose } from './account-kinds.js';
 import type { AddressHolder } from './account-mail.js';
 import type { Profile } from './claim-ownership.js';
@@ -25,7 +26,33 @@ export type IdentityLinkOutcome = 'linked' | 'already_linked' | 'linked_to_other
  * Every method may run inside a caller's transaction (the Drizzle store takes a `PgDatabase`, which a
  * transaction is).
  */
+/** An account's row as the features read it (`users`). */
+export type AccountRecord = typeof users.$inferSelect;
+
 export interface AccountStore {
+  /** The account `sub`, enabled or not, or `null`. */
+  findAccount(sub: string): Promise<AccountRecord | null>;
+  /**
+   * Sets the password hash of an account whose kind has a local password (./account-kinds.ts),
+   * only while its hash is still `replacing` when given (a reset link bound to the password it
+   * replaces). `provesAddress`: the change was made through a link mailed there, which proves the
+   * address while it is still the account's own and no other account has it (./account-mail.ts).
+   * True when changed.
+   */
+  setPassword(
+    sub: string,
+    passwordHash: string,
+    now: number,
+    conditions?: { replacing?: string; provesAddress?: string },
+  ): Promise<boolean>;
+  /**
+   * `email` becomes the account's address, proven by a link mailed there: the person's own from now
+   * on (its claim owned locally), verified unless another account has it as its own.
+   */
+  setProvenAddress(sub: string, email: string, now: number): Promise<void>;
+  /** Marks the account's address verified, when it is still `email` and no other account has it; true when marked. */
+  markAddressVerified(sub: string, email: string, now: number): Promise<boolean>;
+
   /** The enabled accounts whose address is `email`, compared case-insensitively. */
   addressHolders(email: string): Promise<AddressHolder[]>;
   /**

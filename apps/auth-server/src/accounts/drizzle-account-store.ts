@@ -7,7 +7,7 @@ import { userFromRow } from '../storage/drizzle/user-store.js';
 import { rulesOf } from './account-kinds.js';
 import { type AddressHolder, accountMailRecipient, addressOwner, mayVerifyAddress } from './account-mail.js';
 import type { AccountStore, DirectoryAccountEntry, IdentityLinkOutcome } from './account-store.js';
-import { allOwnedBy, type Profile, profileUpdateFrom } from './claim-ownership.js';
+import { allOwnedBy, locallyOwned, type Profile, profileUpdateFrom } from './claim-ownership.js';
 
 type Transaction = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
 
@@ -100,7 +100,54 @@ export function createDrizzleAccountStore(db: AppDatabase): AccountStore {
       .where(eq(users.sub, sub));
   }
 
+  /** Whether `email` may be verified for `sub` and is still its address (compared case-insensitively). */
+  const stillItsAddress = (email: string) =>
+    sql`lower(coalesce(${users.email}, '')) = ${email.toLowerCase()}`;
+
+  async function findAccount(sub: string) {
+    const [row] = await db.select().from(users).where(eq(users.sub, sub));
+    return row ?? null;
+  }
+
   return {
+    findAccount,
+
+    async setPassword(sub, passwordHash, now, conditions = {}) {
+      const account = await findAccount(sub);
+      if (account === null || !rulesOf(account.managedBy).localPassword) return false;
+      const proven = conditions.provesAddress;
+      const verified =
+        proven !== undefined && mayVerifyAddress(sub, await addressHolders(proven))
+          ? sql`${users.emailVerified} or ${stillItsAddress(proven)}`
+          : sql`${users.emailVerified}`;
+      const replacing =
+        conditions.replacing === undefined ? [] : [eq(users.passwordHash, conditions.replacing)];
+      const changed = await db
+        .update(users)
+        .set({ passwordHash, emailVerified: verified, updatedAt: now })
+        .where(and(eq(users.sub, sub), ...replacing))
+        .returning({ sub: users.sub });
+      return changed.length > 0;
+    },
+
+    async setProvenAddress(sub, email, now) {
+      const emailVerified = mayVerifyAddress(sub, await addressHolders(email));
+      await db
+        .update(users)
+        .set({ email, emailVerified, claimSources: locallyOwned('email'), updatedAt: now })
+        .where(eq(users.sub, sub));
+    },
+
+    async markAddressVerified(sub, email, now) {
+      if (!mayVerifyAddress(sub, await addressHolders(email))) return false;
+      const marked = await db
+        .update(users)
+        .set({ emailVerified: true, updatedAt: now })
+        .where(and(eq(users.sub, sub), isNull(users.disabledAt), stillItsAddress(email)))
+        .returning({ sub: users.sub });
+      return marked.length > 0;
+    },
+
     addressHolders: (email) => addressHolders(email),
     accountMailRecipient: async (email, purpose) =>
       accountMailRecipient(await addressHolders(email), purpose),

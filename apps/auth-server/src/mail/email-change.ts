@@ -1,9 +1,8 @@
 import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq } from 'drizzle-orm';
-import { locallyOwned } from '../accounts/claim-ownership.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { mailTokens, users } from '../db/schema.js';
+import { mailTokens } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository } from './mail-tokens.js';
@@ -42,10 +41,7 @@ export function createEmailChange(deps: {
   const accounts = createDrizzleAccountStore(deps.db);
   const link = (path: string, token: string) => `${deps.issuer}/${path}?token=${encodeURIComponent(token)}`;
 
-  async function userOf(sub: string) {
-    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
-    return user ?? null;
-  }
+  const userOf = (sub: string) => accounts.findAccount(sub);
 
   return {
     /**
@@ -105,13 +101,8 @@ export function createEmailChange(deps: {
       const record = await tokens.consume(token, 'email_change');
       const user = record && (await userOf(record.sub));
       if (!record || !user || changeBinding(user.email ?? '', record.email) !== record.binding) return false;
-      const updatedAt = deps.clock.nowSeconds();
       // The link proved the address; it is verified here unless another account has it as its own.
-      const emailVerified = await accounts.mayVerifyAddress(record.sub, record.email);
-      await deps.db
-        .update(users)
-        .set({ email: record.email, emailVerified, claimSources: locallyOwned('email'), updatedAt })
-        .where(eq(users.sub, record.sub));
+      await accounts.setProvenAddress(record.sub, record.email, deps.clock.nowSeconds());
       return true;
     },
 
@@ -122,12 +113,7 @@ export function createEmailChange(deps: {
       await deps.db
         .delete(mailTokens)
         .where(and(eq(mailTokens.sub, record.sub), eq(mailTokens.purpose, 'email_change')));
-      const updatedAt = deps.clock.nowSeconds();
-      const emailVerified = await accounts.mayVerifyAddress(record.sub, record.email);
-      await deps.db
-        .update(users)
-        .set({ email: record.email, emailVerified, claimSources: locallyOwned('email'), updatedAt })
-        .where(eq(users.sub, record.sub));
+      await accounts.setProvenAddress(record.sub, record.email, deps.clock.nowSeconds());
       await deps.signOut.endUserSessions(record.sub);
       return true;
     },

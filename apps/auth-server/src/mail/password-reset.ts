@@ -1,12 +1,11 @@
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
-import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
 import { rulesOf } from '../accounts/account-kinds.js';
+import type { AccountRecord } from '../accounts/account-store.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';
@@ -69,11 +68,7 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     void running.finally(() => pending.delete(running));
   }
 
-  async function userOf(sub: string | null) {
-    if (sub === null) return null;
-    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
-    return user ?? null;
-  }
+  const userOf = async (sub: string | null) => (sub === null ? null : accounts.findAccount(sub));
 
   /**
    * The account a reset for `email` may go to (src/accounts/account-mail.ts): the one whose own
@@ -90,7 +85,7 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     if (user?.email) await sendResetLink({ ...user, email: user.email });
   }
 
-  async function sendResetLink(user: typeof users.$inferSelect & { email: string }): Promise<MailOutcome> {
+  async function sendResetLink(user: AccountRecord & { email: string }): Promise<MailOutcome> {
     const token = await tokens.issue({
       sub: user.sub,
       purpose: 'password_reset',
@@ -109,12 +104,10 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
   }
 
   /** The live record of a link still good for its user's current password, or null. */
-  async function usableLink(
-    token: string,
-  ): Promise<{ record: MailTokenRecord; user: typeof users.$inferSelect } | null> {
+  async function usableLink(token: string): Promise<{ record: MailTokenRecord; user: AccountRecord } | null> {
     const record = await tokens.peek(token, 'password_reset');
     if (!record) return null;
-    const [user] = await deps.db.select().from(users).where(eq(users.sub, record.sub));
+    const user = await accounts.findAccount(record.sub);
     if (
       !user ||
       user.disabledAt !== null ||
@@ -137,22 +130,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     const passwordHash = await hashPassword(newPassword);
     const changed = await deps.db.transaction(async (tx) => {
       const consumed = await tokens.consume(token, 'password_reset', tx as unknown as AppDatabase);
-      if (!consumed || consumed.binding !== usable.record.binding) return null;
-      // The link was mailed to the address: using it proves the address (while it is unchanged),
-      // unless another account has it as its own: a verified address belongs to one account.
-      const mayVerify = await createDrizzleAccountStore(tx as unknown as AppDatabase).mayVerifyAddress(
+      if (!consumed || consumed.binding !== usable.record.binding) return false;
+      // The link was mailed to the address: using it proves the address (while it is unchanged and
+      // no other account has it as its own: a verified address belongs to one account).
+      return createDrizzleAccountStore(tx as unknown as AppDatabase).setPassword(
         consumed.sub,
-        consumed.email,
+        passwordHash,
+        deps.clock.nowSeconds(),
+        { replacing: usable.user.passwordHash, provesAddress: consumed.email },
       );
-      const verified = mayVerify
-        ? sql`${users.emailVerified} or lower(coalesce(${users.email}, '')) = ${consumed.email.toLowerCase()}`
-        : sql`${users.emailVerified}`;
-      const [row] = await tx
-        .update(users)
-        .set({ passwordHash, emailVerified: verified, updatedAt: deps.clock.nowSeconds() })
-        .where(and(eq(users.sub, consumed.sub), eq(users.passwordHash, usable.user.passwordHash)))
-        .returning({ sub: users.sub });
-      return row ?? null;
     });
     if (!changed) return { kind: 'invalid_link' };
     const ended = await deps.signOut.endUserSessions(usable.user.sub);

@@ -84,6 +84,55 @@ export function describeAccountStoreContract(name: string, contextOf: () => Prom
       });
     });
 
+    describe('passwords and addresses', () => {
+      it('sets a password only on an account with a local password, and only while it still has the one replaced', async () => {
+        const { store, addLocalAccount } = await contextOf();
+        const sub = unique('u-pat');
+        await addLocalAccount({ sub, managedBy: 'seed', email: addressOf('pat'), emailVerified: false });
+        expect(await store.setPassword(sub, 'scrypt$second', NOW, { replacing: 'scrypt$other' })).toBe(false);
+        expect(await store.setPassword(sub, 'scrypt$second', NOW, { replacing: 'scrypt$placeholder' })).toBe(
+          true,
+        );
+        expect((await store.findAccount(sub))?.passwordHash).toBe('scrypt$second');
+        const federated = await store.signInFederated('idp:x', unique('nopass'), profile(null, false), NOW);
+        expect(await store.setPassword(federated, 'scrypt$x', NOW)).toBe(false);
+        expect((await store.findAccount(federated))?.passwordHash).not.toMatch(/^scrypt\$/);
+      });
+
+      it('a reset proves its address for its own account, never when another account has it as its own', async () => {
+        const { store, addLocalAccount, emailVerifiedOf } = await contextOf();
+        const [own, taken] = [addressOf('own'), addressOf('taken')];
+        const [first, second] = [unique('u-first'), unique('u-second')];
+        await addLocalAccount({ sub: first, managedBy: 'seed', email: own, emailVerified: false });
+        await store.setPassword(first, 'scrypt$new', NOW, { provesAddress: own.toUpperCase() });
+        expect(await emailVerifiedOf(first)).toBe(true);
+        await addLocalAccount({ sub: second, managedBy: 'seed', email: taken, emailVerified: false });
+        await addLocalAccount({
+          sub: unique('u-owner'),
+          managedBy: 'operator',
+          email: taken,
+          emailVerified: true,
+        });
+        await store.setPassword(second, 'scrypt$new', NOW, { provesAddress: taken });
+        expect(await emailVerifiedOf(second)).toBe(false);
+        expect(await store.markAddressVerified(second, taken, NOW)).toBe(false);
+      });
+
+      it('a proven new address becomes the person’s own, verified unless another account has it', async () => {
+        const { store, addLocalAccount, emailVerifiedOf } = await contextOf();
+        const sub = unique('u-quinn');
+        await addLocalAccount({ sub, managedBy: 'operator', email: addressOf('old'), emailVerified: true });
+        const fresh = addressOf('new');
+        await store.setProvenAddress(sub, fresh, NOW);
+        expect(await store.findAccount(sub)).toMatchObject({
+          email: fresh,
+          claimSources: { email: 'local' },
+        });
+        expect(await emailVerifiedOf(sub)).toBe(true);
+        expect(await store.markAddressVerified(sub, addressOf('elsewhere'), NOW)).toBe(false);
+      });
+    });
+
     describe('external identities', () => {
       it('one identity enters one account: signing in again finds it, and a link never moves it', async () => {
         const { store, addLocalAccount } = await contextOf();
