@@ -32,6 +32,21 @@ export type AccountRecord = typeof users.$inferSelect;
 export interface AccountStore {
   /** The account `sub`, enabled or not, or `null`. */
   findAccount(sub: string): Promise<AccountRecord | null>;
+  /** The account of this exact username, enabled or not, or `null` (the operator commands name users so). */
+  findAccountByUsername(username: string): Promise<AccountRecord | null>;
+  /** Every account, by username. */
+  listAccounts(): Promise<AccountRecord[]>;
+  /** A `local` account an operator adds (`users add`): the seed file does not name it and leaves it alone. */
+  addLocalAccount(
+    account: {
+      sub: string;
+      username: string;
+      passwordHash: string;
+      name: string | null;
+      email: string | null;
+    },
+    now: number,
+  ): Promise<void>;
   /**
    * Sets the password hash of an account whose kind has a local password (./account-kinds.ts),
    * only while its hash is still `replacing` when given (a reset link bound to the password it

@@ -111,6 +111,14 @@ export function createDrizzleAccountStore(db: AppDatabase): AccountStore {
 
   return {
     findAccount,
+    async findAccountByUsername(username) {
+      const [row] = await db.select().from(users).where(eq(users.username, username)).limit(1);
+      return row ?? null;
+    },
+    listAccounts: () => db.select().from(users).orderBy(users.username),
+    async addLocalAccount(account, now) {
+      await db.insert(users).values({ ...account, managedBy: 'operator', updatedAt: now });
+    },
 
     async setPassword(sub, passwordHash, now, conditions = {}) {
       const account = await findAccount(sub);

@@ -6,6 +6,7 @@ import { passwordProblem } from '../account/common-passwords.js';
 import {
   createUsersAdmin,
   DirectoryManagedUserError,
+  NoLocalPasswordError,
   UserNotFoundError,
   type UserOverview,
 } from '../admin/users-admin.js';
@@ -270,6 +271,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof KeyDecryptionError ||
     error instanceof UserNotFoundError ||
     error instanceof DirectoryManagedUserError ||
+    error instanceof NoLocalPasswordError ||
     error instanceof DirectoryCommandError ||
     error instanceof PgliteDirectoryInUseError;
   process.stderr.write(`users: ${known ? (error as Error).message : String(error)}\n`);
