@@ -100,6 +100,11 @@ export interface AccountStore {
     signedInNow: boolean,
   ): Promise<IdentityLinkOutcome>;
   /**
+   * Removes the link of `source` from `sub`, unless it is the account's last way in: an account
+   * without a password keeps its last linked identity (it would be locked out otherwise).
+   */
+  unlinkIdentity(sub: string, source: string): Promise<'unlinked' | 'last_way_in' | 'unknown'>;
+  /**
    * The account of an upstream identity signing in: the linked one (only the claims `source` owns
    * rewritten, ./claim-ownership.ts), or a new federated account, every claim owned by `source` and
    * no local password. `email_verified` is stored only where ./account-mail.ts allows it.

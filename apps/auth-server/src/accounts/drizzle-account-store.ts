@@ -182,6 +182,27 @@ export function createDrizzleAccountStore(db: AppDatabase): AccountStore {
       return (await findLinkedSub(source, subject)) === sub ? 'already_linked' : 'linked_to_other';
     },
 
+    async unlinkIdentity(sub, source) {
+      return db.transaction(async (tx) => {
+        const [user] = await tx
+          .select({ passwordHash: users.passwordHash })
+          .from(users)
+          .where(eq(users.sub, sub));
+        const linked = await tx
+          .select({ source: externalIdentities.source })
+          .from(externalIdentities)
+          .where(eq(externalIdentities.sub, sub));
+        if (user === undefined || !linked.some((row) => row.source === source)) return 'unknown';
+        // The password this account really has (a seed user may be passkey-only), not its kind's.
+        const hasPassword = user.passwordHash.startsWith('scrypt$');
+        if (!hasPassword && linked.length <= 1) return 'last_way_in';
+        await tx
+          .delete(externalIdentities)
+          .where(and(eq(externalIdentities.sub, sub), eq(externalIdentities.source, source)));
+        return 'unlinked';
+      });
+    },
+
     async signInFederated(source, subject, profile, now) {
       return db.transaction(async (tx) => {
         const executor = tx as unknown as AppDatabase;

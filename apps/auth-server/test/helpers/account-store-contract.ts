@@ -154,6 +154,24 @@ export function describeAccountStoreContract(name: string, contextOf: () => Prom
         expect(await store.externalSubjectOf('idp:y', other)).toBe(subject);
       });
 
+      it('unlinks an identity, but never the last way into an account without a password', async () => {
+        const { store, addLocalAccount } = await contextOf();
+        const federated = await store.signInFederated('idp:x', unique('only-way'), profile(null, false), NOW);
+        expect(await store.unlinkIdentity(federated, 'idp:x')).toBe('last_way_in');
+        expect(await store.unlinkIdentity(federated, 'idp:never-linked')).toBe('unknown');
+        const withPassword = unique('u-pw');
+        await addLocalAccount({
+          sub: withPassword,
+          managedBy: 'seed',
+          email: addressOf('pw'),
+          emailVerified: false,
+        });
+        const subject = unique('linked');
+        await store.linkIdentity('idp:x', subject, withPassword, NOW, false);
+        expect(await store.unlinkIdentity(withPassword, 'idp:x')).toBe('unlinked');
+        expect(await store.findLinkedSub('idp:x', subject)).toBeNull();
+      });
+
       it('two concurrent links of one identity: exactly one wins', async () => {
         const { store, addLocalAccount } = await contextOf();
         const [first, second] = [unique('u-first'), unique('u-second')];
