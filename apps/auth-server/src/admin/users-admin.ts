@@ -1,6 +1,6 @@
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, count, eq, isNull } from 'drizzle-orm';
-import { rulesOf } from '../accounts/account-kinds.js';
+import { accountKindOf, rulesOf } from '../accounts/account-kinds.js';
 import type { AccountRecord } from '../accounts/account-store.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
@@ -142,7 +142,8 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     async disable(username: string) {
       const row = await find(username);
       const changed = await setEntryDisabled(db, 'users', row.sub, clock.nowSeconds());
-      return { sub: row.sub, changed, ...(await endEverything(row.sub)) };
+      const kind = accountKindOf(row.managedBy);
+      return { sub: row.sub, kind, changed, ...(await endEverything(row.sub)) };
     },
 
     async enable(username: string) {

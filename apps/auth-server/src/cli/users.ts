@@ -3,6 +3,7 @@ import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
+import { ACCOUNT_KINDS, accountKindOf } from '../accounts/account-kinds.js';
 import {
   createUsersAdmin,
   DirectoryManagedUserError,
@@ -72,6 +73,8 @@ function describe(user: UserOverview): string {
     `recovery_codes=${user.recoveryCodesRemaining}`,
     `mfa_required=${user.mfaRequired}`,
     `managed_by=${user.managedBy}`,
+    // The account-kind table's name for it (src/accounts/account-kinds.ts).
+    `kind=${accountKindOf(user.managedBy)}`,
     `disabled=${user.disabled}`,
     `sessions=${user.activeSessions}`,
     `grants=${user.activeGrants}`,
@@ -229,6 +232,8 @@ async function run(
       out(
         `${result.changed ? 'disabled' : 'already disabled:'} ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
       );
+      // What disabling means for this kind of account, from the one table that says it.
+      process.stderr.write(`users: ${result.kind} account: ${ACCOUNT_KINDS[result.kind].disableMeans}\n`);
       return;
     }
     case 'enable': {
