@@ -45,6 +45,7 @@ export default defineConfig({
         'test/federation-account-link.test.ts',
         'test/federation-mail-link.test.ts',
         'test/federation-claims.test.ts',
+        'test/account-mail-ownership.test.ts',
         // The same in Chromium (Debian's chromium through playwright-core).
         'test/federation-browser.test.ts',
       ],

@@ -225,6 +225,21 @@ describe.runIf(slapdAvailable)('sign-in with a directory account on the login fo
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toEqual(expect.any(String));
   });
+
+  it('the lock is per person: once `dana` is locked, `Dana`, `DANA` and ` danA ` are locked too, even with the right password', async () => {
+    const dana = await fixture.addUser('dana');
+    const browser = new TestBrowser(app);
+    const { page } = await startAt(browser);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect((await submitLogin(browser, page.body, 'dana', 'not-the-password')).statusCode).toBe(401);
+    }
+    for (const spelling of ['Dana', 'DANA', ' danA ']) {
+      expect((await submitLogin(browser, page.body, spelling, 'not-the-password')).statusCode).toBe(429);
+    }
+    const rightPassword = await submitLogin(browser, page.body, 'danA', dana.password);
+    expect(rightPassword.statusCode).toBe(429);
+    expect(rightPassword.headers['retry-after']).toEqual(expect.any(String));
+  });
 });
 
 describe.runIf(slapdAvailable)('the directory stays the truth', () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../src/db/schema.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER } from './helpers/app.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { testSeed } from './helpers/seed.js';
 import {
   type SmtpFixture,
@@ -30,14 +31,14 @@ function seedWithGus() {
   return seed;
 }
 
-async function signedInToAccount(app: FastifyInstance): Promise<TestBrowser> {
+async function signedInToAccount(app: FastifyInstance, person = GUS): Promise<TestBrowser> {
   const browser = new TestBrowser(app);
   const start = await browser.get('/account');
   const login = await browser.get(start.headers.location as string);
   await browser.post(browser.lastUrl, {
     ...hiddenFields(login.body),
-    username: GUS.username,
-    password: GUS.password,
+    username: person.username,
+    password: person.password,
   });
   return browser;
 }
@@ -187,5 +188,66 @@ describe('an SMTP server that stalls', () => {
       await started.close();
       await stalling.close();
     }
+  });
+});
+
+describe('changing the address is limited as the forgot-password form is', () => {
+  const IDA = {
+    sub: 'u-ida',
+    username: 'ida',
+    password: 'ida-password-for-tests',
+    email: 'ida@example.test',
+  };
+  let smtp: SmtpFixture;
+  let database: TestDatabase;
+  let first: Awaited<ReturnType<typeof startTestApp>>;
+  let second: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    database = await createTestDatabase();
+    const seed = seedWithGus();
+    seed.users = [...(seed.users ?? []), IDA];
+    // Two instances on one database: the counters are rows, shared by both.
+    const options = { seed, database, env: { SMTP_URL: smtp.url } };
+    first = await startTestApp(options);
+    second = await startTestApp(options);
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await smtp?.close();
+    await database?.drop();
+  });
+
+  const askForChange = async (browser: TestBrowser, email: string) => {
+    const csrf = hiddenFields((await browser.get('/account')).body).csrf!;
+    return browser.post('/account/email', { csrf, email });
+  };
+
+  it('per recipient, on the same counter as the reset form: a mailbox that got 3 reset requests gets no confirmation (429)', async () => {
+    const victim = 'victim@example.test';
+    for (const app of [first.app, second.app, first.app]) {
+      const browser = new TestBrowser(app);
+      const form = await browser.get('/forgot-password');
+      expect(
+        (await browser.post('/forgot-password', { ...hiddenFields(form.body), email: victim })).statusCode,
+      ).toBe(200);
+    }
+    const refused = await askForChange(await signedInToAccount(second.app), victim.toUpperCase());
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await first.app.passwordRecovery!.settled();
+    expect(smtp.received.some((mail) => mail.to.includes(victim))).toBe(false);
+  });
+
+  it('per account, on every instance: the 4th new address within the window is refused (429)', async () => {
+    const browsers = [await signedInToAccount(first.app, IDA), await signedInToAccount(second.app, IDA)];
+    for (const [index, browser] of [browsers[0], browsers[1], browsers[0]].entries()) {
+      expect((await askForChange(browser!, `ida-new-${index}@example.test`)).statusCode).toBe(303);
+    }
+    const refused = await askForChange(browsers[1]!, 'ida-new-3@example.test');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toEqual(expect.any(String));
+    expect(smtp.received.some((mail) => mail.to.includes('ida-new-3@example.test'))).toBe(false);
   });
 });

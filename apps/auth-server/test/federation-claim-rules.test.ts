@@ -6,10 +6,10 @@ import {
   type OwnedProfile,
   type Profile,
   profileUpdateFrom,
-} from '../src/federation/claim-sources.js';
+} from '../src/accounts/claim-ownership.js';
 import { validUpstreamAcr } from '../src/federation/upstream-assurance.js';
 
-/** The pure rules behind the claims an upstream provider speaks for (src/federation/claim-sources.ts). */
+/** The pure rules behind the claims an upstream provider speaks for (src/accounts/claim-ownership.ts). */
 
 describe('an upstream groups claim within safe bounds', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { locallyOwned } from '../src/accounts/claim-ownership.js';
 import { users } from '../src/db/schema.js';
-import { locallyOwned } from '../src/federation/claim-sources.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { startFederatedApp, upstreamProviderEntry } from './helpers/federation-app.js';
 import { type FlowClient, federationFlows, hidden } from './helpers/federation-flow.js';

@@ -6,7 +6,13 @@ import { eq } from 'drizzle-orm';
 import { generateKeyPair, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { externalIdentities, ssoSessions, upstreamAuthorizations, users } from '../src/db/schema.js';
+import {
+  externalIdentities,
+  pendingUpstreamLinks,
+  ssoSessions,
+  upstreamAuthorizations,
+  users,
+} from '../src/db/schema.js';
 import { createUpstreamClients } from '../src/federation/upstream-client.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { upstreamProviderEntry } from './helpers/federation-app.js';
@@ -561,6 +567,17 @@ describe('linking to an existing account by verified e-mail', () => {
     const page = await response.text();
     expect(page).toContain('data-form="link-account"');
     expect(await identitiesOf('alice-at-upstream')).toHaveLength(0);
+    // The offer is a row of its own shape (which identity waits for which account), not a started
+    // authorization with the upstream subject in another column.
+    const { db } = started.database.handle;
+    const offers = await db
+      .select()
+      .from(pendingUpstreamLinks)
+      .where(eq(pendingUpstreamLinks.upstreamSubject, 'alice-at-upstream'));
+    expect(offers).toMatchObject([{ providerId: 'untrusted', sub: ALICE.sub, usedAt: null }]);
+    expect(
+      await db.select().from(upstreamAuthorizations).where(eq(upstreamAuthorizations.purpose, 'link')),
+    ).toEqual([]);
     const action = new URL(/action="([^"]+)"/.exec(page)![1]!, issuer);
     const linked = await browser.request(action, {
       method: 'POST',

@@ -339,3 +339,40 @@ describe('login counters and the other rate-limit counters share one table', () 
     expect(await loginRows()).toBe(100);
   });
 });
+
+describe('the login lock is per person', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  const limiterOn = (db: TestDatabase['handle']['db']) =>
+    createLoginAttemptLimiter(db, { maxFailuresPerUsername: 2, maxFailuresPerIp: 0, windowSeconds: 900 });
+
+  it('counts a username under its canonical form: trimmed, spaces collapsed, case-folded', async () => {
+    const limiter = limiterOn(database.handle.db);
+    await limiter.allow({ ip: '192.0.2.1', username: 'grace hopper' });
+    await limiter.allow({ ip: '192.0.2.1', username: '  Grace   HOPPER ' });
+    expect(await limiter.allow({ ip: '192.0.2.1', username: 'GRACE\tHopper' })).toMatchObject({
+      allowed: false,
+      limit: 'username',
+    });
+  });
+
+  it("counts an account's attempts under its stable id, whatever name found it, on every instance", async () => {
+    // Two limiters on one database: two instances behind a load balancer.
+    const [first, second] = [limiterOn(database.handle.db), limiterOn(database.handle.db)];
+    await first.allowAccount({ ip: '192.0.2.1', username: 'linus' }, 'u-linus');
+    await second.allowAccount({ ip: '192.0.2.1', username: 'linus@example.test' }, 'u-linus');
+    expect(await first.allowAccount({ ip: '192.0.2.1', username: 'ltorvalds' }, 'u-linus')).toMatchObject({
+      allowed: false,
+      limit: 'account',
+    });
+    // A success clears the account's lock along with the name's.
+    await second.recordSuccess({ ip: '192.0.2.1', username: 'linus' }, 'u-linus');
+    expect(await first.allowAccount({ ip: '192.0.2.1', username: 'linus' }, 'u-linus')).toMatchObject({
+      allowed: true,
+    });
+  });
+});

@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUsersAdmin, UserNotFoundError } from '../src/admin/users-admin.js';
+import { createDrizzleAccountStore } from '../src/accounts/drizzle-account-store.js';
+import { createUsersAdmin, NoLocalPasswordError, UserNotFoundError } from '../src/admin/users-admin.js';
+import { users } from '../src/db/schema.js';
 import { createTotpRepository } from '../src/mfa/totp-repository.js';
 import {
   basicAuthorization,
@@ -117,5 +120,22 @@ describe('users admin', () => {
     );
     expect((await admin.show('alice')).authenticatorApps).toBe(0);
     expect(await totp.hasConfirmed('u-alice')).toBe(false);
+  });
+});
+
+describe('users admin and the kind of an account', () => {
+  it('reset-password refuses a federated account (it has no password here) and leaves its placeholder', async () => {
+    const sub = await createDrizzleAccountStore(database.handle.db).signInFederated(
+      'idp:corp',
+      'admin-test-subject',
+      { name: 'Fed Person', email: null, emailVerified: false, groups: null },
+      1_800_000_000,
+    );
+    await expect(
+      admin.resetPassword('idp:corp:admin-test-subject', 'Local-password-123'),
+    ).rejects.toBeInstanceOf(NoLocalPasswordError);
+    expect((await admin.show('idp:corp:admin-test-subject')).managedBy).toBe('federation');
+    const [row] = await database.handle.db.select().from(users).where(eq(users.sub, sub));
+    expect(row?.passwordHash).not.toMatch(/^scrypt\$/);
   });
 });

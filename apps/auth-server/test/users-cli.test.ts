@@ -92,7 +92,9 @@ describe.runIf(postgres)('users CLI, a separate process on the running server’
 
     const listed = await users(['list']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^alice\tsub=u-alice\t.*\tdisabled=false\tsessions=1\tgrants=1\n$/);
+    expect(listed.stdout).toMatch(
+      /^alice\tsub=u-alice\t.*\tmanaged_by=seed\tkind=seed\tdisabled=false\tsessions=1\tgrants=1\n$/,
+    );
     const shown = await users(['show', 'alice']);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('name=Alice Example');
@@ -104,6 +106,8 @@ describe.runIf(postgres)('users CLI, a separate process on the running server’
     const run = await users(['disable', 'alice']);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('disabled alice; ended 1 session(s), revoked 1 grant(s)\n');
+    // What disabling means for this kind of account, from the account-kind table.
+    expect(run.stderr).toContain('users: seed account: no sign-in, tokens stop; the seed never re-enables');
     expect(auditLines(run)).toEqual([
       expect.objectContaining({ event: 'auth.admin.user_disabled', sub: 'u-alice' }),
     ]);

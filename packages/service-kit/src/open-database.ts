@@ -69,9 +69,10 @@ export interface OpenDatabaseOptions {
   /** Errors of idle pooled connections (e.g. the server restarted); without a listener pg crashes the process. */
   onIdleConnectionError?: (error: Error) => void;
   /**
-   * A `pglite://<dir>` database this process opens is also served on a loopback port (recorded in
-   * `<dir>.lock`), so the operator's commands reach it while this process runs. Development only:
-   * that port has no authentication.
+   * A `pglite://<dir>` database this process opens is also served on a Unix socket in a 0700 folder
+   * (recorded in `<dir>.lock`), so the operator's commands, run by the same user, reach it while this
+   * process runs. Development only: the protocol server has no authentication beyond the folder's
+   * permissions.
    */
   shareOnLoopback?: boolean;
 }
@@ -103,7 +104,7 @@ async function openOwnedPglite<TSchema extends Record<string, unknown>>(
     client = await PGlite.create(dataDir);
     if (options.shareOnLoopback) {
       share = await sharePglite(client);
-      lock.publish(share.port);
+      lock.publish(share.socketDir);
     }
   } catch (error) {
     await share?.stop();

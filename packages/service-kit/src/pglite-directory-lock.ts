@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { shareConnectionString } from './pglite-share.js';
 
 /**
  * One process at a time opens a PGlite data directory: PGlite keeps the database in the memory of the
  * process that opened it and writes it back to the folder, so a second process opening the same
  * folder works on its own copy, and whichever writes last wins (an operator's change, made while the
  * server runs, silently disappears). The owner records itself in `<dir>.lock` (JSON: its pid and,
- * when it shares the database, the loopback port of its PostgreSQL wire protocol server); every other
- * opener reads that file and connects through the port, or is refused.
+ * when it shares the database, the 0700 folder of its PostgreSQL wire protocol socket); every other
+ * opener reads that file (mode 0600) and connects through the socket, or is refused.
  */
 export interface PgliteDirectoryOwner {
   pid: number;
-  /** Loopback TCP port on which the owner serves the database (pglite-share.ts), or null. */
-  port: number | null;
+  /** The folder of the Unix socket on which the owner serves the database (pglite-share.ts), or null. */
+  socketDir: string | null;
 }
 
 /** The directory is open in another live process that does not share it. */
@@ -30,8 +31,8 @@ export type DirectoryClaim =
 
 export interface PgliteDirectoryLock {
   readonly file: string;
-  /** Records the port on which this process now serves the database. */
-  publish(port: number): void;
+  /** Records the socket folder through which this process now serves the database. */
+  publish(socketDir: string): void;
   /** Removes the lock file (only while it is still this process's). */
   release(): void;
 }
@@ -52,10 +53,12 @@ function readOwner(file: string): PgliteDirectoryOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(file, 'utf8')) as Partial<PgliteDirectoryOwner>;
     if (!Number.isInteger(owner.pid)) return undefined;
-    return { pid: owner.pid as number, port: Number.isInteger(owner.port) ? (owner.port as number) : null };
+    // A lock of an older start may name a TCP port: not a share this version connects to.
+    const socketDir = typeof owner.socketDir === 'string' ? owner.socketDir : null;
+    return { pid: owner.pid as number, socketDir };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return { pid: -1, port: null };
+    return { pid: -1, socketDir: null };
   }
 }
 
@@ -75,8 +78,8 @@ function ownedLock(file: string): PgliteDirectoryLock {
   let released = false;
   return {
     file,
-    publish(port) {
-      writeAtomically(file, { pid: process.pid, port }, true);
+    publish(socketDir) {
+      writeAtomically(file, { pid: process.pid, socketDir }, true);
     },
     release() {
       if (released) return;
@@ -94,7 +97,7 @@ export function claimPgliteDirectory(dataDir: string): DirectoryClaim {
   const file = lockFileOf(dataDir);
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      writeAtomically(file, { pid: process.pid, port: null }, false);
+      writeAtomically(file, { pid: process.pid, socketDir: null }, false);
       return { kind: 'owned', lock: ownedLock(file) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -102,12 +105,8 @@ export function claimPgliteDirectory(dataDir: string): DirectoryClaim {
     const owner = readOwner(file);
     if (owner === undefined) continue;
     if (owner.pid > 0 && isAlive(owner.pid)) {
-      if (owner.port !== null) {
-        return {
-          kind: 'shared',
-          connectionString: `postgres://postgres@127.0.0.1:${owner.port}/postgres`,
-          owner,
-        };
+      if (owner.socketDir !== null) {
+        return { kind: 'shared', connectionString: shareConnectionString(owner.socketDir), owner };
       }
       throw new PgliteDirectoryInUseError(
         `the PGlite database ${dataDir} is open in process ${owner.pid}, which does not share it: stop that ` +

@@ -1,9 +1,15 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 
 /**
- * Serves a PGlite database that this process owns on a loopback TCP port, in the PostgreSQL wire
- * protocol (no authentication: loopback and development only), so that another process, the
- * operator's `users`/`keys` commands, reads and writes the same database while this one runs.
+ * Serves a PGlite database that this process owns on a Unix socket, in the PostgreSQL wire
+ * protocol, so that another process, the operator's `users`/`keys` commands, reads and writes the
+ * same database while this one runs. The protocol server has no authentication of its own, so the
+ * socket is what keeps others out: it lives in a folder made for this start, mode 0700, so only
+ * processes of the same user (and root) can connect; a loopback TCP port would let any local user
+ * read every table and write password hashes. Development only.
  *
  * PGlite is one PostgreSQL session. This process keeps using it directly (Drizzle's PGlite driver)
  * while socket clients use it through @electric-sql/pglite-socket, which passes each protocol message
@@ -16,9 +22,17 @@ import type { PGlite } from '@electric-sql/pglite';
  * client's messages until it ends.
  */
 export interface PgliteShare {
-  port: number;
+  /** The 0700 folder holding the socket (`.s.PGSQL.5432`, where libpq and node-postgres look for it). */
+  socketDir: string;
   stop(): Promise<void>;
 }
+
+/** PostgreSQL's socket file name for the default port: a client given the folder as `host` connects to it. */
+export const SHARE_SOCKET_FILE = '.s.PGSQL.5432';
+
+/** The connection string of a share: the socket folder as the host (node-postgres, libpq). */
+export const shareConnectionString = (socketDir: string) =>
+  `postgres://postgres@${encodeURIComponent(socketDir)}/postgres`;
 
 /** PostgreSQL protocol 3.0 (RFC-less; PostgreSQL docs, "Message Formats"): the startup message's version. */
 const PROTOCOL_VERSION_3 = 196_608;
@@ -116,19 +130,31 @@ class SessionGate {
   }
 }
 
-/** Starts serving `client` on 127.0.0.1 at a free port. */
+/** Starts serving `client` on a Unix socket in a new folder only this user can enter. */
 export async function sharePglite(client: PGlite): Promise<PgliteShare> {
   // Loaded only here: the apps' bundles (scripts/bundle-server.mjs) import third-party packages from
   // the app's own node_modules, and only the auth server, which shares in development, depends on it.
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  // mkdtemp makes the folder 0700 already; said again so a umask or a platform never widens it.
+  const socketDir = await mkdtemp(join(tmpdir(), 'pglite-share-'));
+  await chmod(socketDir, 0o700);
   const server = new PGLiteSocketServer({
     db: new SessionGate(client) as unknown as PGlite,
-    host: '127.0.0.1',
-    port: 0,
+    path: join(socketDir, SHARE_SOCKET_FILE),
     // A command's pool opens a few connections; the gate lets one of them work at a time.
     maxConnections: 20,
   });
-  await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
-  return { port, stop: () => server.stop() };
+  try {
+    await server.start();
+  } catch (error) {
+    await rm(socketDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    socketDir,
+    stop: async () => {
+      await server.stop();
+      await rm(socketDir, { recursive: true, force: true });
+    },
+  };
 }

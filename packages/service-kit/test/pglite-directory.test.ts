@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, lockFileOf, openDatabase, PgliteDirectoryInUseError } from '../src/index.js';
+import { SHARE_SOCKET_FILE, shareConnectionString } from '../src/pglite-share.js';
 
 /**
- * A `pglite://<dir>` database is opened by one process; others reach it through that process's
- * loopback port, or are refused, never each on a copy of their own (whose last writer wins).
+ * A `pglite://<dir>` database is opened by one process; others of the same user reach it through
+ * that process's Unix socket (in a 0700 folder), or are refused, never each on a copy of their own (whose last writer wins).
  */
 const DEFINITION = { schema: {}, migrationsFolder: '/nonexistent', migrationLockKey: 1 };
 const opened: DatabaseHandle<Record<string, never>>[] = [];
@@ -28,7 +29,7 @@ function scratchDirectory(): string {
 }
 
 const ownerOf = (dataDir: string) =>
-  JSON.parse(readFileSync(lockFileOf(dataDir), 'utf8')) as { pid: number; port: number | null };
+  JSON.parse(readFileSync(lockFileOf(dataDir), 'utf8')) as { pid: number; socketDir: string | null };
 
 /** Rows of `notes`: both drivers answer `{ rows }` (node-postgres' and PGlite's result shapes). */
 async function count(handle: DatabaseHandle<Record<string, never>>): Promise<number> {
@@ -44,10 +45,10 @@ afterEach(async () => {
 });
 
 describe('a pglite://<dir> database opened by one process', () => {
-  it('records its owner and, when shared, a loopback port that reaches the same database; the lock goes with close', async () => {
+  it('records its owner and, when shared, a socket folder that reaches the same database; the lock goes with close', async () => {
     const dataDir = scratchDirectory();
     const owner = await open(dataDir, true);
-    expect(ownerOf(dataDir)).toMatchObject({ pid: process.pid, port: expect.any(Number) });
+    expect(ownerOf(dataDir)).toMatchObject({ pid: process.pid, socketDir: expect.any(String) });
     await owner.db.execute(sql`create table notes (text text not null)`);
 
     const other = await open(dataDir, false);
@@ -58,7 +59,7 @@ describe('a pglite://<dir> database opened by one process', () => {
     await other.close();
     await owner.close();
     expect(existsSync(lockFileOf(dataDir))).toBe(false);
-    // The write made through the port is on disk: a later opener of the folder reads it.
+    // The write made through the socket is on disk: a later opener of the folder reads it.
     expect(await count(await open(dataDir, false))).toBe(1);
   });
 
@@ -66,7 +67,7 @@ describe('a pglite://<dir> database opened by one process', () => {
     const dataDir = scratchDirectory();
     const owner = await open(dataDir, true);
     await owner.db.execute(sql`create table notes (text text not null)`);
-    const client = new pg.Client(`postgres://postgres@127.0.0.1:${ownerOf(dataDir).port}/postgres`);
+    const client = new pg.Client(shareConnectionString(ownerOf(dataDir).socketDir!));
     await client.connect();
     try {
       await client.query('begin');
@@ -110,9 +111,35 @@ describe('a pglite://<dir> database opened by one process', () => {
       '-e',
       'process.stdout.write(String(process.pid))',
     ]).stdout.toString();
-    writeFileSync(lockFileOf(dataDir), JSON.stringify({ pid: Number(gone), port: 1 }));
+    writeFileSync(lockFileOf(dataDir), JSON.stringify({ pid: Number(gone), socketDir: '/nowhere' }));
     const handle = await open(dataDir, false);
     expect(handle.driver).toBe('pglite');
-    expect(ownerOf(dataDir)).toEqual({ pid: process.pid, port: null });
+    expect(ownerOf(dataDir)).toEqual({ pid: process.pid, socketDir: null });
+  });
+});
+
+describe('the share of a pglite://<dir> database', () => {
+  it('is a Unix socket in a folder only its user may enter (0700), named in a 0600 lock; no TCP port; gone at close', async () => {
+    const dataDir = scratchDirectory();
+    const owner = await open(dataDir, true);
+    const recorded = ownerOf(dataDir);
+    expect(Object.keys(recorded).sort()).toEqual(['pid', 'socketDir']);
+    const folder = statSync(recorded.socketDir!);
+    expect(folder.isDirectory()).toBe(true);
+    expect(folder.mode & 0o777).toBe(0o700);
+    expect(folder.uid).toBe(process.getuid!());
+    expect(statSync(join(recorded.socketDir!, SHARE_SOCKET_FILE)).isSocket()).toBe(true);
+    expect(statSync(lockFileOf(dataDir)).mode & 0o777).toBe(0o600);
+    await owner.close();
+    expect(existsSync(recorded.socketDir!)).toBe(false);
+  });
+
+  it('is not reached through a loopback port a lock of an older start names: that owner counts as not sharing', async () => {
+    const dataDir = scratchDirectory();
+    await open(dataDir, false);
+    writeFileSync(lockFileOf(dataDir), JSON.stringify({ pid: process.pid, port: 5432 }));
+    await expect(openDatabase({ driver: 'pglite', dataDir }, DEFINITION)).rejects.toBeInstanceOf(
+      PgliteDirectoryInUseError,
+    );
   });
 });

@@ -1,10 +1,13 @@
 import { type Clock, hashPassword, type User, verifyPassword } from '@oidc-orders/oauth-core';
-import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
-import { type LoginAttemptGuard, tooManyAttemptsMessage } from '../interaction/login-attempts.js';
+import {
+  type LoginAttemptDecision,
+  type LoginAttemptGuard,
+  tooManyAttemptsMessage,
+} from '../interaction/login-attempts.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { passwordProblem } from './common-passwords.js';
 
@@ -55,6 +58,17 @@ async function newPasswordProblem(request: PasswordChangeRequest): Promise<strin
   return passwordProblem(request.newPassword, request.user.username);
 }
 
+/** The login form's checks: the typed name's lock, then the account's own (the same person's). */
+async function allowedAttempt(
+  attempts: LoginAttemptGuard | undefined,
+  attempt: { ip: string; username: string },
+  sub: string,
+): Promise<LoginAttemptDecision> {
+  if (!attempts) return { allowed: true };
+  const byName = await attempts.allow(attempt);
+  return byName.allowed ? attempts.allowAccount(attempt, sub) : byName;
+}
+
 /**
  * A signed-in person changes their password (the account page; a future reset by mail calls
  * `userSignOut.endUserSessions` the same way). The order is what keeps it from being a password
@@ -74,10 +88,10 @@ export async function changePassword(
   const problem = await newPasswordProblem(request);
   if (problem !== null) return { kind: 'refused', problem };
   const attempt = { ip: request.ip, username: user.username };
-  const decision = (await deps.attempts?.allow(attempt)) ?? { allowed: true };
+  const decision = await allowedAttempt(deps.attempts, attempt, user.sub);
   if (!decision.allowed) {
     audit(deps.log, AUDIT_EVENTS.rateLimitExceeded, {
-      limit: decision.limit === 'username' ? 'login_username' : 'login_ip',
+      limit: decision.limit === 'ip' ? 'login_ip' : 'login_username',
       ip: request.ip,
       retry_after_seconds: decision.retryAfterSeconds,
     });
@@ -88,11 +102,12 @@ export async function changePassword(
     audit(deps.log, AUDIT_EVENTS.passwordChangeFailed, { sub: user.sub, reason: 'wrong_password' });
     return { kind: 'wrong_current_password' };
   }
-  await deps.attempts?.recordSuccess(attempt);
-  await deps.db
-    .update(users)
-    .set({ passwordHash: await hashPassword(request.newPassword), updatedAt: deps.clock.nowSeconds() })
-    .where(eq(users.sub, user.sub));
+  await deps.attempts?.recordSuccess(attempt, user.sub);
+  await createDrizzleAccountStore(deps.db).setPassword(
+    user.sub,
+    await hashPassword(request.newPassword),
+    deps.clock.nowSeconds(),
+  );
   const ended = await deps.signOut.endUserSessions(user.sub, request.sessionId);
   audit(deps.log, AUDIT_EVENTS.passwordChanged, { sub: user.sub, count: ended.sessions });
   return { kind: 'changed', otherSessionsEnded: ended.sessions };

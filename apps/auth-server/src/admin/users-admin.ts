@@ -1,7 +1,10 @@
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, count, eq, isNull } from 'drizzle-orm';
+import { accountKindOf, rulesOf } from '../accounts/account-kinds.js';
+import type { AccountRecord } from '../accounts/account-store.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { grants, ssoSessions, users } from '../db/schema.js';
+import { grants, ssoSessions } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
@@ -49,6 +52,14 @@ export class DirectoryManagedUserError extends Error {
   }
 }
 
+/** `reset-password` of an account without a local password (federated): it signs in elsewhere. */
+export class NoLocalPasswordError extends Error {
+  constructor(username: string) {
+    super(`${username} has no password here: it signs in through its provider`);
+    this.name = 'NoLocalPasswordError';
+  }
+}
+
 export class UserNotFoundError extends Error {
   constructor(username: string) {
     super(`no user named ${JSON.stringify(username)}`);
@@ -61,14 +72,15 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
   const totp = createTotpRepository(deps);
   const recoveryCodes = createRecoveryCodeRepository(deps);
   const passkeys = createPasskeyRepository(deps);
+  const accounts = createDrizzleAccountStore(db);
 
   async function find(username: string) {
-    const [row] = await db.select().from(users).where(eq(users.username, username)).limit(1);
+    const row = await accounts.findAccountByUsername(username);
     if (!row) throw new UserNotFoundError(username);
     return row;
   }
 
-  async function overview(row: typeof users.$inferSelect): Promise<UserOverview> {
+  async function overview(row: AccountRecord): Promise<UserOverview> {
     const [sessions] = await db
       .select({ value: count() })
       .from(ssoSessions)
@@ -102,8 +114,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
 
   return {
     async list(): Promise<UserOverview[]> {
-      const rows = await db.select().from(users).orderBy(users.username);
-      return Promise.all(rows.map(overview));
+      return Promise.all((await accounts.listAccounts()).map(overview));
     },
 
     async show(username: string): Promise<UserOverview> {
@@ -111,16 +122,15 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     },
 
     async add(input: { username: string; sub: string; password: string; name?: string; email?: string }) {
-      await db.insert(users).values({
+      const account = {
         sub: input.sub,
         username: input.username,
         passwordHash: await hashPassword(input.password),
         name: input.name ?? null,
         email: input.email ?? null,
-        // The operator's user: the seed file does not name it and leaves it alone.
-        managedBy: 'operator',
-        updatedAt: clock.nowSeconds(),
-      });
+      };
+      // The operator's user (kind `local`): the seed file does not name it and leaves it alone.
+      await accounts.addLocalAccount(account, clock.nowSeconds());
       return overview(await find(input.username));
     },
 
@@ -132,7 +142,8 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     async disable(username: string) {
       const row = await find(username);
       const changed = await setEntryDisabled(db, 'users', row.sub, clock.nowSeconds());
-      return { sub: row.sub, changed, ...(await endEverything(row.sub)) };
+      const kind = accountKindOf(row.managedBy);
+      return { sub: row.sub, kind, changed, ...(await endEverything(row.sub)) };
     },
 
     async enable(username: string) {
@@ -143,12 +154,11 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     /** A new password; the user's sessions and grants end (whoever knew the old one is out). */
     async resetPassword(username: string, password: string) {
       const row = await find(username);
-      // A directory user's password lives in the directory (README "Directory users").
+      // Only a kind with a local password has one to reset (src/accounts/account-kinds.ts): a
+      // directory user's lives in the directory (README "Directory users"), a federated user has none.
       if (row.managedBy === 'directory') throw new DirectoryManagedUserError(username);
-      await db
-        .update(users)
-        .set({ passwordHash: await hashPassword(password), updatedAt: clock.nowSeconds() })
-        .where(eq(users.sub, row.sub));
+      if (!rulesOf(row.managedBy).localPassword) throw new NoLocalPasswordError(username);
+      await accounts.setPassword(row.sub, await hashPassword(password), clock.nowSeconds());
       return { sub: row.sub, ...(await endEverything(row.sub)) };
     },
 

@@ -3,9 +3,11 @@ import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
 import { PgliteDirectoryInUseError } from '@oidc-orders/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
+import { ACCOUNT_KINDS, accountKindOf } from '../accounts/account-kinds.js';
 import {
   createUsersAdmin,
   DirectoryManagedUserError,
+  NoLocalPasswordError,
   UserNotFoundError,
   type UserOverview,
 } from '../admin/users-admin.js';
@@ -71,6 +73,8 @@ function describe(user: UserOverview): string {
     `recovery_codes=${user.recoveryCodesRemaining}`,
     `mfa_required=${user.mfaRequired}`,
     `managed_by=${user.managedBy}`,
+    // The account-kind table's name for it (src/accounts/account-kinds.ts).
+    `kind=${accountKindOf(user.managedBy)}`,
     `disabled=${user.disabled}`,
     `sessions=${user.activeSessions}`,
     `grants=${user.activeGrants}`,
@@ -183,8 +187,10 @@ async function mailResetLink(config: AppConfig, db: AppDatabase, signOut: UserSi
     if (outcome.sent) return;
     throw new ConfigError(
       outcome.reason === 'no_email'
-        ? 'the user has no e-mail address'
-        : `could not send the mail (${outcome.reason}); try again in a few minutes`,
+        ? 'the user has no e-mail address of their own (verified, or given by an operator)'
+        : outcome.reason === 'no_local_password'
+          ? 'the user has no password here (a directory or federated account): nothing to reset'
+          : `could not send the mail (${outcome.reason}); try again in a few minutes`,
     );
   } finally {
     await mailer.close();
@@ -226,6 +232,8 @@ async function run(
       out(
         `${result.changed ? 'disabled' : 'already disabled:'} ${username}; ended ${result.sessions} session(s), revoked ${result.grants} grant(s)`,
       );
+      // What disabling means for this kind of account, from the one table that says it.
+      process.stderr.write(`users: ${result.kind} account: ${ACCOUNT_KINDS[result.kind].disableMeans}\n`);
       return;
     }
     case 'enable': {
@@ -268,6 +276,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof KeyDecryptionError ||
     error instanceof UserNotFoundError ||
     error instanceof DirectoryManagedUserError ||
+    error instanceof NoLocalPasswordError ||
     error instanceof DirectoryCommandError ||
     error instanceof PgliteDirectoryInUseError;
   process.stderr.write(`users: ${known ? (error as Error).message : String(error)}\n`);

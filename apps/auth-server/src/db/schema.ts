@@ -158,7 +158,7 @@ export const users = pgTable('users', {
    */
   groups: text('groups').array(),
   /**
-   * Who owns each profile claim (src/federation/claim-sources.ts): `{"name": "idp:corp",
+   * Who owns each profile claim (src/accounts/claim-ownership.ts): `{"name": "idp:corp",
    * "email": "local", "groups": "ldap"}`. A sign-in through a source rewrites only the claims
    * that source owns; `email` covers `email_verified` too. A claim without an entry is the local
    * account's own (or, for federated users from before this column, their provider's).
@@ -544,9 +544,8 @@ export const identityProviders = pgTable('identity_providers', {
  * One sign-in started at an upstream provider, until its callback (OIDC Core §3.1.2.1, RFC 7636):
  * found by the hash of `state`, and bound to the browser, the interaction and the provider it was
  * started for, so any instance can finish it and only once (`used_at`, set conditionally).
- * `purpose` is `sign_in`, `link` (the e-mail link proof of a sign-in, for `link_sub`), `account_link`
- * (a signed-in user links a provider from the account page: no interaction, `link_sub` is that
- * user) or `logout` (our logout continued at the provider's end_session_endpoint, OIDC
+ * `purpose` is `sign_in`, `account_link` (a signed-in user links a provider from the account page:
+ * no interaction, `link_sub` is that user) or `logout` (our logout continued at the provider's end_session_endpoint, OIDC
  * RP-Initiated Logout 1.0 §2/§3).
  */
 export const upstreamAuthorizations = pgTable(
@@ -557,6 +556,7 @@ export const upstreamAuthorizations = pgTable(
     browserHash: text('browser_hash').notNull(),
     interactionId: text('interaction_id'),
     purpose: text('purpose')
+      // `link` rows of older versions (a pending link) are no longer written: pending_upstream_links.
       .$type<'sign_in' | 'link' | 'account_link' | 'logout'>()
       .notNull()
       .default('sign_in'),
@@ -570,6 +570,29 @@ export const upstreamAuthorizations = pgTable(
     usedAt: epochSeconds('used_at'),
   },
   (table) => [index('upstream_authorizations_expires_idx').on(table.expiresAt)],
+);
+
+/**
+ * A link offered after a first upstream sign-in whose verified address is an existing account's
+ * (README "Upstream identity providers"): until the account's owner proves it (password or mailed
+ * link), the upstream identity (`provider_id`, `upstream_subject`) waits here for the account
+ * `sub`. Found by the hash of the link page's token, bound to the browser and the interaction it
+ * was offered in, and taken once (`used_at`, set conditionally), so one proof per offer.
+ */
+export const pendingUpstreamLinks = pgTable(
+  'pending_upstream_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    providerId: text('provider_id').notNull(),
+    upstreamSubject: text('upstream_subject').notNull(),
+    sub: text('sub').notNull(),
+    browserHash: text('browser_hash').notNull(),
+    interactionId: text('interaction_id').notNull(),
+    createdAt: epochSeconds('created_at').notNull(),
+    expiresAt: epochSeconds('expires_at').notNull(),
+    usedAt: epochSeconds('used_at'),
+  },
+  (table) => [index('pending_upstream_links_expires_idx').on(table.expiresAt)],
 );
 
 /**

@@ -1,4 +1,5 @@
 import { type Clock, dummyPasswordVerify, type User } from '@oidc-orders/oauth-core';
+import { directoryLoginAccountId } from '../accounts/login-accounts.js';
 import type { AppDatabase } from '../db/client.js';
 import { directoryStableIdOf, isDirectoryUser, provisionDirectoryUser } from './directory-accounts.js';
 import type { Directory, DirectoryBindOutcome, DirectoryLookup, PasswordChangeOutcome } from './types.js';
@@ -9,7 +10,13 @@ import type { Directory, DirectoryBindOutcome, DirectoryLookup, PasswordChangeOu
  */
 export type DirectorySignInOutcome =
   | Exclude<DirectoryBindOutcome, { kind: 'ok' }>
-  | { kind: 'ok'; user: User | null; graceLoginsLeft?: number };
+  | {
+      kind: 'ok';
+      user: User | null;
+      /** The login lock's account id of the entry (src/accounts/login-accounts.ts). */
+      accountId: string;
+      graceLoginsLeft?: number;
+    };
 
 /** What refresh asks of an account: still there, gone (or disabled), or no answer. */
 export type AccountStanding = 'active' | 'ended' | 'unavailable';
@@ -51,7 +58,12 @@ export function createDirectorySignIn(options: DirectorySignInOptions) {
     if (outcome.kind !== 'ok') return outcome;
     const user = await provisionDirectoryUser(db, outcome.entry, clock.nowSeconds());
     standingCache.forget(outcome.entry.stableId);
-    return { kind: 'ok', user, graceLoginsLeft: outcome.graceLoginsLeft };
+    return {
+      kind: 'ok',
+      user,
+      accountId: directoryLoginAccountId(outcome.entry.stableId),
+      graceLoginsLeft: outcome.graceLoginsLeft,
+    };
   }
 
   function changePassword(

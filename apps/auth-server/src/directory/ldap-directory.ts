@@ -244,6 +244,7 @@ export function createLdapDirectory(config: DirectoryConfig, log: DirectoryLog):
       });
       if (found === null || found.entry === null) return { kind: 'invalid_credentials' };
       const { refusal, policy } = await bindAs(found.raw.dn, password);
+      if (refusal?.kind === 'invalid_credentials') return { ...refusal, stableId: found.entry.stableId };
       if (refusal) return refusal;
       if (!found.enabled) return { kind: 'account_disabled' };
       return {

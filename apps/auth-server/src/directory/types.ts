@@ -36,7 +36,11 @@ export type DirectoryBindOutcome =
       passwordExpiresInSeconds?: number;
     }
   /** Wrong password, or no such user (AD 52e, 525): the same answer, timing equalised. */
-  | { kind: 'invalid_credentials' }
+  | {
+      kind: 'invalid_credentials';
+      /** The entry the name found, when one was found (the wrong password then counts on its lock). */
+      stableId?: string;
+    }
   /** AD 532, ppolicy passwordExpired; `canChange`: the directory accepts a change with the old password. */
   | { kind: 'password_expired'; canChange: boolean }
   /** AD 773, ppolicy changeAfterReset. */

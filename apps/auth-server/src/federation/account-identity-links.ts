@@ -1,10 +1,11 @@
+import type { IdentityLinkOutcome } from '../accounts/account-store.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { externalIdentities } from '../db/schema.js';
-import { findLinkedSub, sourceOf } from './accounts.js';
+import { sourceOf } from './accounts.js';
 import type { UpstreamProvider } from './registry.js';
 
 /** `linked`: recorded now; `already_linked`: it was this user's; `linked_to_other`: another user's. */
-export type AccountLinkOutcome = 'linked' | 'already_linked' | 'linked_to_other';
+export type AccountLinkOutcome = IdentityLinkOutcome;
 
 /**
  * Links (provider, upstream subject) to `sub`, a signed-in user who asked for it on the account
@@ -12,19 +13,12 @@ export type AccountLinkOutcome = 'linked' | 'already_linked' | 'linked_to_other'
  * local account, so a link never moves it from another user. The insert is conditional on the
  * primary key (source, subject), so two concurrent links cannot both win.
  */
-export async function linkIdentityToAccount(
+export function linkIdentityToAccount(
   db: AppDatabase,
   provider: UpstreamProvider,
   subject: string,
   sub: string,
   now: number,
 ): Promise<AccountLinkOutcome> {
-  const inserted = await db
-    .insert(externalIdentities)
-    .values({ source: sourceOf(provider), subject, sub, createdAt: now, lastSignInAt: null })
-    .onConflictDoNothing()
-    .returning({ sub: externalIdentities.sub });
-  if (inserted.length > 0) return 'linked';
-  const owner = await findLinkedSub(db, sourceOf(provider), subject);
-  return owner === sub ? 'already_linked' : 'linked_to_other';
+  return createDrizzleAccountStore(db).linkIdentity(sourceOf(provider), subject, sub, now, false);
 }

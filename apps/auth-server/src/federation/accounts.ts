@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { boundedGroups, type Profile } from '../accounts/claim-ownership.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { externalIdentities, users } from '../db/schema.js';
-import { allOwnedBy, boundedGroups, type Profile, profileUpdateFrom } from './claim-sources.js';
 import type { UpstreamProvider } from './registry.js';
 
 /**
@@ -48,80 +46,27 @@ export function mappedProfile(provider: UpstreamProvider, claims: UpstreamClaims
   };
 }
 
-export async function findLinkedSub(
-  db: AppDatabase,
-  source: string,
-  subject: string,
-): Promise<string | null> {
-  const [row] = await db
-    .select({ sub: externalIdentities.sub })
-    .from(externalIdentities)
-    .where(and(eq(externalIdentities.source, source), eq(externalIdentities.subject, subject)));
-  return row?.sub ?? null;
+/** The account an upstream identity signs in, or `null` the first time (src/accounts/). */
+export function findLinkedSub(db: AppDatabase, source: string, subject: string): Promise<string | null> {
+  return createDrizzleAccountStore(db).findLinkedSub(source, subject);
 }
 
 /**
- * A linked user's profile after a sign-in through `source`: only the claims that source owns are
- * rewritten, and the ones nobody owns that the account lacks are filled (./claim-sources.ts).
+ * The local user of this upstream identity (src/accounts/ `signInFederated`): the linked one (its
+ * claims refreshed where the upstream owns them), or a new federated one, every claim owned by the
+ * provider and no local password.
  */
-async function refreshOwnedClaims(
-  db: AppDatabase,
-  sub: string,
-  source: string,
-  upstream: Profile,
-  now: number,
-) {
-  await db.transaction(async (tx) => {
-    const [row] = await tx.select().from(users).where(eq(users.sub, sub)).for('update');
-    if (row === undefined) return;
-    const { values, claimSources } = profileUpdateFrom(
-      { ...row, unrecordedOwnedBySource: row.managedBy === 'federation' },
-      source,
-      upstream,
-    );
-    await tx
-      .update(users)
-      .set({ ...values, claimSources, updatedAt: now })
-      .where(eq(users.sub, sub));
-  });
-}
-
-/**
- * The local user of this upstream identity: the linked one (its claims refreshed where the
- * upstream owns them), or a new one created now, every claim owned by the provider. The new
- * user's password hash is not a scrypt hash, so no password ever signs it in.
- */
-export async function signInFederatedIdentity(
+export function signInFederatedIdentity(
   db: AppDatabase,
   provider: UpstreamProvider,
   subject: string,
   claims: UpstreamClaims,
   now: number,
 ): Promise<string> {
-  const source = sourceOf(provider);
-  const profile = mappedProfile(provider, claims);
-  const existing = await findLinkedSub(db, source, subject);
-  if (existing !== null) {
-    await db
-      .update(externalIdentities)
-      .set({ lastSignInAt: now })
-      .where(and(eq(externalIdentities.source, source), eq(externalIdentities.subject, subject)));
-    await refreshOwnedClaims(db, existing, source, profile, now);
-    return existing;
-  }
-  const sub = randomUUID();
-  await db.transaction(async (tx) => {
-    await tx.insert(users).values({
-      sub,
-      // Unique and never typed: the federated user signs in only through the provider.
-      username: `${source}:${subject}`,
-      passwordHash: 'federated (no password)',
-      ...profile,
-      claimSources: allOwnedBy(source),
-      managedBy: 'federation',
-      updatedAt: now,
-    });
-    await tx.insert(externalIdentities).values({ source, subject, sub, createdAt: now, lastSignInAt: now });
-  });
-  return sub;
+  return createDrizzleAccountStore(db).signInFederated(
+    sourceOf(provider),
+    subject,
+    mappedProfile(provider, claims),
+    now,
+  );
 }

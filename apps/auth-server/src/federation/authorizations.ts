@@ -6,15 +6,16 @@ import { upstreamAuthorizations } from '../db/schema.js';
 /** How long the person has at the provider's pages before the started sign-in is forgotten. */
 export const UPSTREAM_AUTHORIZATION_TTL_SECONDS = 600;
 
-export type UpstreamAuthorizationPurpose = 'sign_in' | 'link' | 'account_link' | 'logout';
+/** A pending link after a first sign-in has its own rows (./pending-links.ts). */
+export type UpstreamAuthorizationPurpose = 'sign_in' | 'account_link' | 'logout';
 
 export interface StartedAuthorization {
   providerId: string;
   browserHash: string;
   interactionId: string | null;
   /**
-   * `sign_in` (login page), `link` (the e-mail link proof of a sign-in), `account_link` (a signed-in
-   * user links a provider from the account page; no interaction, `linkSub` is that user) or `logout`.
+   * `sign_in` (login page), `account_link` (a signed-in user links a provider from the account
+   * page; no interaction, `linkSub` is that user) or `logout`.
    */
   purpose: UpstreamAuthorizationPurpose;
   linkSub: string | null;
@@ -62,7 +63,8 @@ export async function takeStartedAuthorization(
       ),
     )
     .returning();
-  if (row === undefined) return null;
+  // A `link` row of an older version (a pending link, now ./pending-links.ts) is never taken as a started sign-in.
+  if (row === undefined || row.purpose === 'link') return null;
   return {
     providerId: row.providerId,
     browserHash: row.browserHash,

@@ -1,41 +1,31 @@
-import { and, isNull, ne, sql } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
+import type { UpstreamArrival } from '../accounts/first-sign-in.js';
 import type { AppDatabase } from '../db/client.js';
-import { externalIdentities, users } from '../db/schema.js';
 import { findLinkedSub, mappedProfile, sourceOf, type UpstreamClaims } from './accounts.js';
 import type { UpstreamProvider } from './registry.js';
 
 /**
- * The existing local user a first federated sign-in may be linked to, or `null`: only when the
- * provider is configured for it (`link_by_verified_email`), the upstream says `email_verified: true`
- * for the very address it sent (the pair comes from one response, see upstreamClaims), and an
- * enabled local user (not one the federation created) has that address. The link itself waits
- * for that user's proof (their password), so a provider that lies about addresses cannot take an
- * account over by itself.
+ * What the first-sign-in decision (src/accounts/first-sign-in.ts) needs to know of an upstream
+ * identity that came back: whether it is linked already, and who holds the address it sent.
  */
-export async function emailLinkCandidate(
+export async function upstreamArrival(
   db: AppDatabase,
   provider: UpstreamProvider,
-  subject: string,
+  subject: string | null,
   claims: UpstreamClaims,
-): Promise<string | null> {
-  if (!provider.linkByVerifiedEmail || claims.email_verified !== true) return null;
-  const { email } = mappedProfile(provider, claims);
-  if (email === null || email === '') return null;
-  if ((await findLinkedSub(db, sourceOf(provider), subject)) !== null) return null;
-  const [user] = await db
-    .select({ sub: users.sub })
-    .from(users)
-    .where(
-      and(
-        sql`lower(${users.email}) = ${email.toLowerCase()}`,
-        isNull(users.disabledAt),
-        ne(users.managedBy, 'federation'),
-      ),
-    );
-  return user?.sub ?? null;
+): Promise<UpstreamArrival> {
+  const { email, emailVerified } = mappedProfile(provider, claims);
+  return {
+    subject,
+    linkedSub: subject === null ? null : await findLinkedSub(db, sourceOf(provider), subject),
+    linkByVerifiedEmail: provider.linkByVerifiedEmail,
+    email,
+    emailVerified,
+    holders: email ? await createDrizzleAccountStore(db).addressHolders(email) : [],
+  };
 }
 
-/** Records the proven link: this upstream subject now signs in `sub`. */
+/** Records the proven link: this upstream subject now signs in `sub` (unless it already enters an account). */
 export async function linkIdentity(
   db: AppDatabase,
   provider: UpstreamProvider,
@@ -43,8 +33,5 @@ export async function linkIdentity(
   sub: string,
   now: number,
 ): Promise<void> {
-  await db
-    .insert(externalIdentities)
-    .values({ source: sourceOf(provider), subject, sub, createdAt: now, lastSignInAt: now })
-    .onConflictDoNothing();
+  await createDrizzleAccountStore(db).linkIdentity(sourceOf(provider), subject, sub, now, true);
 }

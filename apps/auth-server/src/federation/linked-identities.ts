@@ -1,6 +1,7 @@
 import { and, eq, like, sql } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { externalIdentities, identityProviders, users } from '../db/schema.js';
+import { externalIdentities, identityProviders } from '../db/schema.js';
 
 export interface LinkedIdentity {
   providerId: string;
@@ -45,29 +46,9 @@ export type UnlinkOutcome = 'unlinked' | 'last_way_in' | 'unknown';
 
 /**
  * Removes one linked provider, unless it is the user's last way in: a user the federation created
- * has no password, so their last linked provider stays (they would be locked out otherwise).
+ * has no password, so their last linked provider stays (they would be locked out otherwise). The
+ * account store (src/accounts/) makes the change.
  */
-export async function unlinkIdentity(
-  db: AppDatabase,
-  sub: string,
-  providerId: string,
-): Promise<UnlinkOutcome> {
-  return db.transaction(async (tx) => {
-    const [user] = await tx
-      .select({ passwordHash: users.passwordHash })
-      .from(users)
-      .where(eq(users.sub, sub));
-    const linked = await tx
-      .select({ source: externalIdentities.source })
-      .from(externalIdentities)
-      .where(eq(externalIdentities.sub, sub));
-    const source = `idp:${providerId}`;
-    if (user === undefined || !linked.some((row) => row.source === source)) return 'unknown';
-    const hasPassword = user.passwordHash.startsWith('scrypt$');
-    if (!hasPassword && linked.length <= 1) return 'last_way_in';
-    await tx
-      .delete(externalIdentities)
-      .where(and(eq(externalIdentities.sub, sub), eq(externalIdentities.source, source)));
-    return 'unlinked';
-  });
+export function unlinkIdentity(db: AppDatabase, sub: string, providerId: string): Promise<UnlinkOutcome> {
+  return createDrizzleAccountStore(db).unlinkIdentity(sub, `idp:${providerId}`);
 }

@@ -7,6 +7,7 @@
 /** One login attempt, as a rate limiter sees it. */
 export interface LoginAttempt {
   ip: string;
+  /** As typed: the limiter counts it under its canonical form (src/accounts/canonical-username.ts). */
   username: string;
 }
 
@@ -19,16 +20,21 @@ export type LoginAttemptDecision =
       /** How long the lock then lasts, seconds. */
       lockSeconds?: number;
     }
-  | { allowed: false; limit: 'username' | 'ip'; retryAfterSeconds: number };
+  | { allowed: false; limit: 'username' | 'ip' | 'account'; retryAfterSeconds: number };
 
 /**
- * Throttles login attempts per IP and per username (routes/interaction/login-attempt-limiter.ts). `allow`
- * runs before the password is checked; refusing answers 429 (with `Retry-After`) without checking it.
+ * Throttles login attempts per IP, per person and per account (routes/interaction/login-attempt-limiter.ts).
+ * `allow` runs before the password is checked, on the canonical username (the account is not known
+ * yet); `allowAccount` once the attempt is known to be for one account (its stable id: a local
+ * `sub`, a directory entry's stable id), so two names of one person share one lock. Refusing
+ * answers 429 (with `Retry-After`) without checking the password, or without accepting a right one.
  */
 export interface LoginAttemptGuard {
   allow(attempt: LoginAttempt): Promise<LoginAttemptDecision>;
+  allowAccount(attempt: LoginAttempt, accountId: string): Promise<LoginAttemptDecision>;
   recordFailure(attempt: LoginAttempt): Promise<void>;
-  recordSuccess(attempt: LoginAttempt): Promise<void>;
+  /** Clears the person's counters (the typed name's and, when known, the account's). */
+  recordSuccess(attempt: LoginAttempt, accountId?: string): Promise<void>;
 }
 
 /** Tells a locked-out person when to come back (the same time as `Retry-After`). */

@@ -1,9 +1,10 @@
 import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { mailTokens, users } from '../db/schema.js';
-import { locallyOwned } from '../federation/claim-sources.js';
+import { mailTokens } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
+import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { type ChangeContext, emailChangeConfirmationMail, emailChangeNoticeMail } from './messages.js';
@@ -33,18 +34,29 @@ export function createEmailChange(deps: {
   issuer: string;
   mailer: Mailer;
   signOut: Pick<UserSignOut, 'endUserSessions'>;
+  limits: MailRateLimits;
 }) {
   const tokens = createMailTokenRepository(deps);
+  const limiter = createMailRateLimiter(deps);
+  const accounts = createDrizzleAccountStore(deps.db);
   const link = (path: string, token: string) => `${deps.issuer}/${path}?token=${encodeURIComponent(token)}`;
 
-  async function userOf(sub: string) {
-    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
-    return user ?? null;
-  }
+  const userOf = (sub: string) => accounts.findAccount(sub);
 
   return {
-    /** Mails the confirmation to `newAddress` and the notice to the current one; says whether the confirmation went. */
-    async request(sub: string, newAddress: string, context: ChangeContext): Promise<MailOutcome> {
+    /**
+     * Mails the confirmation to `newAddress` and the notice to the current one; says whether the
+     * confirmation went. Counted as the forgot-password form counts (./mail-rate-limits.ts): per
+     * recipient (the same counter as a reset to that address) and per account, so no signed-in
+     * person can flood a mailbox with "Confirm your new address".
+     */
+    async request(
+      sub: string,
+      newAddress: string,
+      context: ChangeContext,
+    ): Promise<MailOutcome | { sent: false; reason: 'limited'; retryAfterSeconds: number }> {
+      const retryAfterSeconds = await limiter.hit({ recipient: newAddress, sub, ip: context.ip });
+      if (retryAfterSeconds !== null) return { sent: false, reason: 'limited', retryAfterSeconds };
       const user = await userOf(sub);
       const from = user?.email ?? '';
       const binding = changeBinding(from, newAddress);
@@ -89,11 +101,8 @@ export function createEmailChange(deps: {
       const record = await tokens.consume(token, 'email_change');
       const user = record && (await userOf(record.sub));
       if (!record || !user || changeBinding(user.email ?? '', record.email) !== record.binding) return false;
-      const updatedAt = deps.clock.nowSeconds();
-      await deps.db
-        .update(users)
-        .set({ email: record.email, emailVerified: true, claimSources: locallyOwned('email'), updatedAt })
-        .where(eq(users.sub, record.sub));
+      // The link proved the address; it is verified here unless another account has it as its own.
+      await accounts.setProvenAddress(record.sub, record.email, deps.clock.nowSeconds());
       return true;
     },
 
@@ -104,11 +113,7 @@ export function createEmailChange(deps: {
       await deps.db
         .delete(mailTokens)
         .where(and(eq(mailTokens.sub, record.sub), eq(mailTokens.purpose, 'email_change')));
-      const updatedAt = deps.clock.nowSeconds();
-      await deps.db
-        .update(users)
-        .set({ email: record.email, emailVerified: true, claimSources: locallyOwned('email'), updatedAt })
-        .where(eq(users.sub, record.sub));
+      await accounts.setProvenAddress(record.sub, record.email, deps.clock.nowSeconds());
       await deps.signOut.endUserSessions(record.sub);
       return true;
     },

@@ -1,7 +1,6 @@
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
-import { eq } from 'drizzle-orm';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
 import { addressBinding, createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { emailVerificationMail } from './messages.js';
@@ -26,16 +25,17 @@ export function createEmailVerification(deps: {
   mailer: Mailer;
 }) {
   const tokens = createMailTokenRepository(deps);
+  const accounts = createDrizzleAccountStore(deps.db);
 
   async function currentAddressMatches(sub: string, binding: string): Promise<boolean> {
-    const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+    const user = await accounts.findAccount(sub);
     return !!user?.email && user.disabledAt === null && addressBinding(user.email) === binding;
   }
 
   return {
     /** Mails a verification link to the user's address; the page says whether it went. */
     async send(sub: string): Promise<VerificationRequestOutcome> {
-      const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
+      const user = await accounts.findAccount(sub);
       if (!user?.email) return { sent: false, reason: 'no_email' };
       if (user.emailVerified) return { sent: false, reason: 'already_verified' };
       const binding = addressBinding(user.email);
@@ -57,9 +57,8 @@ export function createEmailVerification(deps: {
     async confirm(token: string): Promise<boolean> {
       const record = await tokens.consume(token, 'email_verification');
       if (!record || !(await currentAddressMatches(record.sub, record.binding))) return false;
-      const updatedAt = deps.clock.nowSeconds();
-      await deps.db.update(users).set({ emailVerified: true, updatedAt }).where(eq(users.sub, record.sub));
-      return true;
+      // A verified address belongs to one account: another account's own address stays unverified here.
+      return accounts.markAddressVerified(record.sub, record.email, deps.clock.nowSeconds());
     },
   };
 }

@@ -1,12 +1,13 @@
-import { type Clock, hashPassword, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
+import { rulesOf } from '../accounts/account-kinds.js';
+import type { AccountRecord } from '../accounts/account-store.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { users } from '../db/schema.js';
-import { databaseRateLimitCounter } from '../http/database-rate-limit-store.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
+import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { type ChangeContext, passwordChangedMail, passwordResetMail } from './messages.js';
@@ -14,18 +15,7 @@ import { type ChangeContext, passwordChangedMail, passwordResetMail } from './me
 /** At most 30 minutes (OWASP Forgot Password Cheat Sheet: short-lived, single-use). */
 export const RESET_LINK_TTL_SECONDS = 30 * 60;
 
-/** Requests per window: per recipient address (mail flooding of one person) and per client address. */
-export interface MailRateLimits {
-  perRecipient: number;
-  perClientAddress: number;
-  windowSeconds: number;
-}
-
-export const DEFAULT_MAIL_RATE_LIMITS: MailRateLimits = {
-  perRecipient: 3,
-  perClientAddress: 20,
-  windowSeconds: 15 * 60,
-};
+export { DEFAULT_MAIL_RATE_LIMITS, type MailRateLimits } from './mail-rate-limits.js';
 
 export interface PasswordRecoveryDeps {
   db: AppDatabase;
@@ -57,22 +47,12 @@ export function resetLink(issuer: string, token: string): string {
  */
 export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
   const tokens = createMailTokenRepository(deps);
-  const countHit = databaseRateLimitCounter(deps.db, { nowMs: () => deps.clock.nowSeconds() * 1000 });
+  const accounts = createDrizzleAccountStore(deps.db);
+  const limiter = createMailRateLimiter(deps);
   const pending = new Set<Promise<void>>();
 
-  const hit = (key: string) => countHit(key, deps.limits.windowSeconds * 1000);
-
   /** Per recipient and per client address, counted in the shared table (every instance the same budget). */
-  async function rateLimited(email: string, ip: string): Promise<number | null> {
-    const recipient = await hit(`mail-password_reset-to:${hashToken(email)}`);
-    const client = await hit(`mail-password_reset-ip:${ip}`);
-    const over = [
-      recipient.current > deps.limits.perRecipient ? recipient.ttl : 0,
-      client.current > deps.limits.perClientAddress ? client.ttl : 0,
-    ];
-    const waitMs = Math.max(...over);
-    return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : null;
-  }
+  const rateLimited = (email: string, ip: string) => limiter.hit({ recipient: email, ip });
 
   /**
    * Runs `work` after the current response has been written (the next turn of the event loop), so
@@ -88,31 +68,24 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     void running.finally(() => pending.delete(running));
   }
 
-  async function findUserByEmail(email: string) {
-    const [user] = await deps.db
-      .select()
-      .from(users)
-      // A directory user's password lives in the directory: no local password is ever set for it
-      // (a local one would outlive the directory entry).
-      .where(
-        and(
-          sql`lower(${users.email}) = ${email}`,
-          isNull(users.disabledAt),
-          ne(users.managedBy, 'directory'),
-        ),
-      )
-      .orderBy(asc(users.sub))
-      .limit(1);
-    return user ?? null;
-  }
+  const userOf = async (sub: string | null) => (sub === null ? null : accounts.findAccount(sub));
 
-  /** At most one mail per request: to the first active user with that address, if any. */
+  /**
+   * The account a reset for `email` may go to (src/accounts/account-mail.ts): the one whose own
+   * address it is, and only an account with a local password. A directory user's password lives in
+   * the directory (a local one would outlive the entry); a federated account has none, and an
+   * upstream identity that merely claims an address must never receive its owner's reset.
+   */
+  const resetRecipient = async (email: string) =>
+    userOf(await accounts.accountMailRecipient(email, 'password_reset'));
+
+  /** At most one mail per request: to the one account the address belongs to, if any. */
   async function mailResetLink(email: string): Promise<void> {
-    const user = await findUserByEmail(email);
+    const user = await resetRecipient(email);
     if (user?.email) await sendResetLink({ ...user, email: user.email });
   }
 
-  async function sendResetLink(user: typeof users.$inferSelect & { email: string }): Promise<MailOutcome> {
+  async function sendResetLink(user: AccountRecord & { email: string }): Promise<MailOutcome> {
     const token = await tokens.issue({
       sub: user.sub,
       purpose: 'password_reset',
@@ -131,16 +104,14 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
   }
 
   /** The live record of a link still good for its user's current password, or null. */
-  async function usableLink(
-    token: string,
-  ): Promise<{ record: MailTokenRecord; user: typeof users.$inferSelect } | null> {
+  async function usableLink(token: string): Promise<{ record: MailTokenRecord; user: AccountRecord } | null> {
     const record = await tokens.peek(token, 'password_reset');
     if (!record) return null;
-    const [user] = await deps.db.select().from(users).where(eq(users.sub, record.sub));
+    const user = await accounts.findAccount(record.sub);
     if (
       !user ||
       user.disabledAt !== null ||
-      user.managedBy === 'directory' ||
+      !rulesOf(user.managedBy).localPassword ||
       passwordBinding(user.passwordHash) !== record.binding
     )
       return null;
@@ -159,15 +130,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     const passwordHash = await hashPassword(newPassword);
     const changed = await deps.db.transaction(async (tx) => {
       const consumed = await tokens.consume(token, 'password_reset', tx as unknown as AppDatabase);
-      if (!consumed || consumed.binding !== usable.record.binding) return null;
-      // The link was mailed to the address: using it proves the address (while it is unchanged).
-      const verified = sql`${users.emailVerified} or lower(coalesce(${users.email}, '')) = ${consumed.email.toLowerCase()}`;
-      const [row] = await tx
-        .update(users)
-        .set({ passwordHash, emailVerified: verified, updatedAt: deps.clock.nowSeconds() })
-        .where(and(eq(users.sub, consumed.sub), eq(users.passwordHash, usable.user.passwordHash)))
-        .returning({ sub: users.sub });
-      return row ?? null;
+      if (!consumed || consumed.binding !== usable.record.binding) return false;
+      // The link was mailed to the address: using it proves the address (while it is unchanged and
+      // no other account has it as its own: a verified address belongs to one account).
+      return createDrizzleAccountStore(tx as unknown as AppDatabase).setPassword(
+        consumed.sub,
+        passwordHash,
+        deps.clock.nowSeconds(),
+        { replacing: usable.user.passwordHash, provesAddress: consumed.email },
+      );
     });
     if (!changed) return { kind: 'invalid_link' };
     const ended = await deps.signOut.endUserSessions(usable.user.sub);
@@ -205,9 +176,15 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
      * An operator's `users send-reset`: mails a link to the user's address now and says whether it
      * went (the operator, unlike the forgot-password form, may know that the account exists).
      */
-    async sendResetLinkTo(sub: string): Promise<MailOutcome | { sent: false; reason: 'no_email' }> {
-      const [user] = await deps.db.select().from(users).where(eq(users.sub, sub));
-      if (!user?.email || user.managedBy === 'directory') return { sent: false, reason: 'no_email' };
+    async sendResetLinkTo(
+      sub: string,
+    ): Promise<MailOutcome | { sent: false; reason: 'no_email' | 'no_local_password' }> {
+      const user = await userOf(sub);
+      if (user !== null && !rulesOf(user.managedBy).localPassword)
+        return { sent: false, reason: 'no_local_password' };
+      // The same rule as the form: only to an address that is this account's own.
+      if (!user?.email || (await accounts.accountMailRecipient(user.email, 'password_reset')) !== sub)
+        return { sent: false, reason: 'no_email' };
       return sendResetLink({ ...user, email: user.email });
     },
 

@@ -1,4 +1,5 @@
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
@@ -64,11 +65,19 @@ export function createUpstreamLinkMail(deps: {
   mailer: Mailer;
 }) {
   const tokens = createMailTokenRepository(deps);
+  const accounts = createDrizzleAccountStore(deps.db);
   const purpose = 'upstream_link';
 
   return {
     /** Mails the link to `email` (the local account's stored address). */
-    async send(link: MailedLinkBinding, email: string, providerName: string): Promise<MailOutcome> {
+    async send(
+      link: MailedLinkBinding,
+      email: string,
+      providerName: string,
+    ): Promise<MailOutcome | { sent: false; reason: 'not_own_address' }> {
+      // Only to an address that is this account's own (src/accounts/account-mail.ts).
+      if ((await accounts.accountMailRecipient(email, 'upstream_link')) !== link.sub)
+        return { sent: false, reason: 'not_own_address' };
       const token = await tokens.issue({
         sub: link.sub,
         purpose,

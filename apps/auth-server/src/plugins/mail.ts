@@ -39,6 +39,7 @@ export const mailPlugin = fp<MailPluginOptions>(
     const log = app.log.child({ component: 'mail' });
     const mailer = await createMailer(app.config.mail, log, options.smtpTimings);
     const { clock, random, config } = app.protocol;
+    const limits = { ...DEFAULT_MAIL_RATE_LIMITS, ...options.rateLimits };
     const recovery = mailer
       ? createPasswordRecovery({
           db: app.database.db,
@@ -48,7 +49,7 @@ export const mailPlugin = fp<MailPluginOptions>(
           mailer,
           signOut: app.userSignOut,
           log,
-          limits: { ...DEFAULT_MAIL_RATE_LIMITS, ...options.rateLimits },
+          limits,
         })
       : null;
     app.decorate('mailer', mailer);
@@ -66,7 +67,7 @@ export const mailPlugin = fp<MailPluginOptions>(
     const signOut = app.userSignOut;
     app.decorate(
       'emailChange',
-      mailer ? createEmailChange({ db, clock, random, issuer, mailer, signOut }) : null,
+      mailer ? createEmailChange({ db, clock, random, issuer, mailer, signOut, limits }) : null,
     );
     if (mailer?.transport === 'dev-mailbox' && app.config.mail?.transport === 'dev-mailbox') {
       log.info(

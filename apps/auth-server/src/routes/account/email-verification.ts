@@ -22,6 +22,10 @@ export interface AccountEmailDeps<Person extends AccountPerson> {
 /** README "Email": the words a person reads when the mail could not be handed over. */
 export const MAIL_NOT_SENT = 'We could not send the message. Please try again in a few minutes.';
 
+/** The words of a refused request past the mail limits (the page also says it with 429). */
+export const TOO_MANY_MAILS =
+  'Too many messages were sent to that address or from your account. Please try again later.';
+
 /** `POST /account/email/verify`: mails a verification link to the signed-in person's address. */
 export function registerAccountEmailRoutes<Person extends AccountPerson>(
   app: FastifyInstance,
@@ -61,6 +65,11 @@ export function registerAccountEmailRoutes<Person extends AccountPerson>(
       });
     }
     const outcome = await deps.change.request(person.user.sub, email, changeContextOf(request));
+    // RFC 6585 §4: past the mail limits, 429 with Retry-After, as the forgot-password form answers.
+    if (!outcome.sent && 'retryAfterSeconds' in outcome) {
+      reply.header('retry-after', String(outcome.retryAfterSeconds));
+      return deps.sendAccountPage(reply, person, 429, { kind: 'error', text: TOO_MANY_MAILS });
+    }
     if (!outcome.sent)
       return deps.sendAccountPage(reply, person, 503, { kind: 'error', text: MAIL_NOT_SENT });
     // Opening the link changes nothing (mail scanners open links); its page's button does (see below).

@@ -1,5 +1,6 @@
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { directoryLoginAccountId } from '../../accounts/login-accounts.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { DirectorySignIn, DirectorySignInOutcome } from '../../directory/directory-sign-in.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
@@ -10,6 +11,7 @@ import {
   type InteractionRoutesOptions,
   type LoginAttemptDecision,
   lastAttemptWarning,
+  tooManyAttemptsMessage,
 } from './options.js';
 import {
   type InteractionRequest,
@@ -114,8 +116,11 @@ async function answerOutcome(
           outcome.graceLoginsLeft,
         );
       }
-      return signedIn(context, request, reply, loaded, username, outcome.user);
+      return signedIn(context, request, reply, loaded, username, outcome);
     case 'invalid_credentials': {
+      // The entry is known: the failure counts on its own lock too, whatever name found it.
+      if (outcome.stableId !== undefined)
+        await options.loginAttemptGuard?.allowAccount(attempt, directoryLoginAccountId(outcome.stableId));
       await options.loginAttemptGuard?.recordFailure(attempt);
       audit(request.log, AUDIT_EVENTS.loginFailed, { ...fields, reason: 'directory_invalid_credentials' });
       const warning = lastAttemptWarning(limit);
@@ -168,7 +173,7 @@ async function signedIn(
   reply: FastifyReply,
   loaded: LoadedInteraction,
   username: string,
-  user: User | null,
+  { user, accountId }: { user: User | null; accountId: string },
 ): Promise<FastifyReply> {
   const fields = {
     client_id: loaded.purpose.client.clientId,
@@ -181,7 +186,26 @@ async function signedIn(
     audit(request.log, AUDIT_EVENTS.loginFailed, { ...fields, reason: 'user_disabled' });
     return context.sendLoginPage(reply, loaded, 403, username, DIRECTORY_DISABLED_MESSAGE);
   }
-  await context.options.loginAttemptGuard?.recordSuccess({ ip: request.ip, username });
+  const guard = context.options.loginAttemptGuard;
+  // The right password of a locked account is refused too: the lock is the person's, not the name's.
+  const decision = (await guard?.allowAccount({ ip: request.ip, username }, accountId)) ?? { allowed: true };
+  if (!decision.allowed) {
+    audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
+      limit: 'login_username',
+      ip: request.ip,
+      client_id: fields.client_id,
+      retry_after_seconds: decision.retryAfterSeconds,
+    });
+    reply.header('retry-after', String(decision.retryAfterSeconds));
+    return context.sendLoginPage(
+      reply,
+      loaded,
+      429,
+      username,
+      tooManyAttemptsMessage(decision.retryAfterSeconds),
+    );
+  }
+  await guard?.recordSuccess({ ip: request.ip, username }, accountId);
   audit(request.log, AUDIT_EVENTS.loginSucceeded, { ...fields, sub: user.sub });
   return context.steps.signedIn(request, reply, loaded, user, 'password');
 }

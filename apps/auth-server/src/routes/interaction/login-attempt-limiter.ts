@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { and, eq, like, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, like, lt, sql } from 'drizzle-orm';
+import { canonicalUsername } from '../../accounts/canonical-username.js';
 import type { AppDatabase } from '../../db/client.js';
 import { rateLimitCounters } from '../../db/schema.js';
 import { incrementWindowCounter, LOGIN_COUNTER_PREFIX } from '../../http/database-rate-limit-store.js';
@@ -26,8 +27,13 @@ export interface LoginAttemptLimits {
  * - A window starts at the first failure and ends `windowSeconds` later; a locked username or IP is
  *   refused until then (the page and `Retry-After` say how long), whatever the password.
  *
- * Usernames are stored as a SHA-256 (a mistyped password in the username field stays out of the
- * table). Locking a username is a denial-of-service lever for whoever knows it; the window bounds
+ * The lock is per person, not per spelling: a username is counted under its canonical form
+ * (trimmed, spaces collapsed, case-folded: a directory finds `Dana` and `DANA` as `dana`), and once
+ * the attempt is known to be for one account, under that account's stable id as well
+ * (`allowAccount`), so another name of the same entry does not bring fresh guesses.
+ *
+ * Usernames and account ids are stored as a SHA-256 (a mistyped password in the username field
+ * stays out of the table). Locking a username is a denial-of-service lever for whoever knows it; the window bounds
  * it, and the per-IP limit makes spraying many usernames from one address expensive.
  */
 export function createLoginAttemptLimiter(
@@ -37,8 +43,10 @@ export function createLoginAttemptLimiter(
 ): LoginAttemptGuard {
   const nowMs = options.nowMs ?? (() => Date.now());
   const windowMs = limits.windowSeconds * 1000;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
   const usernameKey = (username: string) =>
-    `${LOGIN_COUNTER_PREFIX}username:${createHash('sha256').update(username, 'utf8').digest('base64url')}`;
+    `${LOGIN_COUNTER_PREFIX}username:${digest(canonicalUsername(username))}`;
+  const accountKey = (accountId: string) => `${LOGIN_COUNTER_PREFIX}account:${digest(accountId)}`;
   const ipKey = (ip: string) => `${LOGIN_COUNTER_PREFIX}ip:${ip}`;
   let hitsSinceSweep = 0;
 
@@ -62,11 +70,11 @@ export function createLoginAttemptLimiter(
   }
 
   const checks = (attempt: LoginAttempt) => {
-    const list: Array<{ key: string; max: number; limit: 'username' | 'ip' }> = [];
+    const list: Array<{ key: string; max: number; limit: 'username' | 'ip' | 'account' }> = [];
     if (limits.maxFailuresPerIp > 0) {
       list.push({ key: ipKey(attempt.ip), max: limits.maxFailuresPerIp, limit: 'ip' });
     }
-    if (limits.maxFailuresPerUsername > 0 && attempt.username !== '') {
+    if (limits.maxFailuresPerUsername > 0 && canonicalUsername(attempt.username) !== '') {
       list.push({
         key: usernameKey(attempt.username),
         max: limits.maxFailuresPerUsername,
@@ -76,30 +84,41 @@ export function createLoginAttemptLimiter(
     return list;
   };
 
-  return {
-    async allow(attempt): Promise<LoginAttemptDecision> {
-      const now = nowMs();
-      let refusal: LoginAttemptDecision = { allowed: true };
-      let remaining = Number.POSITIVE_INFINITY;
-      for (const check of checks(attempt)) {
-        const { hits, windowEndsAt } = await hit(check.key, now);
-        remaining = Math.min(remaining, check.max - hits);
-        // `>`: the attempt that reaches the limit is still checked; the one after it is refused.
-        if (hits > check.max) {
-          const retryAfterSeconds = Math.max(1, Math.ceil((windowEndsAt - now) / 1000));
-          if (refusal.allowed || retryAfterSeconds > refusal.retryAfterSeconds) {
-            refusal = { allowed: false, limit: check.limit, retryAfterSeconds };
-          }
+  type Check = ReturnType<typeof checks>[number];
+
+  /** Counts one hit on each check; refuses when one is past its limit (the longest wait wins). */
+  async function decide(list: Check[]): Promise<LoginAttemptDecision> {
+    const now = nowMs();
+    let refusal: LoginAttemptDecision = { allowed: true };
+    let remaining = Number.POSITIVE_INFINITY;
+    for (const check of list) {
+      const { hits, windowEndsAt } = await hit(check.key, now);
+      remaining = Math.min(remaining, check.max - hits);
+      // `>`: the attempt that reaches the limit is still checked; the one after it is refused.
+      if (hits > check.max) {
+        const retryAfterSeconds = Math.max(1, Math.ceil((windowEndsAt - now) / 1000));
+        if (refusal.allowed || retryAfterSeconds > refusal.retryAfterSeconds) {
+          refusal = { allowed: false, limit: check.limit, retryAfterSeconds };
         }
       }
-      if (!refusal.allowed || remaining === Number.POSITIVE_INFINITY) return refusal;
-      return { allowed: true, remaining, lockSeconds: limits.windowSeconds };
-    },
-    // The attempt was already counted by `allow`.
+    }
+    if (!refusal.allowed || remaining === Number.POSITIVE_INFINITY) return refusal;
+    return { allowed: true, remaining, lockSeconds: limits.windowSeconds };
+  }
+
+  return {
+    allow: (attempt) => decide(checks(attempt)),
+    // The per-username limit, on the account's own counter: the same budget for the person.
+    allowAccount: (_attempt, accountId) =>
+      limits.maxFailuresPerUsername > 0
+        ? decide([{ key: accountKey(accountId), max: limits.maxFailuresPerUsername, limit: 'account' }])
+        : Promise.resolve({ allowed: true }),
+    // The attempt was already counted by `allow` (and `allowAccount`).
     async recordFailure() {},
-    async recordSuccess(attempt) {
-      if (limits.maxFailuresPerUsername > 0 && attempt.username !== '') {
-        await db.delete(rateLimitCounters).where(eq(rateLimitCounters.key, usernameKey(attempt.username)));
+    async recordSuccess(attempt, accountId) {
+      if (limits.maxFailuresPerUsername > 0) {
+        const keys = [usernameKey(attempt.username), ...(accountId ? [accountKey(accountId)] : [])];
+        await db.delete(rateLimitCounters).where(inArray(rateLimitCounters.key, keys));
       }
       if (limits.maxFailuresPerIp > 0) {
         await db

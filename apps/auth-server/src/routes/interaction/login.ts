@@ -1,5 +1,6 @@
 import { dummyPasswordVerify, verifyPassword } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { canonicalUsername } from '../../accounts/canonical-username.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
@@ -14,6 +15,7 @@ import {
   INVALID_CREDENTIALS_MESSAGE,
   type InteractionRoutesOptions,
   type LoginAttempt,
+  type LoginAttemptDecision,
   lastAttemptWarning,
   tooManyAttemptsMessage,
 } from './options.js';
@@ -75,10 +77,26 @@ export async function registerLoginRoutes(
   ) {
     const username = stringField(request.body, 'username') ?? '';
     if (!options.loginAttemptGuard) return { allowed: true } as const;
-    const decision = await options.loginAttemptGuard.allow({ ip: request.ip, username });
+    return answerRefusal(
+      request,
+      reply,
+      loaded,
+      await options.loginAttemptGuard.allow({ ip: request.ip, username }),
+    );
+  }
+
+  /** The decision when it allows; else the 429 page is sent and the answer is `null`. */
+  function answerRefusal(
+    request: InteractionRequest,
+    reply: FastifyReply,
+    loaded: LoadedInteraction,
+    decision: LoginAttemptDecision,
+  ) {
+    const username = stringField(request.body, 'username') ?? '';
     if (decision.allowed) return decision;
     audit(request.log, AUDIT_EVENTS.rateLimitExceeded, {
-      limit: decision.limit === 'username' ? 'login_username' : 'login_ip',
+      // The account's counter is the per-username lock under the account's id: one name in the audit.
+      limit: decision.limit === 'ip' ? 'login_ip' : 'login_username',
       ip: request.ip,
       client_id: loaded.purpose.client.clientId,
       retry_after_seconds: decision.retryAfterSeconds,
@@ -126,6 +144,13 @@ export async function registerLoginRoutes(
       if (directory !== null && username !== '' && directory.directorySignIn.handles(user)) {
         return signInWithDirectory(directory, request, reply, loaded, { username, password }, limit);
       }
+      // The account is known: its own counter is the person's lock, whatever spelling found it.
+      // An unknown name is counted the same way (same queries, same time: no account enumeration).
+      if (options.loginAttemptGuard) {
+        const accountId = user?.sub ?? `unknown:${canonicalUsername(username)}`;
+        const decision = await options.loginAttemptGuard.allowAccount(attempt, accountId);
+        if (answerRefusal(request, reply, loaded, decision) === null) return reply;
+      }
       // An unknown username costs the same scrypt run as a known one: timing does not tell them apart.
       let valid = false;
       if (user === null) await dummyPasswordVerify();
@@ -142,7 +167,7 @@ export async function registerLoginRoutes(
         const message = warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE;
         return sendLoginPage(reply, loaded, 401, username, message);
       }
-      await options.loginAttemptGuard?.recordSuccess(attempt);
+      await options.loginAttemptGuard?.recordSuccess(attempt, user.sub);
       audit(request.log, AUDIT_EVENTS.loginSucceeded, {
         sub: user.sub,
         client_id: clientId,

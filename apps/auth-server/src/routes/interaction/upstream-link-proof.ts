@@ -3,12 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { mappedProfile } from '../../federation/accounts.js';
-import {
-  recordStartedAuthorization,
-  takeStartedAuthorization,
-  UPSTREAM_AUTHORIZATION_TTL_SECONDS,
-} from '../../federation/authorizations.js';
+import { UPSTREAM_AUTHORIZATION_TTL_SECONDS } from '../../federation/authorizations.js';
 import { linkIdentity } from '../../federation/email-linking.js';
+import { recordPendingLink, takePendingLink as takePendingLinkRow } from '../../federation/pending-links.js';
 import type { UpstreamProvider } from '../../federation/registry.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
@@ -91,14 +88,14 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
     const interactionId = steps.interactionIdOf(loaded);
     const linkToken = byPassword || byMail ? oidc.randomState() : '';
     if (linkToken !== '') {
-      const pending = { linkSub: candidateSub, returnTo: subject, codeVerifier: '', nonce: '' };
-      const binding = { providerId: provider.id, browserHash: hashCookieValue(browserKey), interactionId };
-      await recordStartedAuthorization(
-        options.db,
-        linkToken,
-        { ...binding, purpose: 'link', ...pending },
-        options.nowSeconds(),
-      );
+      const pending = {
+        providerId: provider.id,
+        upstreamSubject: subject,
+        sub: candidateSub,
+        browserHash: hashCookieValue(browserKey),
+        interactionId,
+      };
+      await recordPendingLink(options.db, linkToken, pending, options.nowSeconds());
     }
     const offer = { linkToken, email: mappedProfile(provider, claims).email ?? '', byPassword, byMail };
     // The page at its own address, not at the callback's (which carries `code` and `state`).
@@ -139,17 +136,12 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
   /** The pending link of this form, if it is this browser's and this interaction's, unused (taken now). */
   async function takePendingLink(loaded: Loaded, provider: UpstreamProvider, token: string) {
     const pending =
-      token === ''
-        ? null
-        : await takeStartedAuthorization(options.db, token, provider.id, options.nowSeconds());
+      token === '' ? null : await takePendingLinkRow(options.db, token, provider.id, options.nowSeconds());
     const valid =
       pending !== null &&
-      pending.purpose === 'link' &&
       pending.interactionId === steps.interactionIdOf(loaded) &&
-      pending.browserHash === hashCookieValue(steps.browserKeyOf(loaded)) &&
-      pending.linkSub !== null &&
-      typeof pending.returnTo === 'string';
-    return valid ? { sub: pending.linkSub as string, subject: pending.returnTo as string } : null;
+      pending.browserHash === hashCookieValue(steps.browserKeyOf(loaded));
+    return valid ? { sub: pending.sub, subject: pending.upstreamSubject } : null;
   }
 
   /** A proven link: record it, then continue the sign-in as the existing account. */

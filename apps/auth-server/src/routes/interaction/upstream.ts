@@ -1,11 +1,12 @@
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { decideUpstreamSignIn } from '../../accounts/first-sign-in.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
 import { signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
 import { type StartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
 import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
-import { emailLinkCandidate } from '../../federation/email-linking.js';
+import { upstreamArrival } from '../../federation/email-linking.js';
 import { recordFederatedSession } from '../../federation/federated-sessions.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
@@ -258,10 +259,11 @@ function signInFinisher<Loaded>(
     if (redeemed === null) return reply;
     const { tokens, claims } = redeemed;
     const subject = upstreamSubject(provider, claims);
-    if (subject === null) return sendFailure(reply, 'refused');
+    const decision = decideUpstreamSignIn(await upstreamArrival(options.db, provider, subject, claims));
+    if (subject === null || decision.kind === 'refuse') return sendFailure(reply, 'refused');
     // A first sign-in whose verified address is an existing account's: that account proves it first.
-    const candidate = await emailLinkCandidate(options.db, provider, subject, claims);
-    if (candidate !== null) return offerLink(reply, loaded, provider, subject, candidate, claims);
+    if (decision.kind === 'offer_link')
+      return offerLink(reply, loaded, provider, subject, decision.sub, claims);
     const sub = await signInFederatedIdentity(options.db, provider, subject, claims, options.nowSeconds());
     const user = await options.findUser(sub);
     // A linked local user an operator disabled: the upstream cannot bring them back.
