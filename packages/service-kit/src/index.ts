@@ -7,6 +7,7 @@ export {
 } from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
 export { DESIGN_TOKENS_CSS, withDesignTokens } from './design-tokens.js';
+export { databaseFailoverTally, FailoverPool, isRepeatableStatement } from './failover-pool.js';
 export {
   type GracefulShutdownOptions,
   gracefulShutdown,
