@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import Fastify from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +10,7 @@ import {
   isDatabaseUnavailable,
   isRepeatableStatement,
   openDatabase,
+  registerMetrics,
 } from '../src/index.js';
 import { postgresForThisFile } from '../src/testing/index.js';
 
@@ -120,6 +122,30 @@ describe.runIf(runs)('FailoverPool on PostgreSQL', () => {
     expect(rows[0].n).toBe(1);
     expect(snapshot(databaseFailoverTally.retries, 'read_only')).toBe(retries + 1);
     expect(snapshot(databaseFailoverTally.poolRefreshes, 'read_only')).toBe(refreshes + 1);
+  });
+
+  it('GET /metrics counts failures, retries and pool refreshes by kind', async () => {
+    const app = Fastify();
+    await registerMetrics(app, {
+      prefix: 'test_',
+      token: undefined,
+      poolStats: () => handle.poolStats?.(),
+      ping: (timeoutMs) => handle.ping(timeoutMs),
+      metrics: [],
+    });
+    const response = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
+    await app.close();
+    const line = (name: string, kind: DatabaseFailureKind, tally: Map<DatabaseFailureKind, number>) =>
+      `test_${name}{kind="${kind}"} ${tally.get(kind)}`;
+    expect(response.body).toContain(
+      line('database_failures_total', 'admin_shutdown', databaseFailoverTally.failures),
+    );
+    expect(response.body).toContain(
+      line('database_retries_total', 'read_only', databaseFailoverTally.retries),
+    );
+    expect(response.body).toContain(
+      line('database_pool_refreshes_total', 'admin_shutdown', databaseFailoverTally.poolRefreshes),
+    );
   });
 });
 
