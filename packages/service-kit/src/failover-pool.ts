@@ -56,6 +56,8 @@ type AnyArgs = any[];
 export class FailoverPool extends pg.Pool {
   #current: pg.Pool;
   readonly #openInner: () => pg.Pool;
+  /** Set when `end()` starts: a statement failing while the pool closes is neither retried nor refreshed. */
+  #closing = false;
 
   constructor(openInner: () => pg.Pool) {
     // The base pool only satisfies `instanceof pg.Pool`; it never opens a connection.
@@ -80,12 +82,14 @@ export class FailoverPool extends pg.Pool {
   }
 
   override async end(): Promise<void> {
+    this.#closing = true;
     if (!this.#current.ended) await this.#current.end();
     if (!this.ended && !this.ending) await super.end();
   }
 
   /** New connections for every later statement; the old pool ends once its clients are back. */
   refresh(): void {
+    if (this.#closing) return;
     const old = this.#current;
     this.#current = this.#openInner();
     old.end().catch(() => {});
@@ -97,7 +101,7 @@ export class FailoverPool extends pg.Pool {
       return await pool.query(...(args as [string]));
     } catch (error) {
       const failure = classifyDatabaseFailure(error);
-      if (failure === null || this.ended) throw error;
+      if (failure === null || this.#closing) throw error;
       count(databaseFailoverTally.failures, failure.kind);
       // Only the first of the statements that failed on one pool replaces it.
       if (failure.staleConnections && pool === this.#current) {
