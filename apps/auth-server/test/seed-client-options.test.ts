@@ -23,6 +23,7 @@ beforeAll(async () => {
       dpop_nonce_required: true,
       require_pushed_authorization_requests: true,
       keep_offline_access_on_logout: true,
+      refresh_token_reuse_interval: 60,
       frontchannel_logout_uri: 'https://rp.example.test/frontchannel',
       token_exchange: {
         audiences: [ORDERS_API, REPORTS_API],
@@ -61,6 +62,7 @@ describe('client options in the seed', () => {
       dpopNonceRequired: true,
       requirePushedAuthorizationRequests: true,
       keepOfflineAccessOnLogout: true,
+      refreshTokenReuseInterval: 60,
       frontchannelLogoutUri: 'https://rp.example.test/frontchannel',
       tokenExchange: {
         audiences: [ORDERS_API, REPORTS_API],
@@ -79,11 +81,18 @@ describe('client options in the seed', () => {
       dpopNonceRequired: false,
       requirePushedAuthorizationRequests: false,
       keepOfflineAccessOnLogout: false,
+      refreshTokenReuseInterval: 0,
       tokenExchange: null,
     });
     expect(
       (await app.stores.clients.findClient('exchange-defaults'))?.tokenExchange?.subjectTokenTypes,
     ).toEqual(['urn:ietf:params:oauth:token-type:access_token']);
+  });
+
+  it.each([61, -1, 2.5, '30'])('refuses refresh_token_reuse_interval %j, naming the member', (interval) => {
+    expect(
+      seedError({ grant_types: ['client_credentials'], refresh_token_reuse_interval: interval }),
+    ).toMatch(/refresh_token_reuse_interval/);
   });
 
   it('refuses inconsistent or malformed token exchange settings, naming the problem', () => {

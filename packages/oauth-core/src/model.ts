@@ -67,6 +67,12 @@ export interface Client {
    */
   dynamicallyRegistered?: boolean;
   /**
+   * Seconds after its rotation during which a refresh token presented again by this client (with
+   * the same DPoP key when bound) gets the same successor again (seed `refresh_token_reuse_interval`,
+   * 0–60); absent or 0: strict rotation, every reuse revokes the chain (RFC 9700 §4.14.2).
+   */
+  refreshTokenReuseInterval?: number;
+  /**
    * Client authentication methods this client may use (RFC 7591 §2 `token_endpoint_auth_method`;
    * see `clientAuthMethods` for records without it).
    */
@@ -197,6 +203,12 @@ export interface RefreshToken {
   revokedAt: number | null;
   /** RFC 9449 §5: thumbprint of the DPoP key the token is bound to (public clients). */
   dpopJkt: string | null;
+  /**
+   * This token's value sealed under a key derived from its parent token (`tokens/successor-seal.ts`),
+   * so that the parent, presented again within the client's reuse interval, can be answered with
+   * this same token; absent when the client has no reuse interval.
+   */
+  sealedUnderParent?: string;
 }
 
 export interface OpaqueAccessToken {

@@ -64,6 +64,7 @@ export interface ClientMetadata {
   };
   keep_offline_access_on_logout?: boolean;
   require_mfa?: boolean;
+  refresh_token_reuse_interval?: number;
   token_endpoint_auth_method?: ClientAuthenticationMethod;
   jwks?: { keys: readonly Record<string, unknown>[] };
   jwks_uri?: string;
@@ -105,6 +106,8 @@ export function clientDefaults(metadata: ClientMetadata, context: ClientRegistra
     tokenExchange: tokenExchangeDefaults(metadata.token_exchange),
     keepOfflineAccessOnLogout: metadata.keep_offline_access_on_logout ?? false,
     requireMfa: metadata.require_mfa ?? false,
+    // 0: strict rotation, every reuse revokes the chain (RFC 9700 §4.14.2).
+    refreshTokenReuseInterval: metadata.refresh_token_reuse_interval ?? 0,
     ...securityDefaults(metadata, context.secretHash !== null),
   };
 }
@@ -165,7 +168,7 @@ export interface RegistrationProblem {
 
 /**
  * Everything wrong with a client record, in a fixed order (its keys and authentication, the FAPI 2.0
- * profile, its grants, its URIs, its token exchange policy, its CORS origins); empty when it can be
+ * profile, its grants, its URIs, its token exchange policy, its CORS origins, its refresh-token reuse interval); empty when it can be
  * registered.
  */
 export function clientRegistrationProblems(client: Client): RegistrationProblem[] {
@@ -179,6 +182,25 @@ export function clientRegistrationProblems(client: Client): RegistrationProblem[
     ...uriProblems(client),
     ...tokenExchangeProblems(client),
     ...corsProblems(client),
+    ...reuseIntervalProblems(client),
+  ];
+}
+
+/**
+ * The longest `refresh_token_reuse_interval`: long enough for a retry after a lost answer or a
+ * database failover, short enough that a stolen token replayed later still trips reuse detection
+ * (RFC 9700 §4.14.2).
+ */
+export const MAX_REFRESH_TOKEN_REUSE_INTERVAL = 60;
+
+function reuseIntervalProblems(client: Client): RegistrationProblem[] {
+  const interval = client.refreshTokenReuseInterval ?? 0;
+  if (Number.isInteger(interval) && interval >= 0 && interval <= MAX_REFRESH_TOKEN_REUSE_INTERVAL) return [];
+  return [
+    {
+      member: 'refresh_token_reuse_interval',
+      problem: `must be a whole number of seconds from 0 to ${MAX_REFRESH_TOKEN_REUSE_INTERVAL}`,
+    },
   ];
 }
 

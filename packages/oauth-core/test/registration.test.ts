@@ -51,6 +51,7 @@ describe('clientDefaults', () => {
       tokenExchange: null,
       keepOfflineAccessOnLogout: false,
       requireMfa: false,
+      refreshTokenReuseInterval: 0,
       authMethods: ['none'],
       jwks: null,
       jwksUri: null,
@@ -182,6 +183,16 @@ describe('clientRegistrationProblems', () => {
       { grant_types: [EXCHANGE], token_exchange: { audiences: ['api'], scopes: ['read'] } },
       SECRET,
     ],
+    [
+      'a client with the longest refresh-token reuse interval',
+      { redirect_uris: ['https://app/cb'], refresh_token_reuse_interval: 60 },
+      null,
+    ],
+    [
+      'a client with no refresh-token reuse interval',
+      { redirect_uris: ['https://app/cb'], refresh_token_reuse_interval: 0 },
+      null,
+    ],
   ])('finds nothing wrong with %s', (_name, metadata, secretHash) => {
     expect(clientRegistrationProblems(register(metadata, secretHash))).toEqual([]);
   });
@@ -273,6 +284,9 @@ describe('clientRegistrationProblems', () => {
       'allowed_cors_origins',
       /is not an origin/,
     ],
+    [{ ...web, refresh_token_reuse_interval: 61 }, null, 'refresh_token_reuse_interval', /from 0 to 60/],
+    [{ ...web, refresh_token_reuse_interval: -1 }, null, 'refresh_token_reuse_interval', /from 0 to 60/],
+    [{ ...web, refresh_token_reuse_interval: 1.5 }, null, 'refresh_token_reuse_interval', /whole number/],
   ])('refuses %j (secret %s): %s', (metadata, secretHash, member, problem) => {
     const problems = clientRegistrationProblems(register(metadata, secretHash));
     expect(problems).toHaveLength(1);

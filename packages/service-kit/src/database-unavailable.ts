@@ -9,54 +9,140 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/** Node socket errors that mean "the database cannot be reached right now". */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EPIPE',
-  'EAI_AGAIN',
-]);
+/**
+ * What a database failure says about the statement that met it and about the pool's connections.
+ * - `neverCommitted`: the statement cannot have taken effect (refused before it ran, or refused by a
+ *   read-only server), so even a write may be sent again; otherwise its commit state is unknown
+ *   (the connection died while it ran) and only a statement safe to repeat (a read) may be.
+ * - `staleConnections`: the failure is what a failover looks like from a pooled connection (the old
+ *   leader shut down, was demoted to a read-only standby, or its connections were cut): the other
+ *   idle connections point at the same server and are dropped (the pool is refreshed).
+ */
+export interface DatabaseFailure {
+  kind: DatabaseFailureKind;
+  neverCommitted: boolean;
+  staleConnections: boolean;
+}
 
-/** node-postgres / PGlite messages for a connection that failed, timed out or was cut. */
-const UNREACHABLE_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'Client has encountered a connection error',
-  'Cannot use a pool after calling end on the pool',
-  'PGlite is closed',
+export type DatabaseFailureKind =
+  | 'read_only'
+  | 'admin_shutdown'
+  | 'crash_shutdown'
+  | 'cannot_connect_now'
+  | 'connection_reset'
+  | 'connection_refused'
+  | 'connection_exception'
+  | 'insufficient_resources'
+  | 'timeout'
+  | 'closed';
+
+interface FailureRule extends DatabaseFailure {
+  /** SQLSTATE or Node error codes, or a pattern of SQLSTATEs. */
+  codes?: readonly string[];
+  codePattern?: RegExp;
+  /** node-postgres / PGlite messages without a code. */
+  messages?: readonly string[];
+}
+
+/**
+ * Every database failure that is an outage (503), not a bug (500), one row per kind; the first
+ * matching row wins. SQLSTATEs from PostgreSQL's Appendix A.
+ */
+const FAILURE_RULES: readonly FailureRule[] = [
+  // 25006 read_only_sql_transaction: a write reached a standby, e.g. the old leader after a
+  // failover (or a pooler still pointing at it). Refused, so nothing was written.
+  { kind: 'read_only', codes: ['25006'], neverCommitted: true, staleConnections: true },
+  // 57P01 admin_shutdown (pg_terminate_backend, a fast shutdown, Patroni demoting the leader) and
+  // 57P02 crash_shutdown: the session ended while the statement may have been running.
+  { kind: 'admin_shutdown', codes: ['57P01'], neverCommitted: false, staleConnections: true },
+  { kind: 'crash_shutdown', codes: ['57P02'], neverCommitted: false, staleConnections: true },
+  // 57P03 cannot_connect_now: the server is starting or in recovery; refused at connection time.
+  { kind: 'cannot_connect_now', codes: ['57P03'], neverCommitted: true, staleConnections: false },
+  {
+    kind: 'connection_reset',
+    codes: ['ECONNRESET', 'EPIPE'],
+    messages: ['Connection terminated', 'Client has encountered a connection error'],
+    neverCommitted: false,
+    staleConnections: true,
+  },
+  // No connection was made, so no statement was sent: 08001 / 08004 (unable to establish /
+  // rejected), refused sockets, names that do not resolve, the pool's connect timeout.
+  {
+    kind: 'connection_refused',
+    codes: ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '08001', '08004'],
+    messages: ['timeout exceeded when trying to connect'],
+    neverCommitted: true,
+    staleConnections: false,
+  },
+  {
+    kind: 'connection_exception',
+    codePattern: /^08[0-9A-Z]{3}$/,
+    neverCommitted: false,
+    staleConnections: true,
+  },
+  // Class 53 (too many connections, out of memory or disk): commit state unknown for a write.
+  {
+    kind: 'insufficient_resources',
+    codePattern: /^53[0-9A-Z]{3}$/,
+    neverCommitted: false,
+    staleConnections: false,
+  },
+  { kind: 'timeout', codes: ['ETIMEDOUT'], neverCommitted: false, staleConnections: true },
+  {
+    kind: 'closed',
+    messages: ['Cannot use a pool after calling end on the pool', 'PGlite is closed'],
+    neverCommitted: true,
+    staleConnections: false,
+  },
 ];
 
 const MAX_CAUSE_DEPTH = 6;
 
 /**
- * Whether `error` (or something in its `cause` chain: Drizzle wraps driver errors, or in an
- * AggregateError's `errors`) says the database is unreachable: refused or reset connections, the
- * pool's connect timeout, SQLSTATE class 08 (connection exception), 53 (insufficient resources,
- * e.g. too many connections) and 57P01–57P03 (admin shutdown, crash shutdown, cannot connect now).
+ * What `error` (or something in its `cause` chain: Drizzle wraps driver errors, or in an
+ * AggregateError's `errors`) says about the database, by `FAILURE_RULES`; `null` when it is not a
+ * database outage (a bug, a constraint violation, a syntax error).
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export function classifyDatabaseFailure(error: unknown): DatabaseFailure | null {
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
-    if (current instanceof DatabaseUnavailableError) return true;
+    if (current instanceof DatabaseUnavailableError) {
+      return { kind: 'connection_refused', neverCommitted: true, staleConnections: false };
+    }
     const { code, message, cause, errors } = current as {
       code?: unknown;
       message?: unknown;
       cause?: unknown;
       errors?: unknown;
     };
-    if (typeof code === 'string' && isUnreachableCode(code)) return true;
-    if (typeof message === 'string' && UNREACHABLE_MESSAGES.some((text) => message.includes(text))) {
-      return true;
+    const rule = FAILURE_RULES.find((candidate) => ruleMatches(candidate, code, message));
+    if (rule !== undefined) {
+      return {
+        kind: rule.kind,
+        neverCommitted: rule.neverCommitted,
+        staleConnections: rule.staleConnections,
+      };
     }
     // `connect ECONNREFUSED` for a host with several addresses (IPv4 and IPv6) arrives as an AggregateError.
-    if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    if (Array.isArray(errors)) {
+      const inner = errors.map((item) => classifyDatabaseFailure(item)).find((found) => found !== null);
+      if (inner !== undefined) return inner;
+    }
     current = cause;
   }
-  return false;
+  return null;
 }
 
-function isUnreachableCode(code: string): boolean {
-  return UNREACHABLE_CODES.has(code) || /^(08|53)[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code);
+function ruleMatches(rule: FailureRule, code: unknown, message: unknown): boolean {
+  if (typeof code === 'string' && (rule.codes?.includes(code) || rule.codePattern?.test(code))) return true;
+  return typeof message === 'string' && (rule.messages ?? []).some((text) => message.includes(text));
+}
+
+/**
+ * Whether `error` says the database is unavailable right now (answered 503, not 500): any failure
+ * `classifyDatabaseFailure` knows, among them the failover errors (read-only transaction after a
+ * demotion, admin shutdown, connection reset, cannot connect now).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return classifyDatabaseFailure(error) !== null;
 }

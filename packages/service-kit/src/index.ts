@@ -1,6 +1,13 @@
-export { DatabaseUnavailableError, isDatabaseUnavailable } from './database-unavailable.js';
+export {
+  classifyDatabaseFailure,
+  type DatabaseFailure,
+  type DatabaseFailureKind,
+  DatabaseUnavailableError,
+  isDatabaseUnavailable,
+} from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
 export { DESIGN_TOKENS_CSS, withDesignTokens } from './design-tokens.js';
+export { databaseFailoverTally, FailoverPool, isRepeatableStatement } from './failover-pool.js';
 export {
   type GracefulShutdownOptions,
   gracefulShutdown,

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Metric, Registry } from 'prom-client';
+import { databaseFailoverTally } from './failover-pool.js';
 
 /** Connections of a node-postgres pool; undefined on PGlite (one in-process session, no pool). */
 export interface PoolStats {
@@ -62,6 +63,7 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
     },
   });
   registerDatabaseUp(registry, options);
+  registerDatabaseFailoverCounters(registry, options.prefix);
   // A callback hook: it runs on every response and does no I/O, so no promise is made for it.
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {
@@ -102,6 +104,43 @@ function registerDatabaseUp(registry: Registry, options: MetricsOptions): void {
       }
     },
   });
+}
+
+/**
+ * The pool's failover handling (failover-pool.ts), by failure kind: statements that met a database
+ * failure, statements sent again (safe to repeat), and pool refreshes. Read from the process-wide
+ * tally at scrape time.
+ */
+function registerDatabaseFailoverCounters(registry: Registry, prefix: string): void {
+  const counters = [
+    [
+      'database_failures_total',
+      'Database statements that failed with an outage or failover error, by kind',
+      databaseFailoverTally.failures,
+    ],
+    [
+      'database_retries_total',
+      'Failed database statements sent again because that was safe (a read, or never committed), by kind',
+      databaseFailoverTally.retries,
+    ],
+    [
+      'database_pool_refreshes_total',
+      'Connection pools replaced after a failover error, by kind',
+      databaseFailoverTally.poolRefreshes,
+    ],
+  ] as const;
+  for (const [name, help, tally] of counters) {
+    new Counter({
+      name: `${prefix}${name}`,
+      help,
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [kind, value] of tally) this.inc({ kind }, value);
+      },
+    });
+  }
 }
 
 async function sendMetrics(reply: FastifyReply, registry: Registry) {

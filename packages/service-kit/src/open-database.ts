@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { DatabaseUnavailableError } from './database-unavailable.js';
 import type { DatabaseLocation } from './database-url.js';
+import { FailoverPool } from './failover-pool.js';
 import { claimPgliteDirectory, type PgliteDirectoryLock } from './pglite-directory-lock.js';
 import { sharePglite } from './pglite-share.js';
 import { isTracingOn } from './tracing/active-span.js';
@@ -156,7 +157,7 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
   options: OpenDatabaseOptions,
 ): DatabaseHandle<TSchema> {
   const drizzleOptions = { schema, ...(options.logger ? { logger: options.logger } : {}) };
-  const openPool = (config: pg.PoolConfig = {}) => {
+  const openInnerPool = (config: pg.PoolConfig) => {
     const pool = new pg.Pool({
       connectionString,
       ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
@@ -173,13 +174,15 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
     pool.on('connect', (client) => client.on('error', () => {}));
     return pool;
   };
+  // Refreshed after a failover, retrying only what is safe to repeat (failover-pool.ts).
+  const openPool = (config: pg.PoolConfig = {}) => new FailoverPool(() => openInnerPool(config));
   const pool = openPool();
   const db = drizzleNodePg({ client: pool, ...drizzleOptions });
   return {
     db,
     driver: 'pg',
     migrate: () => migrateUnderLock(pool, migrationsFolder, migrationLockKey),
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => pool.stats(),
     ping: (timeoutMs) => pingDatabase(() => db.execute(sql`select 1`), timeoutMs),
     close: () => endPool(pool),
     withStatementTimeout: (timeoutMs) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError, isDatabaseUnavailable } from '../src/index.js';
+import { classifyDatabaseFailure, DatabaseUnavailableError, isDatabaseUnavailable } from '../src/index.js';
 
 /** What Drizzle throws: its own error with the driver's as `cause`. */
 const wrapped = (cause: unknown) => new Error('Failed query: select 1', { cause });
@@ -23,6 +23,8 @@ describe('isDatabaseUnavailable', () => {
     ['SQLSTATE class 08', wrapped(withCode('connection failure', '08006'))],
     ['SQLSTATE 53300 too many connections', wrapped(withCode('too many clients', '53300'))],
     ['SQLSTATE 57P01 admin shutdown', wrapped(withCode('terminating connection', '57P01'))],
+    ['SQLSTATE 57P03 cannot connect now', wrapped(withCode('the database system is starting up', '57P03'))],
+    ['SQLSTATE 25006 read-only transaction (a demoted leader)', wrapped(withCode('read-only', '25006'))],
     ['the ping deadline', new DatabaseUnavailableError('database did not answer select 1 within 5 ms')],
   ])('%s is an outage', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -36,5 +38,92 @@ describe('isDatabaseUnavailable', () => {
     ['not an error', 'ECONNREFUSED'],
   ])('%s is not', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+/**
+ * A failover seen from a pooled connection: which kind it is, whether a write that met it may be
+ * sent again (it cannot have committed), and whether the pool's other connections are stale.
+ */
+describe('classifyDatabaseFailure', () => {
+  it.each([
+    [
+      'read-only transaction (a demoted leader)',
+      withCode('cannot execute INSERT in a read-only transaction', '25006'),
+      'read_only',
+      true,
+      true,
+    ],
+    [
+      'admin shutdown',
+      withCode('terminating connection due to administrator command', '57P01'),
+      'admin_shutdown',
+      false,
+      true,
+    ],
+    [
+      'crash shutdown',
+      withCode('terminating connection because of crash of another server process', '57P02'),
+      'crash_shutdown',
+      false,
+      true,
+    ],
+    [
+      'cannot connect now',
+      withCode('the database system is starting up', '57P03'),
+      'cannot_connect_now',
+      true,
+      false,
+    ],
+    ['connection reset', withCode('read ECONNRESET', 'ECONNRESET'), 'connection_reset', false, true],
+    [
+      'connection cut mid-statement',
+      new Error('Connection terminated unexpectedly'),
+      'connection_reset',
+      false,
+      true,
+    ],
+    [
+      'connection refused',
+      withCode('connect ECONNREFUSED', 'ECONNREFUSED'),
+      'connection_refused',
+      true,
+      false,
+    ],
+    [
+      'refused on every address',
+      new AggregateError([withCode('x', 'ECONNREFUSED')]),
+      'connection_refused',
+      true,
+      false,
+    ],
+    [
+      'pool connect timeout',
+      new Error('timeout exceeded when trying to connect'),
+      'connection_refused',
+      true,
+      false,
+    ],
+    [
+      'another connection exception',
+      withCode('connection failure', '08006'),
+      'connection_exception',
+      false,
+      true,
+    ],
+    ['too many connections', withCode('too many clients', '53300'), 'insufficient_resources', false, false],
+  ] as const)('%s', (_name, error, kind, neverCommitted, staleConnections) => {
+    expect(classifyDatabaseFailure(wrapped(error))).toEqual({ kind, neverCommitted, staleConnections });
+  });
+
+  it.each([
+    ['a unique violation', withCode('duplicate key', '23505')],
+    [
+      'a serialization failure (the application retries it, not the pool)',
+      withCode('could not serialize', '40001'),
+    ],
+    ['a bug', new TypeError('x is undefined')],
+  ])('%s is not a database failure', (_name, error) => {
+    expect(classifyDatabaseFailure(wrapped(error))).toBeNull();
   });
 });

@@ -63,6 +63,8 @@ export const clients = pgTable('clients', {
   keepOfflineAccessOnLogout: boolean('keep_offline_access_on_logout').notNull().default(false),
   /** Every user signs in with a second factor for this client (seed `require_mfa`). */
   requireMfa: boolean('require_mfa').notNull().default(false),
+  /** Seconds a rotated refresh token may be retried for the same successor (seed `refresh_token_reuse_interval`). */
+  refreshTokenReuseInterval: integer('refresh_token_reuse_interval').notNull().default(0),
   /** RFC 7591 `token_endpoint_auth_method`: the methods this client may use (empty: by `secret_hash`). */
   authMethods: stringList('auth_methods'),
   /** RFC 7591 `jwks`: the client's public keys (private_key_jwt, request objects). */
@@ -230,8 +232,14 @@ export const refreshTokens = pgTable(
     usedAt: epochSeconds('used_at'),
     revokedAt: epochSeconds('revoked_at'),
     dpopJkt: text('dpop_jkt'),
+    /** This token sealed under its parent token (oauth-core `tokens/successor-seal.ts`), for retries within the client's reuse interval. */
+    sealedUnderParent: text('sealed_under_parent'),
   },
-  (table) => [index('refresh_tokens_grant_id_idx').on(table.grantId)],
+  (table) => [
+    index('refresh_tokens_grant_id_idx').on(table.grantId),
+    // A retry within the reuse interval looks up the successor of the presented token.
+    index('refresh_tokens_parent_hash_idx').on(table.parentHash),
+  ],
 );
 
 export const accessTokens = pgTable(

@@ -67,6 +67,8 @@ export const SeedClientSchema = Type.Object(
     token_exchange: Type.Optional(SeedTokenExchangePolicySchema),
     keep_offline_access_on_logout: Type.Optional(Type.Boolean()),
     require_mfa: Type.Optional(Type.Boolean()),
+    // Range checked by oauth-core's clientRegistrationProblems, which names the member.
+    refresh_token_reuse_interval: Type.Optional(Type.Number()),
     token_endpoint_auth_method: Type.Optional(
       Type.Union(SEEDABLE_AUTH_METHODS.map((method) => Type.Literal(method))),
     ),

@@ -158,6 +158,12 @@ function createTokenStores(t: Tables, undo: UndoLog | null): TokenStores {
       setWithUndo(t.refreshTokens, tokenHash, { ...token, usedAt: at }, undo);
       return true;
     },
+    async findRefreshTokenSuccessor(parentHash) {
+      for (const token of t.refreshTokens.values()) {
+        if (token.parentHash === parentHash) return copy(token);
+      }
+      return null;
+    },
     async revokeRefreshToken(tokenHash, at) {
       const token = t.refreshTokens.get(tokenHash);
       if (token !== undefined && token.revokedAt === null) {

@@ -25,6 +25,12 @@ export interface RefreshTokenStore {
    * processes. Returns `true` for the single caller that won the rotation.
    */
   markRefreshTokenUsed(tokenHash: string, at: number): Promise<boolean>;
+  /**
+   * The token that replaced `parentHash` in its rotation (the one whose `parentHash` it is), with
+   * its `sealedUnderParent`; `null` when that token was never rotated or is unknown. A token has at
+   * most one successor, since only the single winner of a rotation stores one.
+   */
+  findRefreshTokenSuccessor(parentHash: string): Promise<RefreshToken | null>;
   /** Revokes one refresh token (RFC 7009). Idempotent. */
   revokeRefreshToken(tokenHash: string, at: number): Promise<void>;
   /**

@@ -102,6 +102,7 @@ export function useContractContext(
     requireSignedRequestObject: true,
     profile: 'fapi2',
     requireMfa: true,
+    refreshTokenReuseInterval: 30,
     authorizationSignedResponseAlg: 'ES256',
     requireSignedAuthorizationResponse: true,
     ...over,

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { commitRefreshTokenRotation } from '../../src/grants/redemption.js';
 import { type ContractContext, T0 } from './context.js';
 
 /** The RefreshTokenStore part of the store contract. */
@@ -32,6 +33,26 @@ export function describeRefreshTokenStoreContract(t: ContractContext): void {
       found.forEach((token, index) => {
         expect(token).toEqual(tokens.find((candidate) => candidate.tokenHash === hashes[index]) ?? null);
       });
+    });
+
+    it('keeps a successor sealed under its parent and finds it by the parent; null without one', async () => {
+      const parent = t.refresh('p');
+      const sealed = t.refresh('s', { parentHash: parent.tokenHash, sealedUnderParent: 'c2VhbGVk' });
+      const plain = t.refresh('q', { parentHash: sealed.tokenHash });
+      for (const token of [parent, sealed, plain]) await t.stores.refreshTokens.createRefreshToken(token);
+      expect(await t.stores.refreshTokens.findRefreshToken(sealed.tokenHash)).toEqual(sealed);
+      expect(await t.stores.refreshTokens.findRefreshTokenSuccessor(parent.tokenHash)).toEqual(sealed);
+      expect(await t.stores.refreshTokens.findRefreshTokenSuccessor(sealed.tokenHash)).toEqual(plain);
+      expect(await t.stores.refreshTokens.findRefreshTokenSuccessor(plain.tokenHash)).toBeNull();
+    });
+
+    it('a rotation stores the successor with its seal, found by the rotated parent', async () => {
+      const parent = t.refresh('rp');
+      await t.stores.refreshTokens.createRefreshToken(parent);
+      const successor = t.refresh('rs', { parentHash: parent.tokenHash, sealedUnderParent: 'c2VhbA' });
+      const issued = { refreshToken: successor, accessToken: null };
+      expect(await commitRefreshTokenRotation(t.stores, parent.tokenHash, T0 + 1, issued)).toBe(true);
+      expect(await t.stores.refreshTokens.findRefreshTokenSuccessor(parent.tokenHash)).toEqual(successor);
     });
 
     it('markRefreshTokenUsed is true once, then false; the used token stays findable', async () => {

@@ -15,6 +15,7 @@ export function describeRegistryStoreContract(t: ContractContext): void {
         requirePushedAuthorizationRequests: false,
         tokenExchange: null,
         keepOfflineAccessOnLogout: false,
+        refreshTokenReuseInterval: 0,
       });
       await t.fixture.seed({ clients: [c, pub] });
       expect(await t.stores.clients.findClient(c.clientId)).toEqual(c);

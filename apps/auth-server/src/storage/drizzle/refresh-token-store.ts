@@ -41,6 +41,14 @@ export function createRefreshTokenStore(
         .returning({ tokenHash: refreshTokens.tokenHash });
       return won.length === 1;
     },
+    async findRefreshTokenSuccessor(parentHash) {
+      const [row] = await db
+        .select()
+        .from(refreshTokens)
+        .where(eq(refreshTokens.parentHash, parentHash))
+        .limit(1);
+      return row ? refreshTokenFromRow(row) : null;
+    },
     async revokeRefreshToken(tokenHash, at) {
       await db
         .update(refreshTokens)
@@ -82,5 +90,6 @@ export function refreshTokenFromRow(row: typeof refreshTokens.$inferSelect): Ref
     usedAt: row.usedAt,
     revokedAt: row.revokedAt,
     dpopJkt: row.dpopJkt,
+    ...(row.sealedUnderParent === null ? {} : { sealedUnderParent: row.sealedUnderParent }),
   };
 }

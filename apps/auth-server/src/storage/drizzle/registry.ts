@@ -159,6 +159,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
           },
     keepOfflineAccessOnLogout: row.keepOfflineAccessOnLogout,
     requireMfa: row.requireMfa,
+    refreshTokenReuseInterval: row.refreshTokenReuseInterval,
     // The seed loader only writes ClientAuthenticationMethod values and the `fapi2` profile.
     authMethods: row.authMethods as ClientAuthenticationMethod[],
     jwks: row.jwks,

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type DatabaseFailureKind,
+  type DatabaseHandle,
+  databaseFailoverTally,
+  isDatabaseUnavailable,
+  isRepeatableStatement,
+  openDatabase,
+  registerMetrics,
+} from '../src/index.js';
+import { postgresForThisFile } from '../src/testing/index.js';
+
+/**
+ * The pool after a failover, against the real local PostgreSQL: a backend terminated under a
+ * statement (what a leader's shutdown or Patroni's demotion does to its sessions, 57P01) and a
+ * session that became read-only (a demoted leader, 25006). A read is sent again, a write whose
+ * commit state is unknown is not, a write the server refused is; the pool is refreshed each time.
+ */
+
+const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const runs = await postgresForThisFile('failover-pool.test.ts', adminUrl);
+
+const tag = `failover-${randomUUID().slice(0, 8)}`;
+const table = `failover_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+
+function withApplicationName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', name);
+  return parsed.toString();
+}
+
+const snapshot = (tally: Map<DatabaseFailureKind, number>, kind: DatabaseFailureKind) => tally.get(kind) ?? 0;
+
+describe.runIf(runs)('FailoverPool on PostgreSQL', () => {
+  let admin: pg.Client;
+  let handle: DatabaseHandle<Record<string, never>>;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    // The statements under test sleep as long as the control row says, so a test can hold one
+    // running until it has terminated its backend, and the retry then returns at once.
+    await admin.query(`create table ${table} (v int); create table ${table}_control (seconds float8)`);
+    await admin.query(`insert into ${table}_control values (0)`);
+    handle = await openDatabase(
+      { driver: 'pg', connectionString: withApplicationName(adminUrl, tag) },
+      { schema: {}, migrationsFolder: '/nonexistent', migrationLockKey: 1 },
+      { maxConnections: 1 },
+    );
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await admin?.query(`drop table if exists ${table}; drop table if exists ${table}_control`);
+    await admin?.end();
+  });
+
+  const setSleep = (seconds: number) => admin.query(`update ${table}_control set seconds = $1`, [seconds]);
+  const sleepFromControl = sql.raw(`pg_sleep((select seconds from ${table}_control))`);
+
+  /** Waits until the pool's connection is running a statement, then terminates its backend. */
+  async function terminateRunningStatement(): Promise<void> {
+    for (;;) {
+      const { rows } = await admin.query(
+        `select pid from pg_stat_activity where application_name = $1 and state = 'active' and query like '%pg_sleep%'`,
+        [tag],
+      );
+      if (rows.length > 0) {
+        await setSleep(0);
+        await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it('a read whose backend is terminated (57P01) is sent again on a refreshed pool and answers', async () => {
+    const retries = snapshot(databaseFailoverTally.retries, 'admin_shutdown');
+    const refreshes = snapshot(databaseFailoverTally.poolRefreshes, 'admin_shutdown');
+    await setSleep(60);
+    // Drizzle's query builders run when awaited: `then` sends the statement now.
+    const read = handle.db.execute(sql`select ${sleepFromControl}, 1 as one`).then((answer) => answer);
+    await terminateRunningStatement();
+    const result = (await read) as { rows: Array<Record<string, unknown>> };
+    expect(result.rows[0]).toMatchObject({ one: 1 });
+    expect(snapshot(databaseFailoverTally.retries, 'admin_shutdown')).toBe(retries + 1);
+    expect(snapshot(databaseFailoverTally.poolRefreshes, 'admin_shutdown')).toBe(refreshes + 1);
+  });
+
+  it('a write whose backend is terminated is not sent again: a 503-class error, written at most once', async () => {
+    const retries = snapshot(databaseFailoverTally.retries, 'admin_shutdown');
+    const failures = snapshot(databaseFailoverTally.failures, 'admin_shutdown');
+    await setSleep(60);
+    const write = handle.db.execute(
+      sql.raw(
+        `insert into ${table} (v) select 1 from (select pg_sleep((select seconds from ${table}_control))) s`,
+      ),
+    );
+    const outcome = write.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await terminateRunningStatement();
+    const error = await outcome;
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(snapshot(databaseFailoverTally.failures, 'admin_shutdown')).toBe(failures + 1);
+    expect(snapshot(databaseFailoverTally.retries, 'admin_shutdown')).toBe(retries);
+    const { rows } = await admin.query(`select count(*)::int as n from ${table} where v = 1`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('a write refused by a read-only session (a demoted leader, 25006) is sent again on a new connection', async () => {
+    const retries = snapshot(databaseFailoverTally.retries, 'read_only');
+    const refreshes = snapshot(databaseFailoverTally.poolRefreshes, 'read_only');
+    // The pool's one connection now behaves like a session on a standby.
+    await handle.db.execute(sql`set session default_transaction_read_only = on`);
+    await handle.db.execute(sql.raw(`insert into ${table} (v) values (2)`));
+    const { rows } = await admin.query(`select count(*)::int as n from ${table} where v = 2`);
+    expect(rows[0].n).toBe(1);
+    expect(snapshot(databaseFailoverTally.retries, 'read_only')).toBe(retries + 1);
+    expect(snapshot(databaseFailoverTally.poolRefreshes, 'read_only')).toBe(refreshes + 1);
+  });
+
+  it('GET /metrics counts failures, retries and pool refreshes by kind', async () => {
+    const app = Fastify();
+    await registerMetrics(app, {
+      prefix: 'test_',
+      token: undefined,
+      poolStats: () => handle.poolStats?.(),
+      ping: (timeoutMs) => handle.ping(timeoutMs),
+      metrics: [],
+    });
+    const response = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
+    await app.close();
+    const line = (name: string, kind: DatabaseFailureKind, tally: Map<DatabaseFailureKind, number>) =>
+      `test_${name}{kind="${kind}"} ${tally.get(kind)}`;
+    expect(response.body).toContain(
+      line('database_failures_total', 'admin_shutdown', databaseFailoverTally.failures),
+    );
+    expect(response.body).toContain(
+      line('database_retries_total', 'read_only', databaseFailoverTally.retries),
+    );
+    expect(response.body).toContain(
+      line('database_pool_refreshes_total', 'admin_shutdown', databaseFailoverTally.poolRefreshes),
+    );
+  });
+});
+
+describe('isRepeatableStatement', () => {
+  it.each([
+    ['select 1', true],
+    ['  SELECT "a" from "t" where "id" = $1', true],
+    ['show server_version', true],
+    ['select * from t for update', false],
+    ['select * from t for no key update skip locked', false],
+    ["select nextval('s')", false],
+    ['select pg_advisory_lock(1)', false],
+    ['insert into t values (1)', false],
+    ['with moved as (update t set a = 1 returning *) select * from moved', false],
+    ['update t set a = 1', false],
+  ])('%s → %s', (text, repeatable) => {
+    expect(isRepeatableStatement(text)).toBe(repeatable);
+  });
+});
