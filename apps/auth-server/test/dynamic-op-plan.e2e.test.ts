@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CryptoKey, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { type CryptoKey, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateSigningKeys } from '../src/keys/rotation.js';
@@ -294,6 +294,52 @@ describe('Dynamic OP plan: ID token and redirect URI modules', () => {
     // The suite accepts invalid_request, invalid_configuration_parameter or invalid_redirect_uri.
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe('invalid_redirect_uri');
+  });
+});
+
+describe('Dynamic OP plan: request object module', () => {
+  it('oidcc-ensure-request-object-with-redirect-uri', async () => {
+    // A signed request object (RFC 9101, by value) names the registered redirect URI; the outer
+    // query names another. The server must use the object's parameters only (RFC 9101 §5).
+    const { config, key } = await privateKeyJwtClient();
+    const clientId = config.clientMetadata().client_id;
+    const verifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const requestObject = await new SignJWT({
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: REDIRECT_URI,
+      state: 'request-object',
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
+      .setProtectedHeader({ alg: 'RS256', kid: 'rp-key-1', typ: 'oauth-authz-req+jwt' })
+      .setIssuer(clientId)
+      .setAudience(TEST_ISSUER)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(key.privateKey);
+    const authorizationUrl = new URL('/authorize', TEST_ISSUER);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: 'https://rp.example.test/not-registered',
+      request: requestObject,
+    }).toString();
+
+    const callback = await signIn(authorizationUrl);
+
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: 'request-object',
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    expect(tokens.claims()?.sub).toBe('u-alice');
   });
 });
 
