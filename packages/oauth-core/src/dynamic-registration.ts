@@ -48,6 +48,7 @@ const REGISTRATION_MEMBERS = {
   id_token_signed_response_alg: 'string',
   dpop_bound_access_tokens: 'boolean',
   subject_type: 'string',
+  userinfo_signed_response_alg: 'string',
 } as const;
 
 /** Discovery's `subject_types_supported`: this server gives every client the same `sub` per user. */
@@ -110,6 +111,12 @@ export function readRegistrationRequest(body: unknown, policy: RegistrationPolic
   };
   checkGrantTypes(metadata, policy);
   checkSubjectType(metadata.subject_type);
+  if (metadata.userinfo_signed_response_alg !== undefined) {
+    // OIDC Dynamic Registration 1.0 §2: with it "the response will be JWT serialized"; this server's
+    // UserInfo answers plain JSON only (discovery lists no userinfo_signing_alg_values_supported),
+    // so the client would get what it did not register for.
+    throw invalidMetadata('userinfo_signed_response_alg is not offered: UserInfo responses are plain JSON');
+  }
   // RFC 7591 §2: clients using redirect-based flows MUST register their redirection URIs.
   if (metadata.grant_types.includes('authorization_code') && metadata.redirect_uris.length === 0) {
     throw invalidRedirectUri('redirect_uris is required for the authorization_code grant');

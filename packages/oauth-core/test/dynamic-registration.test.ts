@@ -99,6 +99,11 @@ describe('readRegistrationRequest: refusals (RFC 7591 §3.2.2)', () => {
       { ...PUBLIC_APP, subject_type: 'pairwise', sector_identifier_uri: 'https://app.example/sector.json' },
     ],
     [
+      'a signed UserInfo response (not offered)',
+      'invalid_client_metadata',
+      { ...PUBLIC_APP, userinfo_signed_response_alg: 'RS256' },
+    ],
+    [
       'a software statement',
       'unapproved_software_statement',
       { ...PUBLIC_APP, software_statement: 'eyJ.eyJ.sig' },
