@@ -47,7 +47,12 @@ const REGISTRATION_MEMBERS = {
   jwks: 'object',
   id_token_signed_response_alg: 'string',
   dpop_bound_access_tokens: 'boolean',
+  subject_type: 'string',
+  userinfo_signed_response_alg: 'string',
 } as const;
+
+/** Discovery's `subject_types_supported`: this server gives every client the same `sub` per user. */
+const SUBJECT_TYPES = ['public'];
 
 type MemberType = (typeof REGISTRATION_MEMBERS)[keyof typeof REGISTRATION_MEMBERS];
 type RegistrationMember = keyof typeof REGISTRATION_MEMBERS;
@@ -105,6 +110,13 @@ export function readRegistrationRequest(body: unknown, policy: RegistrationPolic
     scope: cappedScope(given.scope as string | undefined, policy),
   };
   checkGrantTypes(metadata, policy);
+  checkSubjectType(metadata.subject_type);
+  if (metadata.userinfo_signed_response_alg !== undefined) {
+    // OIDC Dynamic Registration 1.0 §2: with it "the response will be JWT serialized"; this server's
+    // UserInfo answers plain JSON only (discovery lists no userinfo_signing_alg_values_supported),
+    // so the client would get what it did not register for.
+    throw invalidMetadata('userinfo_signed_response_alg is not offered: UserInfo responses are plain JSON');
+  }
   // RFC 7591 §2: clients using redirect-based flows MUST register their redirection URIs.
   if (metadata.grant_types.includes('authorization_code') && metadata.redirect_uris.length === 0) {
     throw invalidRedirectUri('redirect_uris is required for the authorization_code grant');
@@ -202,6 +214,16 @@ function checkRedirectUri(uri: string): void {
   if (protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(hostname)) return;
   if (protocol !== 'http:' && protocol.slice(0, -1).includes('.')) return;
   throw invalidRedirectUri(`redirect URI ${uri} must use https (http only on a loopback address)`);
+}
+
+/**
+ * OpenID Connect Dynamic Client Registration 1.0 §2 `subject_type`: one of the server's
+ * `subject_types_supported`. A `pairwise` request is refused rather than registered with public
+ * identifiers the client did not ask for (its `sector_identifier_uri` is then never fetched).
+ */
+function checkSubjectType(subjectType: unknown): void {
+  if (subjectType === undefined || SUBJECT_TYPES.includes(subjectType as string)) return;
+  throw invalidMetadata(`subject_type must be one of ${SUBJECT_TYPES.join(', ')}; pairwise is not offered`);
 }
 
 /** RFC 7591 §3.2.1: a client needs a secret exactly when it authenticates with one. */

@@ -94,12 +94,28 @@ describe('readRegistrationRequest: refusals (RFC 7591 §3.2.2)', () => {
     ],
     ['a relative redirect URI', 'invalid_redirect_uri', { ...PUBLIC_APP, redirect_uris: ['/cb'] }],
     [
+      'a pairwise subject type (only public is offered)',
+      'invalid_client_metadata',
+      { ...PUBLIC_APP, subject_type: 'pairwise', sector_identifier_uri: 'https://app.example/sector.json' },
+    ],
+    [
+      'a signed UserInfo response (not offered)',
+      'invalid_client_metadata',
+      { ...PUBLIC_APP, userinfo_signed_response_alg: 'RS256' },
+    ],
+    [
       'a software statement',
       'unapproved_software_statement',
       { ...PUBLIC_APP, software_statement: 'eyJ.eyJ.sig' },
     ],
   ])('%s: %s', (_label, code, body) => {
     expect(errorCode(() => readRegistrationRequest(body, POLICY))).toBe(code);
+  });
+
+  it('accepts subject_type public, the one discovery lists', () => {
+    expect(
+      errorCode(() => readRegistrationRequest({ ...PUBLIC_APP, subject_type: 'public' }, POLICY)),
+    ).toBeUndefined();
   });
 
   it('accepts a private-use scheme named after a domain (RFC 8252 §7.1)', () => {
