@@ -10,6 +10,8 @@ import {
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import { resolvePasswordHashes, usersChangedSinceApplied } from './accounts/drizzle/seed-users.js';
+import { claimSeedUsers } from './accounts/drizzle/user-ownership.js';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { duplicateProviderIndex, identityProviderProblems } from './federation/provider-rules.js';
@@ -25,9 +27,7 @@ import {
   type SeedUser,
 } from './schemas/seed.js';
 import { disableEntriesNotIn, type RegistryKind } from './storage/drizzle/registry-status.js';
-import { resolvePasswordHashes, usersChangedSinceApplied } from './storage/drizzle/seed-users.js';
 import { writeRegistryRecords } from './storage/drizzle/stores.js';
-import { claimSeedUsers } from './storage/drizzle/user-ownership.js';
 
 /**
  * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.

@@ -3,11 +3,11 @@ import type { User } from '@oidc-orders/oauth-core';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
-import { userFromRow } from '../storage/drizzle/user-store.js';
 import { rulesOf } from './account-kinds.js';
 import { type AddressHolder, accountMailRecipient, addressOwner, mayVerifyAddress } from './account-mail.js';
 import type { AccountStore, DirectoryAccountEntry, IdentityLinkOutcome } from './account-store.js';
 import { allOwnedBy, locallyOwned, type Profile, profileUpdateFrom } from './claim-ownership.js';
+import { userFromRow } from './drizzle/user-store.js';
 
 type Transaction = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
 
