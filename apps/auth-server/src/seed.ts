@@ -34,7 +34,7 @@ import { writeRegistryRecords } from './storage/drizzle/stores.js';
  * Plain-text secrets are hashed before they reach the database. The file is the truth: a client,
  * resource or user it no longer names is disabled (`disabled_at`, see storage/drizzle/registry-status.ts),
  * not deleted, so grants and history keep their references; naming it again enables it. Users added
- * or disabled by an operator are the exception the seed respects (storage/drizzle/user-ownership.ts).
+ * or disabled by an operator are the exception the seed respects (accounts/drizzle/user-ownership.ts).
  */
 
 /** A seed problem, phrased as one line that names the entry and member. */
@@ -270,7 +270,7 @@ export interface SeedSummary {
  * Upserts every entry in one transaction, then disables the entries the file no longer names.
  * Idempotent: applying the same document twice leaves the same rows (client and resource secret
  * hashes are deterministic HMACs). A user entry is written only when it differs from the one
- * applied last (its fingerprint, see storage/drizzle/user-ownership.ts), so what an operator or the user
+ * applied last (its fingerprint, see accounts/drizzle/user-ownership.ts), so what an operator or the user
  * changed since (password, factors, enabled or disabled) outlives restarts until the entry changes.
  */
 export async function applySeed(
