@@ -10,6 +10,8 @@ import {
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import { resolvePasswordHashes, usersChangedSinceApplied } from './accounts/drizzle/seed-users.js';
+import { claimSeedUsers } from './accounts/drizzle/user-ownership.js';
 import type { LifetimeDefaults } from './config.js';
 import type { AppDatabase } from './db/client.js';
 import { duplicateProviderIndex, identityProviderProblems } from './federation/provider-rules.js';
@@ -25,16 +27,14 @@ import {
   type SeedUser,
 } from './schemas/seed.js';
 import { disableEntriesNotIn, type RegistryKind } from './storage/drizzle/registry-status.js';
-import { resolvePasswordHashes, usersChangedSinceApplied } from './storage/drizzle/seed-users.js';
 import { writeRegistryRecords } from './storage/drizzle/stores.js';
-import { claimSeedUsers } from './storage/drizzle/user-ownership.js';
 
 /**
  * The seed file (SEED_FILE): clients, resources and users, applied idempotently at every start.
  * Plain-text secrets are hashed before they reach the database. The file is the truth: a client,
  * resource or user it no longer names is disabled (`disabled_at`, see storage/drizzle/registry-status.ts),
  * not deleted, so grants and history keep their references; naming it again enables it. Users added
- * or disabled by an operator are the exception the seed respects (storage/drizzle/user-ownership.ts).
+ * or disabled by an operator are the exception the seed respects (accounts/drizzle/user-ownership.ts).
  */
 
 /** A seed problem, phrased as one line that names the entry and member. */
@@ -270,7 +270,7 @@ export interface SeedSummary {
  * Upserts every entry in one transaction, then disables the entries the file no longer names.
  * Idempotent: applying the same document twice leaves the same rows (client and resource secret
  * hashes are deterministic HMACs). A user entry is written only when it differs from the one
- * applied last (its fingerprint, see storage/drizzle/user-ownership.ts), so what an operator or the user
+ * applied last (its fingerprint, see accounts/drizzle/user-ownership.ts), so what an operator or the user
  * changed since (password, factors, enabled or disabled) outlives restarts until the entry changes.
  */
 export async function applySeed(

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_KINDS, accountKindOf } from '../src/accounts/account-kinds.js';
 import {
@@ -110,5 +112,50 @@ describe('the canonical username', () => {
     expect(canonicalUsername('  Grace \t  Hopper ')).toBe('grace hopper');
     // NFKC: a full-width spelling is the same name.
     expect(canonicalUsername('ｄａｎａ')).toBe('dana');
+  });
+});
+
+describe('SQL on the account tables', () => {
+  const sourceRoot = join(import.meta.dirname, '..', 'src');
+  const sources = readdirSync(sourceRoot, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({
+      file: file.replaceAll('\\', '/'),
+      text: readFileSync(join(sourceRoot, file), 'utf8'),
+    }));
+  const ACCOUNT_TABLES = new Set(['users', 'externalIdentities']);
+
+  /** The account tables a file names from the schema: imported by name, or as `schema.users`. */
+  function accountTablesNamedIn(text: string): string[] {
+    const named = [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'[^']*\/schema\.js';/gm)]
+      .flatMap((match) => (match[1] ?? '').split(','))
+      .map(
+        (name) =>
+          name
+            .replace(/^\s*type\s+/, '')
+            .split(/\s+as\s+/)[0]
+            ?.trim() ?? '',
+      );
+    const qualified = [...text.matchAll(/\bschema\.(users|externalIdentities)\b/g)].map(
+      (match) => match[1] ?? '',
+    );
+    return [...named, ...qualified].filter((name) => ACCOUNT_TABLES.has(name));
+  }
+
+  it('reads its own imports: a named, aliased or type import of an account table counts', () => {
+    expect(accountTablesNamedIn("import { clients, users as u } from '../db/schema.js';")).toEqual(['users']);
+    expect(accountTablesNamedIn("import type {\n  externalIdentities,\n} from './schema.js';")).toEqual([
+      'externalIdentities',
+    ]);
+    expect(accountTablesNamedIn("import { clients } from '../db/schema.js';")).toEqual([]);
+  });
+
+  it('lives in src/accounts/ alone: no other module names `users` or `external_identities`', () => {
+    const outside = sources
+      .filter(({ file }) => !file.startsWith('accounts/') && file !== 'db/schema.ts')
+      .filter(({ text }) => accountTablesNamedIn(text).length > 0)
+      .map(({ file }) => file)
+      .sort();
+    expect(outside).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ describeAccountStoreContract(`drizzle on ${databaseKind}`, async () => {
   const { db } = database.handle;
   return {
     store: createDrizzleAccountStore(db),
-    // What the seed loader and `users add` write (src/storage/drizzle/seed-users.ts, src/admin/).
+    // What the seed loader and `users add` write (src/accounts/drizzle/seed-users.ts, src/admin/).
     async addLocalAccount(account) {
       await db.insert(users).values({
         sub: account.sub,

@@ -3,11 +3,11 @@ import type { User } from '@oidc-orders/oauth-core';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
-import { userFromRow } from '../storage/drizzle/user-store.js';
 import { rulesOf } from './account-kinds.js';
 import { type AddressHolder, accountMailRecipient, addressOwner, mayVerifyAddress } from './account-mail.js';
 import type { AccountStore, DirectoryAccountEntry, IdentityLinkOutcome } from './account-store.js';
 import { allOwnedBy, locallyOwned, type Profile, profileUpdateFrom } from './claim-ownership.js';
+import { userFromRow } from './drizzle/user-store.js';
 
 type Transaction = Parameters<Parameters<AppDatabase['transaction']>[0]>[0];
 
@@ -29,11 +29,13 @@ export const NO_LOCAL_PASSWORD_HASH = {
 export const DIRECTORY_USERNAME_PREFIX = 'ldap:';
 
 /**
- * The account store on the app's database (PGlite or PostgreSQL): the one writer of `users` and
- * `external_identities` outside the seed loader and the operator commands. The rule for duplicates
- * is the same everywhere: an external identity (source, subject) enters one account (its primary
- * key, inserts conditional on it), a username names one account (a directory name freed by
- * renaming a retired holder), and a verified address belongs to one account (./account-mail.ts).
+ * The account store on the app's database (PGlite or PostgreSQL): the features' writer of `users`
+ * and `external_identities`; the seed loader's writes, the sign-in lookups and the reads other stores
+ * join with an account sit beside it in ./drizzle/, and no module outside src/accounts/ names these
+ * tables. The rule for duplicates is the same everywhere: an external identity (source, subject)
+ * enters one account (its primary key, inserts conditional on it), a username names one account (a
+ * directory name freed by renaming a retired holder), and a verified address belongs to one account
+ * (./account-mail.ts).
  */
 export function createDrizzleAccountStore(db: AppDatabase): AccountStore {
   async function addressHolders(email: string, executor: AppDatabase = db): Promise<AddressHolder[]> {

@@ -34,7 +34,7 @@ export interface UserOverview {
   /** The user proved the address (a mailed link, or the seed's `email_verified`). */
   emailVerified: boolean;
   mfaRequired: boolean;
-  /** `seed`: the seed file names the user (or did); `operator`: `users add` (see storage/drizzle/user-ownership.ts). */
+  /** `seed`: the seed file names the user (or did); `operator`: `users add` (see accounts/drizzle/user-ownership.ts). */
   managedBy: 'seed' | 'operator' | 'directory' | 'federation';
   /** Disabled by `users disable` or by the seed file no longer naming the user. */
   disabled: boolean;

@@ -148,7 +148,7 @@ export const users = pgTable('users', {
    */
   disabledBy: text('disabled_by').$type<'seed' | 'operator'>(),
   /**
-   * Keyed HMAC of the seed entry last applied to this row (src/storage/drizzle/seed-users.ts): the seed
+   * Keyed HMAC of the seed entry last applied to this row (src/accounts/drizzle/seed-users.ts): the seed
    * writes the entry's attributes again only when the entry changed, so a password reset or a
    * removed factor outlives restarts. Null: never applied (the next start applies the entry).
    */

@@ -1,8 +1,9 @@
 import { endSessionGrants, type LogoutContext, type SessionLogout } from '@oidc-orders/oauth-core';
-import { and, eq, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { disabledSubsWithSessions } from '../accounts/drizzle/account-joins.js';
 import type { AppDatabase } from '../db/client.js';
-import { grants, ssoSessions, users } from '../db/schema.js';
+import { grants } from '../db/schema.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
 import type { BackchannelLogoutSender } from './backchannel-sender.js';
 
@@ -86,13 +87,9 @@ export function createUserSignOut(deps: SessionEndDeps & { db: AppDatabase }) {
    * the seed gives them back (README "seed is the truth"). Returns the users signed out.
    */
   async function endSessionsOfDisabledUsers(): Promise<string[]> {
-    const rows = await db
-      .selectDistinct({ sub: ssoSessions.sub })
-      .from(ssoSessions)
-      .innerJoin(users, eq(users.sub, ssoSessions.sub))
-      .where(isNotNull(users.disabledAt));
-    for (const { sub } of rows) await endSessions(sub);
-    return rows.map((row) => row.sub).sort();
+    const subs = await disabledSubsWithSessions(db);
+    for (const sub of subs) await endSessions(sub);
+    return subs.sort();
   }
 
   return { endUserSessions, endSessionsOfDisabledUsers };

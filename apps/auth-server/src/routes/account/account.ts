@@ -14,9 +14,9 @@ import {
 import type { AppAccessRepository } from '../../account/app-access.js';
 import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../../account/password-change.js';
 import { describeUserAgent } from '../../account/user-agent.js';
+import { listLinkedIdentities, unlinkIdentity } from '../../accounts/drizzle/linked-identities.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
-import { listLinkedIdentities, unlinkIdentity } from '../../federation/linked-identities.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';

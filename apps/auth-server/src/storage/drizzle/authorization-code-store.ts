@@ -1,10 +1,10 @@
 import type { AuthorizationCode, AuthorizationCodeStore } from '@oidc-orders/oauth-core';
 import { and, eq, isNull } from 'drizzle-orm';
+import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { authorizationCodes } from '../../db/schema.js';
 import { grantFromRow } from './grant-store.js';
 import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
-import { userFromRow } from './user-store.js';
 
 /** RFC 6749 §4.1 authorization codes, stored as hashes. */
 export function createAuthorizationCodeStore(

@@ -1,7 +1,8 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { selectRefreshTokenWithGrantAndUser } from '../../accounts/drizzle/account-joins.js';
 import type { AppDatabase } from '../../db/client.js';
-import { accessTokens, grants, refreshTokens, users } from '../../db/schema.js';
+import { accessTokens, refreshTokens } from '../../db/schema.js';
 import { type Coalescer, createCoalescer } from './coalescer.js';
 import { lazy } from './prepared-statements.js';
 
@@ -50,14 +51,7 @@ function createBatchReads(db: AppDatabase) {
       db.select().from(refreshTokens).where(anyOfHashes(refreshTokens.tokenHash)).prepare(''),
     ),
     refreshTokensWithGrantAndUser: lazy(() =>
-      db
-        .select({ token: refreshTokens, grant: grants, user: users })
-        .from(refreshTokens)
-        .leftJoin(grants, eq(grants.id, refreshTokens.grantId))
-        // A disabled user joins as null, as `findUserBySub` would find none.
-        .leftJoin(users, and(eq(users.sub, refreshTokens.sub), isNull(users.disabledAt)))
-        .where(anyOfHashes(refreshTokens.tokenHash))
-        .prepare(''),
+      selectRefreshTokenWithGrantAndUser(db).where(anyOfHashes(refreshTokens.tokenHash)).prepare(''),
     ),
   };
 }

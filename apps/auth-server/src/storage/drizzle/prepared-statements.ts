@@ -1,6 +1,10 @@
 import type { IssuedTokenRecords } from '@oidc-orders/oauth-core';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import {
+  selectCodeWithGrantAndUser,
+  selectRefreshTokenWithGrantAndUser,
+} from '../../accounts/drizzle/account-joins.js';
 import type { AppDatabase } from '../../db/client.js';
 import {
   accessTokens,
@@ -8,7 +12,6 @@ import {
   grants,
   refreshTokens,
   revokedJwtAccessTokens,
-  users,
 } from '../../db/schema.js';
 
 // ─── Redemption fast paths ───────────────────────────────────────────────────────────────────────
@@ -105,22 +108,13 @@ export function createRedemptionStatements(db: AppDatabase) {
   const consumeStatements = new Map<string, ReturnType<typeof prepareConsumeAndStore>>();
   return {
     refreshTokenWithGrantAndUser: lazy(() =>
-      db
-        .select({ token: refreshTokens, grant: grants, user: users })
-        .from(refreshTokens)
-        .leftJoin(grants, eq(grants.id, refreshTokens.grantId))
-        // A disabled user joins as null, as `findUserBySub` would find none.
-        .leftJoin(users, and(eq(users.sub, refreshTokens.sub), isNull(users.disabledAt)))
+      selectRefreshTokenWithGrantAndUser(db)
         .where(eq(refreshTokens.tokenHash, hash))
         .limit(1)
         .prepare('auth_refresh_token_with_grant_and_user'),
     ),
     codeWithGrantAndUser: lazy(() =>
-      db
-        .select({ code: authorizationCodes, grant: grants, user: users })
-        .from(authorizationCodes)
-        .leftJoin(grants, eq(grants.id, authorizationCodes.grantId))
-        .leftJoin(users, and(eq(users.sub, authorizationCodes.sub), isNull(users.disabledAt)))
+      selectCodeWithGrantAndUser(db)
         .where(eq(authorizationCodes.codeHash, hash))
         .limit(1)
         .prepare('auth_code_with_grant_and_user'),

@@ -1,11 +1,11 @@
 import type { RefreshToken, RefreshTokenStore } from '@oidc-orders/oauth-core';
 import { and, eq, isNull } from 'drizzle-orm';
+import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
 import type { CoalescedLookups } from './coalesced-lookups.js';
 import { grantFromRow } from './grant-store.js';
 import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
-import { userFromRow } from './user-store.js';
 
 /** Refresh tokens (RFC 6749 §6), rotated once each (RFC 9700 §4.14.2), stored as hashes. */
 export function createRefreshTokenStore(

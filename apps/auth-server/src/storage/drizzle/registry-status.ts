@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, notInArray } from 'drizzle-orm';
+import { disableSeedUsersNotIn, setUserDisabledByOperator } from '../../accounts/drizzle/user-ownership.js';
 import type { AppDatabase } from '../../db/client.js';
-import { clients, resources, users } from '../../db/schema.js';
-import { disableSeedUsersNotIn, setUserDisabledByOperator } from './user-ownership.js';
+import { clients, resources } from '../../db/schema.js';
 
 /**
  * Enabling and disabling registry entries (clients, resources, users): the one mechanism behind
@@ -16,10 +16,10 @@ import { disableSeedUsersNotIn, setUserDisabledByOperator } from './user-ownersh
 
 export type RegistryKind = 'clients' | 'resources' | 'users';
 
+/** The tables switched here; users are switched by the account store (src/accounts/drizzle/user-ownership.ts). */
 const TABLES = {
   clients: { table: clients, id: clients.clientId },
   resources: { table: resources, id: resources.id },
-  users: { table: users, id: users.sub },
 } as const;
 
 /** Identifiers per kind: client ids, resource ids, user `sub`s. */
@@ -36,12 +36,7 @@ export async function disableEntriesNotIn(
 ): Promise<Record<RegistryKind, string[]>> {
   const disabled = { clients: [] as string[], resources: [] as string[], users: [] as string[] };
   await db.transaction(async (tx) => {
-    for (const kind of Object.keys(TABLES) as RegistryKind[]) {
-      // Users the operator keeps, or that an operator disabled, are not the seed's (user-ownership.ts).
-      if (kind === 'users') {
-        disabled.users = await disableSeedUsersNotIn(tx, keep.users, now);
-        continue;
-      }
+    for (const kind of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
       const { table, id } = TABLES[kind];
       // Clients that registered themselves (RFC 7591) are not the seed's to disable.
       const seedOwned = kind === 'clients' ? isNull(clients.registeredAt) : undefined;
@@ -52,6 +47,8 @@ export async function disableEntriesNotIn(
         .returning({ id });
       disabled[kind] = rows.map((row) => row.id).sort();
     }
+    // Users the operator keeps, or that an operator disabled, are not the seed's (src/accounts/drizzle/user-ownership.ts).
+    disabled.users = await disableSeedUsersNotIn(tx, keep.users, now);
   });
   return disabled;
 }
@@ -59,7 +56,7 @@ export async function disableEntriesNotIn(
 /**
  * Disables (`at` a time) or enables (`at` null) one entry, as an operator. Returns whether a row
  * changed state (false for an unknown id, or one already in that state). For a user it also records
- * that the operator did it, so the next start keeps it (user-ownership.ts).
+ * that the operator did it, so the next start keeps it (src/accounts/drizzle/user-ownership.ts).
  */
 export async function setEntryDisabled(
   db: AppDatabase,

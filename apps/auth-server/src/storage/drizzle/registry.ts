@@ -8,9 +8,10 @@ import type {
   TokenTypeUri,
   User,
 } from '@oidc-orders/oauth-core';
-import { isNull, sql } from 'drizzle-orm';
+import { isNull } from 'drizzle-orm';
+import { upsertSeedUsers } from '../../accounts/drizzle/account-joins.js';
 import type { AppDatabase } from '../../db/client.js';
-import { clients, resources, users } from '../../db/schema.js';
+import { clients, resources } from '../../db/schema.js';
 
 export interface RegistryRecords {
   clients?: readonly Client[];
@@ -64,22 +65,7 @@ export async function writeRegistryRecords(
       };
       await tx.insert(resources).values(row).onConflictDoUpdate({ target: resources.id, set: row });
     }
-    for (const user of records.users ?? []) {
-      const row = {
-        ...user,
-        allowedScopes: user.allowedScopes === null ? null : [...user.allowedScopes],
-        groups: user.groups == null ? undefined : [...user.groups],
-        updatedAt: now,
-      };
-      // A new user starts enabled; an existing one keeps its state, which the seed and the operator
-      // decide (user-ownership.ts: the seed re-enables only the users it disabled). An
-      // address the user proved by a mailed link stays verified while the seed keeps it.
-      const emailVerified = sql`${user.emailVerified} or (${users.emailVerified} and ${users.email} is not distinct from ${user.email})`;
-      await tx
-        .insert(users)
-        .values(row)
-        .onConflictDoUpdate({ target: users.sub, set: { ...row, emailVerified } });
-    }
+    await upsertSeedUsers(tx, records.users ?? [], now);
   });
 }
 

@@ -6,6 +6,7 @@ import type {
   ResourceStore,
   TokenStores,
 } from '@oidc-orders/oauth-core';
+import { createUserStore } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { createAccessTokenStore } from './access-token-store.js';
 import { createAuthorizationCodeStore } from './authorization-code-store.js';
@@ -16,7 +17,6 @@ import { createKeyStore } from './key-store.js';
 import { createHotPathStatements, createRedemptionStatements } from './prepared-statements.js';
 import { createRefreshTokenStore } from './refresh-token-store.js';
 import { createRegistrySnapshot } from './registry.js';
-import { createUserStore } from './user-store.js';
 
 export { createKeyStore, signingKeyFromRow } from './key-store.js';
 export { type RegistryRecords, writeRegistryRecords } from './registry.js';

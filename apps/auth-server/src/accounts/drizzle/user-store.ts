@@ -2,7 +2,7 @@ import type { User, UserStore } from '@oidc-orders/oauth-core';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
 import { users } from '../../db/schema.js';
-import { lazy } from './prepared-statements.js';
+import { lazy } from '../../storage/drizzle/prepared-statements.js';
 
 /** A disabled user (`disabled_at` set) is not found: sign-in, refresh, UserInfo and tokens refuse it. */
 export function createUserStore(db: AppDatabase): UserStore {

@@ -1,7 +1,7 @@
 import { and, eq, like, sql } from 'drizzle-orm';
-import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
-import type { AppDatabase } from '../db/client.js';
-import { externalIdentities, identityProviders } from '../db/schema.js';
+import type { AppDatabase } from '../../db/client.js';
+import { externalIdentities, identityProviders } from '../../db/schema.js';
+import { createDrizzleAccountStore } from '../drizzle-account-store.js';
 
 export interface LinkedIdentity {
   providerId: string;
