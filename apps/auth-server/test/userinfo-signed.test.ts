@@ -23,7 +23,11 @@ function seedWithSignedUserInfoClients(): SeedDocument {
     skip_consent: true,
     userinfo_signed_response_alg: alg as keyof typeof SIGNED_CLIENTS,
   }));
-  return { ...seed, clients: [...(seed.clients ?? []), ...signedClients] };
+  return {
+    ...seed,
+    clients: [...(seed.clients ?? []), ...signedClients],
+    client_registration: { open: true, scope: 'openid profile email' },
+  };
 }
 
 let app: TestApp;
@@ -34,14 +38,14 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-async function accessTokenOf(clientId: string): Promise<string> {
+async function accessTokenOf(clientId: string, clientSecret = TEST_SECRETS.web): Promise<string> {
   const { verifier, challenge } = pkcePair();
   const scope = 'openid profile email';
   const code = await issueCode(app, { clientId, redirectUri: WEB_REDIRECT_URI, scope, challenge });
   const response = await app.inject({
     method: 'POST',
     url: '/token',
-    headers: { ...FORM, authorization: basicAuthorization(clientId, TEST_SECRETS.web) },
+    headers: { ...FORM, authorization: basicAuthorization(clientId, clientSecret) },
     payload: form({
       grant_type: 'authorization_code',
       code,
@@ -113,6 +117,34 @@ describe('signed UserInfo responses (OpenID Connect Core §5.3.2)', () => {
       email: 'alice@example.test',
       email_verified: true,
     });
+  });
+
+  it('stores userinfo_signed_response_alg of an RFC 7591 registration: that client gets signed UserInfo', async () => {
+    const registration = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { redirect_uris: [WEB_REDIRECT_URI], userinfo_signed_response_alg: 'ES256' },
+    });
+    expect(registration.statusCode).toBe(201);
+    const { client_id: clientId, client_secret: clientSecret } = registration.json();
+    expect(registration.json().userinfo_signed_response_alg).toBe('ES256');
+
+    const response = await userInfo(await accessTokenOf(clientId, clientSecret));
+
+    expect(response.headers['content-type']).toBe('application/jwt');
+    const { payload } = await jwtVerify(response.body, await serverKeys(), { algorithms: ['ES256'] });
+    expect(payload).toMatchObject({ iss: TEST_ISSUER, aud: clientId, sub: 'u-alice' });
+  });
+
+  it.each(['none', 'HS256'])('refuses a registration asking userinfo_signed_response_alg %s', async (alg) => {
+    const registration = await app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { redirect_uris: [WEB_REDIRECT_URI], userinfo_signed_response_alg: alg },
+    });
+
+    expect(registration.statusCode).toBe(400);
+    expect(registration.json().error).toBe('invalid_client_metadata');
   });
 
   it('answers errors as before: an unknown token gets 401 with a Bearer challenge, no JWT', async () => {
