@@ -1,5 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClientsAdmin } from '../src/admin/clients-admin.js';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { basicAuthorization, FORM, form, startTestApp, TEST_ISSUER, type TestApp } from './helpers/app.js';
 import { issueCode, pkcePair } from './helpers/flows.js';
@@ -134,6 +135,9 @@ describe('signed UserInfo responses (OpenID Connect Core §5.3.2)', () => {
     expect(response.headers['content-type']).toBe('application/jwt');
     const { payload } = await jwtVerify(response.body, await serverKeys(), { algorithms: ['ES256'] });
     expect(payload).toMatchObject({ iss: TEST_ISSUER, aud: clientId, sub: 'u-alice' });
+    // `clients export` prints a seed entry that keeps the member, so adopting the client keeps it.
+    const entry = await createClientsAdmin(app.database.db).exportSeedEntry(clientId);
+    expect(entry.userinfo_signed_response_alg).toBe('ES256');
   });
 
   it.each(['none', 'HS256'])('refuses a registration asking userinfo_signed_response_alg %s', async (alg) => {
