@@ -15,8 +15,8 @@ import { TEST_SECRETS, testSeed } from './helpers/seed.js';
  * is openid-client v6 (RFC 7591 registration, then the code flow through the real login and
  * consent pages over HTTP); registration-endpoint refusals are plain fetch.
  *
- * Modules of the plan left out (request_uri by reference, signed UserInfo) are listed with the
- * reason in docs/conformance.md, "Dynamic OP".
+ * Modules of the plan left out (request_uri by reference) are listed with the reason in
+ * docs/conformance.md, "Dynamic OP".
  *
  * ISSUER stays https://issuer.example.test; every request to it is sent to the ephemeral local port.
  */
@@ -380,6 +380,28 @@ describe('Dynamic OP plan: registration modules', () => {
 
     expect(config.clientMetadata().client_id).toMatch(/^dyn_/);
     expect(userInfo).toMatchObject({ sub: 'u-alice', name: 'Alice Example' });
+  });
+
+  it('oidcc-userinfo-rs256', async () => {
+    // The suite needs RS256 in discovery, registers userinfo_signed_response_alg RS256 and checks
+    // that UserInfo is an application/jwt signed with the OP's RS256 key, with `iss` and `aud`.
+    const metadata = await discoveryDocument();
+    const { config } = await privateKeyJwtClient({ userinfo_signed_response_alg: 'RS256' });
+    // openid-client verifies a JWT UserInfo signature against the OP's JWKS only with this on;
+    // without it, it still refuses plain JSON and checks `alg`, `iss` and `aud`.
+    client.enableNonRepudiationChecks(config);
+
+    const tokens = await codeFlow(config);
+    const userInfo = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+
+    expect(metadata.userinfo_signing_alg_values_supported).toContain('RS256');
+    expect(config.clientMetadata().userinfo_signed_response_alg).toBe('RS256');
+    expect(userInfo).toMatchObject({
+      sub: 'u-alice',
+      name: 'Alice Example',
+      iss: TEST_ISSUER,
+      aud: config.clientMetadata().client_id,
+    });
   });
 
   for (const [module, member] of [

@@ -111,12 +111,6 @@ export function readRegistrationRequest(body: unknown, policy: RegistrationPolic
   };
   checkGrantTypes(metadata, policy);
   checkSubjectType(metadata.subject_type);
-  if (metadata.userinfo_signed_response_alg !== undefined) {
-    // OIDC Dynamic Registration 1.0 §2: with it "the response will be JWT serialized"; this server's
-    // UserInfo answers plain JSON only (discovery lists no userinfo_signing_alg_values_supported),
-    // so the client would get what it did not register for.
-    throw invalidMetadata('userinfo_signed_response_alg is not offered: UserInfo responses are plain JSON');
-  }
   // RFC 7591 §2: clients using redirect-based flows MUST register their redirection URIs.
   if (metadata.grant_types.includes('authorization_code') && metadata.redirect_uris.length === 0) {
     throw invalidRedirectUri('redirect_uris is required for the authorization_code grant');
@@ -257,10 +251,10 @@ function toClientMetadata(clientId: string, metadata: RegisteredMetadata): Clien
   const optional = <T>(member: RegistrationMember) => metadata[member] as T | undefined;
   const jwks = optional<{ keys?: unknown }>('jwks');
   if (jwks !== undefined && !Array.isArray(jwks.keys)) throw invalidMetadata('jwks must hold a keys array');
-  const alg = optional<string>('id_token_signed_response_alg');
-  if (alg !== undefined && alg !== 'RS256' && alg !== 'ES256') {
-    throw invalidMetadata('id_token_signed_response_alg must be RS256 or ES256');
-  }
+  const alg = signingAlgMember(metadata, 'id_token_signed_response_alg');
+  // OIDC Dynamic Client Registration §2: the UserInfo response is then "JWT serialized", signed with
+  // one of the server's keys; `none` (an unsigned JWT) is not offered, as for ID tokens.
+  const userinfoAlg = signingAlgMember(metadata, 'userinfo_signed_response_alg');
   const clientMetadata: ClientMetadata = {
     client_id: clientId,
     redirect_uris: metadata.redirect_uris,
@@ -276,9 +270,22 @@ function toClientMetadata(clientId: string, metadata: RegisteredMetadata): Clien
   assign('post_logout_redirect_uris', optional<string[]>('post_logout_redirect_uris'));
   assign('jwks_uri', optional<string>('jwks_uri'));
   assign('jwks', jwks as ClientMetadata['jwks']);
-  assign('id_token_signed_response_alg', alg as SigningAlg | undefined);
+  assign('id_token_signed_response_alg', alg);
+  assign('userinfo_signed_response_alg', userinfoAlg);
   assign('dpop_bound_access_tokens', optional<boolean>('dpop_bound_access_tokens'));
   return clientMetadata;
+}
+
+/** The algorithms the server's keys sign with (discovery's `*_signing_alg_values_supported`). */
+const SIGNED_RESPONSE_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
+
+/** A `*_signed_response_alg` member: one of `SIGNED_RESPONSE_ALGS`, else `invalid_client_metadata`. */
+function signingAlgMember(metadata: RegisteredMetadata, member: RegistrationMember): SigningAlg | undefined {
+  const value = metadata[member];
+  if (value === undefined) return undefined;
+  const alg = SIGNED_RESPONSE_ALGS.find((candidate) => candidate === value);
+  if (alg === undefined) throw invalidMetadata(`${member} must be ${SIGNED_RESPONSE_ALGS.join(' or ')}`);
+  return alg;
 }
 
 /**

@@ -87,6 +87,11 @@ export interface Client {
   authorizationSignedResponseAlg?: SigningAlg;
   /** Every authorization response to this client is a signed JWT (JARM; seed `require_signed_authorization_response`). */
   requireSignedAuthorizationResponse?: boolean;
+  /**
+   * OIDC Dynamic Client Registration §2 `userinfo_signed_response_alg`: UserInfo answers this client
+   * with a JWT signed with this algorithm; absent or `null`, with plain JSON.
+   */
+  userinfoSignedResponseAlg?: SigningAlg | null;
   /** `fapi2`: the FAPI 2.0 Security Profile applies to this client (README "FAPI 2.0"). */
   profile?: 'fapi2' | null;
 }

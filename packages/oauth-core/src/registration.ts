@@ -73,6 +73,8 @@ export interface ClientMetadata {
   authorization_signed_response_alg?: SigningAlg;
   /** Every authorization response is a signed JWT (JARM); see `securityDefaults` for the default. */
   require_signed_authorization_response?: boolean;
+  /** OIDC Dynamic Client Registration §2: UserInfo answers a JWT signed with this algorithm. */
+  userinfo_signed_response_alg?: SigningAlg;
   profile?: 'fapi2';
 }
 
@@ -108,6 +110,9 @@ export function clientDefaults(metadata: ClientMetadata, context: ClientRegistra
     requireMfa: metadata.require_mfa ?? false,
     // 0: strict rotation, every reuse revokes the chain (RFC 9700 §4.14.2).
     refreshTokenReuseInterval: metadata.refresh_token_reuse_interval ?? 0,
+    // OIDC Dynamic Client Registration §2: "If omitted, ... the Claims [are returned] as a UTF-8
+    // encoded JSON object".
+    userinfoSignedResponseAlg: metadata.userinfo_signed_response_alg ?? null,
     ...securityDefaults(metadata, context.secretHash !== null),
   };
 }

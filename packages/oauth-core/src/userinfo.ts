@@ -1,9 +1,10 @@
 import { scopedUserClaims } from './claims.js';
 import type { ProtocolConfig } from './config.js';
 import { insufficientScope, invalidToken } from './errors.js';
+import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
 import type { AccessTokenStore, ClientStore, GrantStore, UserStore } from './storage/index.js';
-import type { TokenVerifier } from './tokens/signer.js';
+import type { TokenSigner, TokenVerifier } from './tokens/signer.js';
 import { findActiveAccessToken } from './tokens/validate-access-token.js';
 
 export interface UserInfoContext {
@@ -28,6 +29,21 @@ export async function resolveUserInfo(
   context: UserInfoContext,
   options: { dpopJkt?: string | null } = {},
 ): Promise<Record<string, unknown>> {
+  return (await resolveUserInfoOfClient(accessToken, context, options)).claims;
+}
+
+/** `resolveUserInfo`'s claims, with the client the access token was issued to (for `aud`). */
+export interface ClientUserInfo {
+  claims: Record<string, unknown>;
+  clientId: string;
+}
+
+/** As `resolveUserInfo`, also naming the token's client, whose registration decides the format. */
+export async function resolveUserInfoOfClient(
+  accessToken: string,
+  context: UserInfoContext,
+  options: { dpopJkt?: string | null } = {},
+): Promise<ClientUserInfo> {
   if (accessToken === '') throw invalidToken('empty access token');
   const active = await findActiveAccessToken(accessToken, context);
   if (active === null) throw invalidToken('unknown, expired or revoked access token');
@@ -38,5 +54,27 @@ export async function resolveUserInfo(
   if (!active.scopes.includes('openid')) throw insufficientScope('openid', 'access token without openid');
   const user = await context.stores.users.findUserBySub(active.sub);
   if (user === null) throw invalidToken('user no longer exists');
-  return { sub: user.sub, ...scopedUserClaims(user, active.scopes) };
+  return { claims: { sub: user.sub, ...scopedUserClaims(user, active.scopes) }, clientId: active.clientId };
+}
+
+/** The UserInfo response body and its media type. */
+export type UserInfoResponse =
+  | { contentType: 'application/json'; body: Record<string, unknown> }
+  | { contentType: 'application/jwt'; body: string };
+
+/**
+ * OpenID Connect Core §5.3.2: plain JSON, unless the client registered `userinfo_signed_response_alg`;
+ * then "the UserInfo Response MUST be encoded as a JWT" (`Content-Type: application/jwt`) signed with
+ * the server's current key of that algorithm, and "SHOULD contain the Claims iss [...] and aud",
+ * `aud` being the client's `client_id`.
+ */
+export async function userInfoResponse(
+  userInfo: ClientUserInfo,
+  client: Pick<Client, 'userinfoSignedResponseAlg'> | null,
+  context: { signer: TokenSigner; config: Pick<ProtocolConfig, 'issuer'> },
+): Promise<UserInfoResponse> {
+  const alg = client?.userinfoSignedResponseAlg ?? null;
+  if (alg === null) return { contentType: 'application/json', body: userInfo.claims };
+  const claims = { ...userInfo.claims, iss: context.config.issuer, aud: userInfo.clientId };
+  return { contentType: 'application/jwt', body: await context.signer.sign(claims, { alg, typ: 'JWT' }) };
 }

@@ -99,11 +99,6 @@ describe('readRegistrationRequest: refusals (RFC 7591 §3.2.2)', () => {
       { ...PUBLIC_APP, subject_type: 'pairwise', sector_identifier_uri: 'https://app.example/sector.json' },
     ],
     [
-      'a signed UserInfo response (not offered)',
-      'invalid_client_metadata',
-      { ...PUBLIC_APP, userinfo_signed_response_alg: 'RS256' },
-    ],
-    [
       'a software statement',
       'unapproved_software_statement',
       { ...PUBLIC_APP, software_statement: 'eyJ.eyJ.sig' },
@@ -141,6 +136,37 @@ describe('registeredClient: the seed rules apply too', () => {
       authMethods: ['none'],
     });
   });
+
+  it.each(['RS256', 'ES256'] as const)(
+    'keeps userinfo_signed_response_alg %s: UserInfo answers this client with a signed JWT',
+    (alg) => {
+      const metadata = readRegistrationRequest({ ...PUBLIC_APP, userinfo_signed_response_alg: alg }, POLICY);
+      const client = registeredClient('dyn-1', metadata, { secretHash: null, lifetimes: LIFETIMES });
+
+      expect(client.userinfoSignedResponseAlg).toBe(alg);
+      expect(metadata.userinfo_signed_response_alg).toBe(alg);
+    },
+  );
+
+  it('leaves UserInfo plain JSON without userinfo_signed_response_alg', () => {
+    const client = registeredClient('dyn-1', readRegistrationRequest(PUBLIC_APP, POLICY), {
+      secretHash: null,
+      lifetimes: LIFETIMES,
+    });
+
+    expect(client.userinfoSignedResponseAlg).toBeNull();
+  });
+
+  it.each(['none', 'HS256', 'PS256'])(
+    'refuses userinfo_signed_response_alg %s (unsigned or not made by the key store) as invalid_client_metadata',
+    (alg) => {
+      const metadata = readRegistrationRequest({ ...PUBLIC_APP, userinfo_signed_response_alg: alg }, POLICY);
+
+      expect(
+        errorCode(() => registeredClient('dyn-1', metadata, { secretHash: null, lifetimes: LIFETIMES })),
+      ).toBe('invalid_client_metadata');
+    },
+  );
 
   it('refuses the code grant without redirect URIs as invalid_redirect_uri', () => {
     expect(errorCode(() => readRegistrationRequest({ token_endpoint_auth_method: 'none' }, POLICY))).toBe(

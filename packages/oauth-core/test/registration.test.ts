@@ -52,6 +52,7 @@ describe('clientDefaults', () => {
       keepOfflineAccessOnLogout: false,
       requireMfa: false,
       refreshTokenReuseInterval: 0,
+      userinfoSignedResponseAlg: null,
       authMethods: ['none'],
       jwks: null,
       jwksUri: null,

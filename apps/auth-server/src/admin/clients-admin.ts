@@ -39,6 +39,7 @@ const EXPORTED_MEMBERS = [
   'jwks',
   'jwks_uri',
   'id_token_signed_response_alg',
+  'userinfo_signed_response_alg',
   'dpop_bound_access_tokens',
 ] as const;
 

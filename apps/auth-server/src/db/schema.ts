@@ -81,6 +81,8 @@ export const clients = pgTable('clients', {
   requireSignedAuthorizationResponse: boolean('require_signed_authorization_response')
     .notNull()
     .default(false),
+  /** OIDC Registration §2 `userinfo_signed_response_alg`: UserInfo answers a JWT signed so; null: JSON. */
+  userinfoSignedResponseAlg: text('userinfo_signed_response_alg'),
   /**
    * Set when the seed file no longer names this entry (or an operator disabled it): every lookup
    * of the registry skips the row, so sign-in, client authentication and its tokens stop working,

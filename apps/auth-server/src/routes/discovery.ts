@@ -65,6 +65,9 @@ export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app,
     authorization_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
+    // OIDC Discovery §3: a client registering `userinfo_signed_response_alg` gets UserInfo as a JWT
+    // signed with the server's key of that algorithm.
+    userinfo_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
     claims_supported: [...CLAIMS_SUPPORTED],
     // RFC 9700 §2.1.1: S256 only; `plain` offers no protection against a leaked authorization request.
     code_challenge_methods_supported: ['S256'],

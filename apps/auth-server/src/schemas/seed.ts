@@ -81,6 +81,7 @@ export const SeedClientSchema = Type.Object(
     jwks_uri: Type.Optional(NonEmptyString),
     require_signed_request_object: Type.Optional(Type.Boolean()),
     authorization_signed_response_alg: Type.Optional(SigningAlg),
+    userinfo_signed_response_alg: Type.Optional(SigningAlg),
     require_signed_authorization_response: Type.Optional(Type.Boolean()),
     profile: Type.Optional(Type.Literal('fapi2')),
   },

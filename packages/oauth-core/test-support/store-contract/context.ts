@@ -105,6 +105,7 @@ export function useContractContext(
     refreshTokenReuseInterval: 30,
     authorizationSignedResponseAlg: 'ES256',
     requireSignedAuthorizationResponse: true,
+    userinfoSignedResponseAlg: 'ES256',
     ...over,
   });
   const resource = (over: Partial<Resource> = {}): Resource => ({

@@ -7,9 +7,10 @@ import {
   invalidToken,
   isOAuthError,
   OAuthError,
-  resolveUserInfo,
+  resolveUserInfoOfClient,
+  userInfoResponse,
 } from '@oidc-orders/oauth-core';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINTS } from '../../endpoints.js';
 import { readFormParameters } from '../../http/oauth-form.js';
 import { bearerChallenge } from '../../plugins/error-handler.js';
@@ -21,12 +22,22 @@ import { bearerChallenge } from '../../plugins/error-handler.js';
  * comes as `Authorization: DPoP <token>` with a `DPoP` proof that hashes it (RFC 9449 §7.1).
  */
 export const userInfoRoutes: FastifyPluginAsync = async (app) => {
-  const { stores, verifier, clock, config } = app.protocol;
+  const { stores, verifier, signer, clock, config } = app.protocol;
   const context = { stores, verifier, clock, config };
 
-  const handler = async (request: FastifyRequest) => {
+  // OpenID Connect Core §5.3.2: JSON, or a signed JWT for a client that registered
+  // `userinfo_signed_response_alg`.
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const userInfo = await resolveForRequest(request);
+    const client = await stores.clients.findClient(userInfo.clientId);
+    const response = await userInfoResponse(userInfo, client, { signer, config });
+    if (response.contentType === 'application/json') return response.body;
+    return reply.type(response.contentType).send(response.body);
+  };
+
+  const resolveForRequest = async (request: FastifyRequest) => {
     const credentials = accessTokenOf(request);
-    if (credentials.scheme === 'Bearer') return resolveUserInfo(credentials.token, context);
+    if (credentials.scheme === 'Bearer') return resolveUserInfoOfClient(credentials.token, context);
     try {
       return await dpopUserInfo(request, credentials.token);
     } catch (error) {
@@ -48,7 +59,7 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
       nonceRequired: client?.dpopNonceRequired === true,
     });
     // resolveUserInfo compares the proof's key with the token's cnf.jkt (RFC 9449 §7.1).
-    return resolveUserInfo(accessToken, context, { dpopJkt });
+    return resolveUserInfoOfClient(accessToken, context, { dpopJkt });
   }
 
   // RFC 6750 §3 challenges; POST takes a form only when it carries the token (§2.2).
@@ -56,8 +67,8 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
     onRequest: app.browserCors,
     config: { errorStyle: 'bearer', formBody: 'when-present' },
   } as const;
-  app.get(ENDPOINTS.userinfo.path, options, (request) => handler(request));
-  app.post(ENDPOINTS.userinfo.path, options, (request) => handler(request));
+  app.get(ENDPOINTS.userinfo.path, options, handler);
+  app.post(ENDPOINTS.userinfo.path, options, handler);
 };
 
 /** The access token and how it was presented. */

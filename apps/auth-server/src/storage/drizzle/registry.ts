@@ -45,6 +45,7 @@ export async function writeRegistryRecords(
         profile: client.profile ?? null,
         authorizationSignedResponseAlg: client.authorizationSignedResponseAlg ?? 'RS256',
         requireSignedAuthorizationResponse: client.requireSignedAuthorizationResponse ?? false,
+        userinfoSignedResponseAlg: client.userinfoSignedResponseAlg ?? null,
         // Writing an entry (the seed names it again) enables it.
         disabledAt: null,
         updatedAt: now,
@@ -154,6 +155,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
     profile: row.profile === 'fapi2' ? 'fapi2' : null,
     // The seed loader only writes SigningAlg values.
     authorizationSignedResponseAlg: row.authorizationSignedResponseAlg as SigningAlg,
+    userinfoSignedResponseAlg: row.userinfoSignedResponseAlg as SigningAlg | null,
     requireSignedAuthorizationResponse: row.requireSignedAuthorizationResponse,
     ...(row.registeredAt === null ? {} : { dynamicallyRegistered: true }),
   };
