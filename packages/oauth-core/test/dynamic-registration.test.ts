@@ -154,10 +154,18 @@ describe('registeredClient: the seed rules apply too', () => {
     const metadata = readRegistrationRequest({ ...PUBLIC_APP, request_uris: requestUris }, POLICY);
     expect(registeredClient('dyn-1', metadata, context).requestUris).toEqual(requestUris);
 
-    for (const bad of [['ftp://agent.example.test/r.jwt'], ['not a url'], 'https://agent.example.test/r.jwt']) {
+    for (const bad of [
+      ['ftp://agent.example.test/r.jwt'],
+      ['not a url'],
+      'https://agent.example.test/r.jwt',
+    ]) {
       expect(
         errorCode(() =>
-          registeredClient('dyn-1', readRegistrationRequest({ ...PUBLIC_APP, request_uris: bad }, POLICY), context),
+          registeredClient(
+            'dyn-1',
+            readRegistrationRequest({ ...PUBLIC_APP, request_uris: bad }, POLICY),
+            context,
+          ),
         ),
       ).toBe('invalid_client_metadata');
     }
