@@ -55,6 +55,7 @@ describe('clientDefaults', () => {
       authMethods: ['none'],
       jwks: null,
       jwksUri: null,
+      requestUris: [],
       requireSignedRequestObject: false,
       profile: null,
       dpopBoundAccessTokens: false,
