@@ -12,7 +12,7 @@ import type { ClientStore } from './storage/index.js';
  * point it at arbitrary hosts; what it fetches is processed exactly as a `request` value.
  */
 
-/** OIDC Core §6.2: "The entire Request URI SHOULD NOT exceed 512 ASCII characters." */
+/** OIDC Core §6.2 bounds the entire Request URI at 512 ASCII characters; longer ones are refused. */
 const MAX_REQUEST_URI_LENGTH = 512;
 
 const invalidRequestUri = (detail: string) =>
