@@ -16,6 +16,7 @@ export default defineConfig({
         'test/openid-client.e2e.test.ts',
         // The OpenID Dynamic OP plan's modules: a listening app and a loopback jwks_uri listener.
         'test/dynamic-op-plan.e2e.test.ts',
+        'test/request-uri.e2e.test.ts',
         'test/server-signed-jwts.e2e.test.ts',
         'test/loopback-redirect.e2e.test.ts',
         'test/token-exchange-grant-lifetime.e2e.test.ts',

@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CryptoKey, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import {
+  type CryptoKey,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  type JWK,
+  SignJWT,
+  UnsecuredJWT,
+} from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateSigningKeys } from '../src/keys/rotation.js';
@@ -15,8 +23,8 @@ import { TEST_SECRETS, testSeed } from './helpers/seed.js';
  * is openid-client v6 (RFC 7591 registration, then the code flow through the real login and
  * consent pages over HTTP); registration-endpoint refusals are plain fetch.
  *
- * Modules of the plan left out (request_uri by reference) are listed with the reason in
- * docs/conformance.md, "Dynamic OP".
+ * Modules refused by policy (an unsigned request object by reference) are listed with the reason
+ * in docs/conformance.md, "Dynamic OP".
  *
  * ISSUER stays https://issuer.example.test; every request to it is sent to the ephemeral local port.
  */
@@ -32,6 +40,8 @@ let localBase: string;
 let jwksServer: Server;
 let jwksOrigin: string;
 let servedJwks: { keys: JWK[] } = { keys: [] };
+/** Request objects by reference (RFC 9101 §5.2), served by the same listener, by path. */
+const servedRequestObjects = new Map<string, string>();
 
 const toLocal = (url: string | URL) => {
   const target = new URL(url.toString());
@@ -41,7 +51,12 @@ const toLocal = (url: string | URL) => {
 const rewritingFetch: client.CustomFetch = (url, options) => fetch(toLocal(url), options as RequestInit);
 
 beforeAll(async () => {
-  jwksServer = createServer((_request, response) => {
+  jwksServer = createServer((request, response) => {
+    const requestObject = servedRequestObjects.get(request.url ?? '');
+    if (requestObject !== undefined) {
+      response.writeHead(200, { 'content-type': 'application/oauth-authz-req+jwt' }).end(requestObject);
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(servedJwks));
   });
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
@@ -340,6 +355,78 @@ describe('Dynamic OP plan: request object module', () => {
       idTokenExpected: true,
     });
     expect(tokens.claims()?.sub).toBe('u-alice');
+  });
+});
+
+describe('Dynamic OP plan: request_uri modules', () => {
+  /**
+   * The suite registers a random `request_uris` entry at its own host, serves the request object
+   * there and sends only `client_id`, `response_type`, `scope` and `request_uri` (OIDC Core §6.2).
+   * Here the host is the loopback listener whose origin the seed lists in `fetch_origins`.
+   */
+  async function byReference(sign: (claims: Record<string, unknown>, key: RsaKey) => Promise<string>) {
+    const path = `/request-uri/${client.randomState()}`;
+    const requestUri = `${jwksOrigin}${path}`;
+    const { config, key } = await privateKeyJwtClient({ request_uris: [requestUri] });
+    const clientId = config.clientMetadata().client_id;
+    expect(config.clientMetadata().request_uris).toEqual([requestUri]);
+    const verifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const claims = {
+      iss: clientId,
+      aud: TEST_ISSUER,
+      exp: Math.floor(Date.now() / 1000) + 300,
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: REDIRECT_URI,
+      state: 'by-reference',
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    };
+    servedRequestObjects.set(path, await sign(claims, key));
+    const authorizationUrl = new URL('/authorize', TEST_ISSUER);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid',
+      request_uri: requestUri,
+    }).toString();
+    return { config, authorizationUrl, verifier, nonce };
+  }
+
+  it('oidcc-request-uri-signed-rs256', async () => {
+    // The suite's first check (OIDC Discovery §3): request_uri support is announced.
+    expect(await discoveryDocument()).toMatchObject({ request_uri_parameter_supported: true });
+    const { config, authorizationUrl, verifier, nonce } = await byReference((claims, key) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: 'rp-key-1', typ: 'oauth-authz-req+jwt' })
+        .sign(key.privateKey),
+    );
+
+    const callback = await signIn(authorizationUrl);
+
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: 'by-reference',
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    expect(tokens.claims()?.sub).toBe('u-alice');
+  });
+
+  it('oidcc-request-uri-unsigned', async () => {
+    // The suite expects the flow to complete. This server accepts no unsigned request objects
+    // (RFC 9101 §10.2 `none`; discovery lists no `none`), by value or by reference, so the object
+    // is refused on the error page: the module fails by policy (docs/conformance.md).
+    const { authorizationUrl } = await byReference(async (claims) => new UnsecuredJWT(claims).encode());
+
+    const response = await fetch(toLocal(authorizationUrl), { redirect: 'manual' });
+
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('invalid_request_object');
   });
 });
 

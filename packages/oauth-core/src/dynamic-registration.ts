@@ -44,6 +44,7 @@ const REGISTRATION_MEMBERS = {
   software_id: 'string',
   software_version: 'string',
   jwks_uri: 'string',
+  request_uris: 'strings',
   jwks: 'object',
   id_token_signed_response_alg: 'string',
   dpop_bound_access_tokens: 'boolean',
@@ -269,6 +270,7 @@ function toClientMetadata(clientId: string, metadata: RegisteredMetadata): Clien
   assign('client_name', optional<string>('client_name'));
   assign('post_logout_redirect_uris', optional<string[]>('post_logout_redirect_uris'));
   assign('jwks_uri', optional<string>('jwks_uri'));
+  assign('request_uris', optional<string[]>('request_uris'));
   assign('jwks', jwks as ClientMetadata['jwks']);
   assign('id_token_signed_response_alg', alg);
   assign('userinfo_signed_response_alg', userinfoAlg);

@@ -29,6 +29,7 @@ export * from './protected-resource.js';
 export * from './redirect-uri.js';
 export * from './registration.js';
 export * from './request-object.js';
+export * from './request-uri.js';
 export * from './response-modes.js';
 export * from './revocation.js';
 export * from './runtime.js';

@@ -81,6 +81,11 @@ export interface Client {
   jwks?: { keys: readonly JWK[] } | null;
   /** RFC 7591 §2 `jwks_uri`: where the client publishes its public keys. */
   jwksUri?: string | null;
+  /**
+   * OIDC Registration §2 `request_uris`: the URLs this client hosts request objects at (RFC 9101
+   * §5.2); /authorize fetches only these (oauth-core request-uri.ts).
+   */
+  requestUris?: readonly string[];
   /** RFC 9101 §10.5 `require_signed_request_object`: authorization requests only as signed JWTs. */
   requireSignedRequestObject?: boolean;
   /** JARM client metadata `authorization_signed_response_alg`: how this client's signed responses are signed. */

@@ -110,7 +110,7 @@ const requestUriUnusable = (clientId: string, reason: string) =>
 
 /**
  * /authorize with `request_uri` (RFC 9126 §4): returns the pushed parameters, or `null` when the
- * request carries no `request_uri`. Reading does not spend the request: a reload, a second tab or
+ * request carries no `request_uri` or one that is not PAR's URN (a URL, `resolveRequestUriByReference`). Reading does not spend the request: a reload, a second tab or
  * a browser retrying before sign-in opens it again; the code spends it
  * (`spendPushedAuthorizationRequest`). The other parameters of the request are ignored: only what
  * was pushed (and validated, and authenticated) counts. A missing `client_id`, an unknown,
@@ -125,14 +125,18 @@ export async function resolvePushedAuthorizationRequest(
   const requestUri = params.request_uri;
   if (requestUri === undefined || requestUri === '') return null;
   if (typeof requestUri !== 'string') throw unredirectable(invalidRequest('request_uri is repeated'));
+  // Any other request_uri is a URL the client hosts (RFC 9101 §5.2, request-uri.ts).
+  if (!requestUri.startsWith(PAR_REQUEST_URI_PREFIX)) return null;
   const clientId = params.client_id;
   if (typeof clientId !== 'string' || clientId === '') {
     throw unredirectable(invalidRequest('client_id is required with request_uri'));
   }
   const requestUriHash = hashToken(requestUri);
-  const pushed = requestUri.startsWith(PAR_REQUEST_URI_PREFIX)
-    ? await context.store.findPushedAuthorizationRequest(requestUriHash, clientId, context.clock.nowSeconds())
-    : null;
+  const pushed = await context.store.findPushedAuthorizationRequest(
+    requestUriHash,
+    clientId,
+    context.clock.nowSeconds(),
+  );
   if (pushed === null) throw requestUriUnusable(clientId, 'not found');
   return { params: { ...pushed.params, resource: [...pushed.resources] }, requestUriHash };
 }

@@ -68,6 +68,8 @@ export interface ClientMetadata {
   token_endpoint_auth_method?: ClientAuthenticationMethod;
   jwks?: { keys: readonly Record<string, unknown>[] };
   jwks_uri?: string;
+  /** OIDC Registration §2: URLs of request objects the client hosts (RFC 9101 §5.2). */
+  request_uris?: readonly string[];
   require_signed_request_object?: boolean;
   /** JARM client metadata: the algorithm of signed authorization responses. */
   authorization_signed_response_alg?: SigningAlg;
@@ -147,6 +149,7 @@ function securityDefaults(metadata: ClientMetadata, hasSecret: boolean) {
           : defaultAuthMethods(hasSecret),
     jwks: metadata.jwks === undefined ? null : { keys: metadata.jwks.keys as JWK[] },
     jwksUri: metadata.jwks_uri ?? null,
+    requestUris: [...(metadata.request_uris ?? [])],
     requireSignedRequestObject: metadata.require_signed_request_object ?? false,
     profile: fapi2 ? ('fapi2' as const) : null,
     dpopBoundAccessTokens: metadata.dpop_bound_access_tokens ?? fapi2,
@@ -229,6 +232,15 @@ function keyProblems(client: Client): RegistrationProblem[] {
   }
   if (jwksUri !== null && !isAbsoluteUrlWithoutFragment(jwksUri)) {
     problems.push({ member: 'jwks_uri', problem: `"${jwksUri}" is not an absolute URI without a fragment` });
+  }
+  for (const requestUri of client.requestUris ?? []) {
+    // OIDC Registration §2: request_uris are URLs; OIDC Core §6.2: the fragment only tells versions apart.
+    if (!URL.canParse(requestUri) || !/^https?:$/.test(new URL(requestUri).protocol)) {
+      problems.push({
+        member: 'request_uris',
+        problem: `"${requestUri.slice(0, 100)}" is not an http(s) URL`,
+      });
+    }
   }
   if ((method === 'client_secret_basic' || method === 'client_secret_post') && !hasSecret) {
     problems.push({ member: 'token_endpoint_auth_method', problem: `${method} needs a client_secret` });

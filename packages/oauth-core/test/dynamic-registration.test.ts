@@ -174,6 +174,29 @@ describe('registeredClient: the seed rules apply too', () => {
     );
   });
 
+  it('keeps request_uris (OIDC Registration §2) and refuses one that is not an http(s) URL', () => {
+    const context = { secretHash: null, lifetimes: LIFETIMES };
+    const requestUris = ['https://agent.example.test/request.jwt#v1'];
+    const metadata = readRegistrationRequest({ ...PUBLIC_APP, request_uris: requestUris }, POLICY);
+    expect(registeredClient('dyn-1', metadata, context).requestUris).toEqual(requestUris);
+
+    for (const bad of [
+      ['ftp://agent.example.test/r.jwt'],
+      ['not a url'],
+      'https://agent.example.test/r.jwt',
+    ]) {
+      expect(
+        errorCode(() =>
+          registeredClient(
+            'dyn-1',
+            readRegistrationRequest({ ...PUBLIC_APP, request_uris: bad }, POLICY),
+            context,
+          ),
+        ),
+      ).toBe('invalid_client_metadata');
+    }
+  });
+
   it('refuses private_key_jwt without keys as invalid_client_metadata', () => {
     const metadata = readRegistrationRequest(
       { ...PUBLIC_APP, token_endpoint_auth_method: 'private_key_jwt' },

@@ -204,16 +204,14 @@ describe('resolvePushedAuthorizationRequest (RFC 9126 §4)', () => {
     });
   });
 
-  it('refuses a request_uri that is not a PAR reference', async () => {
+  it('leaves a request_uri that is not a PAR reference to request-uri.ts (by reference, RFC 9101 §5.2)', async () => {
     const { context } = setup();
     expect(
-      await unredirectableCode(
-        resolvePushedAuthorizationRequest(
-          { client_id: 'web', request_uri: 'https://rp.example.test/request.jwt' },
-          context,
-        ),
+      await resolvePushedAuthorizationRequest(
+        { client_id: 'web', request_uri: 'https://rp.example.test/request.jwt' },
+        context,
       ),
-    ).toBe('invalid_request_uri');
+    ).toBeNull();
   });
 });
 

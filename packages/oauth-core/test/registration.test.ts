@@ -56,6 +56,7 @@ describe('clientDefaults', () => {
       authMethods: ['none'],
       jwks: null,
       jwksUri: null,
+      requestUris: [],
       requireSignedRequestObject: false,
       profile: null,
       dpopBoundAccessTokens: false,

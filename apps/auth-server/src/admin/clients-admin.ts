@@ -38,6 +38,7 @@ const EXPORTED_MEMBERS = [
   'token_endpoint_auth_method',
   'jwks',
   'jwks_uri',
+  'request_uris',
   'id_token_signed_response_alg',
   'userinfo_signed_response_alg',
   'dpop_bound_access_tokens',

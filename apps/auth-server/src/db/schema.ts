@@ -71,6 +71,8 @@ export const clients = pgTable('clients', {
   jwks: jsonb('jwks').$type<{ keys: JWK[] }>(),
   /** RFC 7591 `jwks_uri`: fetched with a timeout and cached by the server (src/plugins/client-authentication.ts). */
   jwksUri: text('jwks_uri'),
+  /** OIDC Registration §2 `request_uris`: request objects the client hosts (RFC 9101 §5.2). */
+  requestUris: stringList('request_uris'),
   /** RFC 9101 §10.5 `require_signed_request_object`. */
   requireSignedRequestObject: boolean('require_signed_request_object').notNull().default(false),
   /** `fapi2`: the FAPI 2.0 Security Profile applies (oauth-core fapi2.ts). */

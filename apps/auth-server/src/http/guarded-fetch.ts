@@ -129,15 +129,48 @@ function checkTarget(url: URL, options: GuardedFetchOptions): boolean {
   return trusted;
 }
 
+/** How a body is read: JSON documents, or a JWT (an RFC 9101 §5.2 request object) as text. */
+interface BodyFormat {
+  accept: string;
+  decode(text: string): unknown;
+}
+
+const JSON_FORMAT: BodyFormat = {
+  accept: 'application/json',
+  decode(text) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new GuardedFetchError('not_json', 'the document is not JSON');
+    }
+  },
+};
+
+/** RFC 9101 §10.2 media type of request objects; OIDC Core §6.2 servers often answer application/jwt. */
+const JWT_FORMAT: BodyFormat = {
+  accept: 'application/oauth-authz-req+jwt, application/jwt, */*;q=0.5',
+  decode: (text) => text,
+};
+
 /** GETs `target` as JSON under the guards; same-origin redirects followed, up to three. */
-export async function guardedFetchJson(
+export function guardedFetchJson(target: string, options: GuardedFetchOptions): Promise<FetchedDocument> {
+  return guardedFetch(target, options, JSON_FORMAT);
+}
+
+/** GETs `target` as text (a request object by reference, RFC 9101 §5.2) under the same guards. */
+export async function guardedFetchText(target: string, options: GuardedFetchOptions): Promise<string> {
+  return String((await guardedFetch(target, options, JWT_FORMAT)).body);
+}
+
+async function guardedFetch(
   target: string,
   options: GuardedFetchOptions,
+  format: BodyFormat,
 ): Promise<FetchedDocument> {
   let url = new URL(target);
   const deadline = Date.now() + options.timeoutMs;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const response = await getOnce(url, options, deadline);
+    const response = await getOnce(url, options, deadline, format);
     if (response.redirect === undefined) return response.document;
     const next = new URL(response.redirect, url);
     // draft-ietf-oauth-client-id-metadata-document §6: a redirect elsewhere could lead the server
@@ -154,13 +187,18 @@ interface OneResponse {
   document: FetchedDocument;
 }
 
-function getOnce(url: URL, options: GuardedFetchOptions, deadline: number): Promise<OneResponse> {
+function getOnce(
+  url: URL,
+  options: GuardedFetchOptions,
+  deadline: number,
+  format: BodyFormat,
+): Promise<OneResponse> {
   const trusted = checkTarget(url, options);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: 'GET',
-      headers: { accept: 'application/json' },
+      headers: { accept: format.accept },
       lookup: guardedLookup(trusted, options.resolve ?? systemResolver),
       timeout: Math.max(1, deadline - Date.now()),
     });
@@ -174,7 +212,7 @@ function getOnce(url: URL, options: GuardedFetchOptions, deadline: number): Prom
     };
     request.on('error', fail);
     request.on('response', (response) => {
-      readResponse(response, options.maxBytes).then(
+      readResponse(response, options.maxBytes, format).then(
         (result) => {
           clearTimeout(timer);
           resolve(result);
@@ -189,7 +227,11 @@ function getOnce(url: URL, options: GuardedFetchOptions, deadline: number): Prom
   });
 }
 
-async function readResponse(response: IncomingMessage, maxBytes: number): Promise<OneResponse> {
+async function readResponse(
+  response: IncomingMessage,
+  maxBytes: number,
+  format: BodyFormat,
+): Promise<OneResponse> {
   const status = response.statusCode ?? 0;
   if (status >= 300 && status < 400 && typeof response.headers.location === 'string') {
     response.resume();
@@ -209,12 +251,7 @@ async function readResponse(response: IncomingMessage, maxBytes: number): Promis
     if (size > maxBytes) throw new GuardedFetchError('too_large', `larger than ${maxBytes} bytes`);
     chunks.push(chunk as Buffer);
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new GuardedFetchError('not_json', 'the document is not JSON');
-  }
+  const body = format.decode(Buffer.concat(chunks).toString('utf8'));
   return { document: { body, maxAgeSeconds: cacheLifetime(response.headers['cache-control']) } };
 }
 

@@ -2,6 +2,7 @@ import {
   type AuthenticatedClient,
   authenticateClient,
   authenticateIntrospectionCaller,
+  type Client,
   type ClientAuthenticationEndpoint,
   type ClientKeySource,
   type Clock,
@@ -13,7 +14,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import { clientAuthenticationEndpointUrls } from '../endpoints.js';
-import { type GuardedFetchOptions, guardedFetchJson } from '../http/guarded-fetch.js';
+import { type GuardedFetchOptions, guardedFetchJson, guardedFetchText } from '../http/guarded-fetch.js';
 import { createJtiReplayStore } from '../storage/drizzle/jti-replay.js';
 
 /** How the server reads a client's `jwks_uri` (README "Client keys"). */
@@ -35,6 +36,8 @@ export interface ClientKeyOptions {
 
 /** The largest JWK Set read from a registered client's `jwks_uri`. */
 const REGISTERED_JWKS_MAX_BYTES = 64 * 1024;
+/** The largest request object read from a `request_uri` (oauth-core refuses longer objects anyway). */
+const REQUEST_OBJECT_MAX_BYTES = 32 * 1024;
 
 export const CLIENT_JWKS_DEFAULTS = {
   fetchTimeoutMs: 5_000,
@@ -46,6 +49,8 @@ export const CLIENT_JWKS_DEFAULTS = {
 export interface ClientAuthenticationService {
   readonly keys: ClientKeySource;
   readonly replay: JtiReplayStore;
+  /** GETs the request object at a `request_uri` the client registered (RFC 9101 §5.2), under the SSRF guards. */
+  fetchRequestObject(url: string, client: Client): Promise<string>;
   /**
    * Authenticates the client of `request` at `endpoint` from the parsed form `params`.
    * `inspectOnly` checks an assertion without spending its `jti` (rate-limit keys).
@@ -117,6 +122,26 @@ function guardedJwksFetch(settings: ClientKeyOptions & { fetchTimeoutMs: number 
   };
 }
 
+/**
+ * A request object by reference, always through the guarded fetch (src/http/guarded-fetch.ts): a
+ * registered client's URLs may use only the seed's `client_registration.fetch_origins` over plain
+ * http or private addresses; a seed client's own `request_uris` were written by the operator, so
+ * their origins are trusted like its `jwks_uri`.
+ */
+export function createRequestObjectFetch(settings: ClientKeyOptions = {}) {
+  return (url: string, client: Client): Promise<string> => {
+    const trustedOrigins = client.dynamicallyRegistered
+      ? (settings.registeredClientFetchOrigins ?? [])
+      : (client.requestUris ?? []).filter((uri) => URL.canParse(uri)).map((uri) => new URL(uri).origin);
+    return guardedFetchText(url, {
+      trustedOrigins,
+      maxBytes: REQUEST_OBJECT_MAX_BYTES,
+      timeoutMs: settings.fetchTimeoutMs ?? CLIENT_JWKS_DEFAULTS.fetchTimeoutMs,
+      ...(settings.resolve ? { resolve: settings.resolve } : {}),
+    });
+  };
+}
+
 export const clientAuthenticationPlugin = fp<{ clock: Clock; keys?: ClientKeyOptions }>(
   async (app, { clock, keys: keyOptions }) => {
     const { stores, secrets } = app.protocol;
@@ -138,6 +163,7 @@ export const clientAuthenticationPlugin = fp<{ clock: Clock; keys?: ClientKeyOpt
 
     app.decorate('clientAuthentication', {
       keys,
+      fetchRequestObject: createRequestObjectFetch(keyOptions),
       replay,
       authenticate(request, endpoint, params, options) {
         return authenticateClient(

@@ -6,6 +6,7 @@ import {
   type ResolvedPushedRequest,
   resolveAuthorizationRequestObject,
   resolvePushedAuthorizationRequest,
+  resolveRequestUriByReference,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINTS } from '../endpoints.js';
@@ -38,6 +39,7 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
     issuer: app.config.issuer,
     clock: app.protocol.clock,
     clients: app.protocol.stores.clients,
+    fetchRequestObject: app.clientAuthentication.fetchRequestObject,
   };
 
   async function handle(
@@ -56,8 +58,13 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
         store: flow.pushedRequests,
         clock: app.protocol.clock,
       });
-      // RFC 9101 §5: a request object by value stands for the parameters it carries.
-      const signed = pushed === null ? await resolveAuthorizationRequestObject(params, requestObjects) : null;
+      // RFC 9101 §5: a request object, by value or by reference (§5.2, a URL the client
+      // registered), stands for the parameters it carries.
+      const signed =
+        pushed === null
+          ? ((await resolveRequestUriByReference(params, requestObjects)) ??
+            (await resolveAuthorizationRequestObject(params, requestObjects)))
+          : null;
       params = pushed?.params ?? signed ?? params;
       authorizationRequest = await flow.validate(params);
       checkPushedAuthorizationRequired(authorizationRequest, pushed !== null);

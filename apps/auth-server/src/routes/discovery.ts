@@ -81,9 +81,11 @@ export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app,
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claims_parameter_supported: false,
     // RFC 9101: request objects by value, at /authorize and at the PAR endpoint; `request_uri`
-    // only as the PAR endpoint's reference (RFC 9126), so not as a URL to fetch.
+    // as the PAR endpoint's reference (RFC 9126) or a URL the client registered (§5.2, OIDC
+    // Discovery §3 `require_request_uri_registration`), fetched under the SSRF guards.
     request_parameter_supported: true,
-    request_uri_parameter_supported: false,
+    request_uri_parameter_supported: true,
+    require_request_uri_registration: true,
     request_object_signing_alg_values_supported: [...CLIENT_JWT_SIGNING_ALGS],
     // RFC 9449 §5.1: the algorithms accepted in DPoP proofs.
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],

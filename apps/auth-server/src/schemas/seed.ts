@@ -79,6 +79,7 @@ export const SeedClientSchema = Type.Object(
       ),
     ),
     jwks_uri: Type.Optional(NonEmptyString),
+    request_uris: Type.Optional(Type.Array(NonEmptyString, { maxItems: 20 })),
     require_signed_request_object: Type.Optional(Type.Boolean()),
     authorization_signed_response_alg: Type.Optional(SigningAlg),
     userinfo_signed_response_alg: Type.Optional(SigningAlg),

@@ -100,6 +100,7 @@ export function useContractContext(
     jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x-coordinate', y: 'y-coordinate', kid: 'k1' }] },
     jwksUri: null,
     requireSignedRequestObject: true,
+    requestUris: ['https://rp.example/request.jwt#v1'],
     profile: 'fapi2',
     requireMfa: true,
     refreshTokenReuseInterval: 30,

@@ -41,6 +41,7 @@ export async function writeRegistryRecords(
         authMethods: [...(client.authMethods ?? [])],
         jwks: client.jwks == null ? null : { keys: [...client.jwks.keys] },
         jwksUri: client.jwksUri ?? null,
+        requestUris: [...(client.requestUris ?? [])],
         requireSignedRequestObject: client.requireSignedRequestObject ?? false,
         profile: client.profile ?? null,
         authorizationSignedResponseAlg: client.authorizationSignedResponseAlg ?? 'RS256',
@@ -151,6 +152,7 @@ function clientFromRow(row: typeof clients.$inferSelect): Client {
     authMethods: row.authMethods as ClientAuthenticationMethod[],
     jwks: row.jwks,
     jwksUri: row.jwksUri,
+    requestUris: row.requestUris,
     requireSignedRequestObject: row.requireSignedRequestObject,
     profile: row.profile === 'fapi2' ? 'fapi2' : null,
     // The seed loader only writes SigningAlg values.

@@ -1,0 +1,1 @@
+ALTER TABLE "clients" ADD COLUMN "request_uris" text[] DEFAULT '{}'::text[] NOT NULL;
