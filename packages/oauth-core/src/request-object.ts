@@ -13,8 +13,8 @@ import { hashToken } from './tokens/opaque.js';
 
 /**
  * JWT-Secured Authorization Requests (RFC 9101): the authorization request's parameters as the
- * claims of a JWT signed by the client (`request`, by value), at the PAR endpoint and at /authorize.
- * `request_uri` is accepted only as the reference the PAR endpoint handed out (RFC 9126).
+ * claims of a JWT signed by the client (`request`, by value), at the PAR endpoint and at /authorize;
+ * by reference (`request_uri`, request-uri.ts) the object may also be unsigned.
  */
 
 /** How far ahead a request object's `exp` may be (seconds). */
