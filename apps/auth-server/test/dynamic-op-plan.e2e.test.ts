@@ -23,8 +23,8 @@ import { TEST_SECRETS, testSeed } from './helpers/seed.js';
  * is openid-client v6 (RFC 7591 registration, then the code flow through the real login and
  * consent pages over HTTP); registration-endpoint refusals are plain fetch.
  *
- * Modules refused by policy (an unsigned request object by reference) are listed with the reason
- * in docs/conformance.md, "Dynamic OP".
+ * Modules skipped by the suite or refused by policy are listed with the reason in
+ * docs/conformance.md, "Dynamic OP".
  *
  * ISSUER stays https://issuer.example.test; every request to it is sent to the ephemeral local port.
  */
@@ -417,16 +417,21 @@ describe('Dynamic OP plan: request_uri modules', () => {
   });
 
   it('oidcc-request-uri-unsigned', async () => {
-    // The suite expects the flow to complete. This server accepts no unsigned request objects
-    // (RFC 9101 §10.2 `none`; discovery lists no `none`), by value or by reference, so the object
-    // is refused on the error page: the module fails by policy (docs/conformance.md).
-    const { authorizationUrl } = await byReference(async (claims) => new UnsecuredJWT(claims).encode());
+    // OIDC Core §6.2, §15.2: request_uri is mandatory for dynamic OPs, and its object may be
+    // unsigned; it is accepted by reference only (oauth-core request-object.ts), and the flow completes.
+    const { config, authorizationUrl, verifier, nonce } = await byReference(async (claims) =>
+      new UnsecuredJWT(claims).encode(),
+    );
 
-    const response = await fetch(toLocal(authorizationUrl), { redirect: 'manual' });
+    const callback = await signIn(authorizationUrl);
 
-    expect(response.status).toBe(400);
-    expect(response.headers.get('location')).toBeNull();
-    expect(await response.text()).toContain('invalid_request_object');
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: 'by-reference',
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    expect(tokens.claims()?.sub).toBe('u-alice');
   });
 });
 

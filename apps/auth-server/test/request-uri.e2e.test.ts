@@ -80,6 +80,10 @@ beforeAll(async () => {
       ],
     }),
     seedClient('bank', bankKey, { profile: 'fapi2', request_uris: [`${origin}/bank.jwt`] }),
+    seedClient('strict', rsaKey, {
+      require_signed_request_object: true,
+      request_uris: [`${origin}/strict-unsigned.jwt`],
+    }),
   ];
   // Registered clients get no trusted origins: the listener's loopback address is refused for them.
   seed.client_registration = { initial_access_tokens: [INITIAL_ACCESS_TOKEN], scope: 'openid' };
@@ -112,13 +116,27 @@ describe('/authorize with request_uri by reference (RFC 9101 §5.2)', () => {
     expect(response.headers.location).toContain('/interaction/');
   });
 
-  it('refuses an unsigned (alg none) object: no client may send unsigned request objects', async () => {
-    const claims = { ...authorizationParams('ro'), iss: 'ro', aud: TEST_ISSUER };
-    served.set(
-      '/unsigned.jwt',
-      new UnsecuredJWT(claims).setExpirationTime(Math.floor(Date.now() / 1000) + 60).encode(),
-    );
-    expect(await refusal('ro', `${origin}/unsigned.jwt`)).toContain('invalid_request_object');
+  /** An unsigned (`alg: none`) request object with `authorizationParams(clientId)`. */
+  const unsignedObject = (clientId: string) =>
+    new UnsecuredJWT({ ...authorizationParams(clientId), iss: clientId, aud: TEST_ISSUER })
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 60)
+      .encode();
+
+  it('takes an unsigned (alg none) object at a registered URL from a plain client (OIDC Core §6.2)', async () => {
+    served.set('/unsigned.jwt', unsignedObject('ro'));
+    const response = await authorize('ro', `${origin}/unsigned.jwt`);
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toContain('/interaction/');
+  });
+
+  it('refuses an unsigned object from a require_signed_request_object client, and any by value', async () => {
+    served.set('/strict-unsigned.jwt', unsignedObject('strict'));
+    expect(await refusal('strict', `${origin}/strict-unsigned.jwt`)).toContain('invalid_request_object');
+    const byValue = new URLSearchParams({ client_id: 'ro', request: unsignedObject('ro') });
+    const response = await app.inject({ method: 'GET', url: `/authorize?${byValue}` });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).toContain('invalid_request_object');
   });
 
   it('refuses content that is no request object with invalid_request_object', async () => {

@@ -1,4 +1,4 @@
-import type { JWTPayload } from 'jose';
+import { type JWTPayload, UnsecuredJWT } from 'jose';
 import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
 import type { ClientKeySource } from './client-assertion.js';
 import { verifyClientSignedJwt } from './client-signed-jwt.js';
@@ -13,8 +13,8 @@ import { hashToken } from './tokens/opaque.js';
 
 /**
  * JWT-Secured Authorization Requests (RFC 9101): the authorization request's parameters as the
- * claims of a JWT signed by the client (`request`, by value), at the PAR endpoint and at /authorize.
- * `request_uri` is accepted only as the reference the PAR endpoint handed out (RFC 9126).
+ * claims of a JWT signed by the client (`request`, by value), at the PAR endpoint and at /authorize;
+ * by reference (`request_uri`, request-uri.ts) the object may also be unsigned.
  */
 
 /** How far ahead a request object's `exp` may be (seconds). */
@@ -43,10 +43,7 @@ export function checkRequestObjectClaims(
   check: { clientId: string; issuer: string; now: number; profile?: Client['profile'] },
 ): { params: RequestObjectParams; jti: string | null; exp: number } {
   if (payload.iss !== check.clientId) throw invalidRequestObject('iss is not the client_id');
-  const aud = payload.aud;
-  if (!(aud === check.issuer || (Array.isArray(aud) && aud.includes(check.issuer)))) {
-    throw invalidRequestObject('aud is not the issuer');
-  }
+  if (!audienceIncludes(payload.aud, check.issuer)) throw invalidRequestObject('aud is not the issuer');
   if (payload.client_id !== undefined && payload.client_id !== check.clientId) {
     throw invalidRequestObject('client_id differs from the request');
   }
@@ -64,6 +61,32 @@ export function checkRequestObjectClaims(
     throw invalidRequestObject('jti is not a usable string');
   }
   return { params: parametersOf(payload, check.clientId), jti: jti ?? null, exp };
+}
+
+function audienceIncludes(aud: JWTPayload['aud'], issuer: string): boolean {
+  return aud === issuer || (Array.isArray(aud) && aud.includes(issuer));
+}
+
+/**
+ * The claim checks for an unsigned object (see `verifyUnsignedRequestObject`): OIDC Core §6.1 says
+ * `iss` and `aud` "SHOULD" be present only when the object is signed, so each is optional but, when
+ * present, must name the client and the issuer; `client_id` inside, when present, equals the outer
+ * one (RFC 9101 §5); `exp`, when present, has not passed and `nbf` has (jose checks both on decode).
+ * `jti` is not kept against replay: anyone can mint an unsigned object, so a first use proves
+ * nothing, and no lifetime bound applies for the same reason. Returns the parameters.
+ */
+export function checkUnsignedRequestObjectClaims(
+  payload: JWTPayload,
+  check: { clientId: string; issuer: string },
+): RequestObjectParams {
+  if (payload.iss !== undefined && payload.iss !== check.clientId)
+    throw invalidRequestObject('iss is not the client_id');
+  if (payload.aud !== undefined && !audienceIncludes(payload.aud, check.issuer))
+    throw invalidRequestObject('aud is not the issuer');
+  if (payload.client_id !== undefined && payload.client_id !== check.clientId) {
+    throw invalidRequestObject('client_id differs from the request');
+  }
+  return parametersOf(payload, check.clientId);
 }
 
 function parametersOf(payload: JWTPayload, clientId: string): RequestObjectParams {
@@ -95,7 +118,8 @@ export interface RequestObjectDeps {
 
 /**
  * Verifies a request object sent by `client` (signature by one of its keys with an allowed
- * asymmetric algorithm; `none` is never accepted, RFC 9101 §10.2), checks its claims, refuses a
+ * asymmetric algorithm; `none` is never accepted here, RFC 9101 §10.2: this is the path for
+ * objects by value and at PAR; see `verifyUnsignedRequestObjectByReference`), checks its claims, refuses a
  * second use of its `jti` when it has one, and returns its parameters.
  */
 export async function verifyRequestObject(
@@ -121,6 +145,44 @@ export async function verifyRequestObject(
     throw invalidRequestObject('jti already used');
   }
   return params;
+}
+
+/**
+ * Whether `client` may send an unsigned (`alg: none`) request object by reference: not a FAPI 2.0
+ * client (FAPI 2.0 Message Signing: signed objects only) and not one that registered
+ * `require_signed_request_object` (RFC 9101 §10.5). Clients keep no `request_object_signing_alg`
+ * here (registration does not store it), so no registered algorithm can forbid `none`.
+ */
+export function mayUseUnsignedRequestObjectByReference(client: Client): boolean {
+  return client.profile !== 'fapi2' && client.requireSignedRequestObject !== true;
+}
+
+/**
+ * An unsigned (`alg: none`) request object fetched from one of `client`'s registered `request_uris`
+ * (the only caller is request-uri.ts; by value and at PAR `verifyRequestObject` refuses `none`).
+ * OIDC Core §6.2 and §15.2 make `request_uri` mandatory for dynamic OPs, and §6.1 lets its object
+ * be unsigned: its integrity rests on the client's pre-registered URL, fetched under the same
+ * guards as signed ones. RFC 9101 §10.2's concern with `none` is met by never accepting it by value
+ * (where anyone holding a browser could forge it) nor from clients that asked for signed objects.
+ */
+export function verifyUnsignedRequestObjectByReference(
+  requestObject: string,
+  client: Client,
+  deps: Pick<RequestObjectDeps, 'issuer' | 'clock'>,
+): RequestObjectParams {
+  if (!mayUseUnsignedRequestObjectByReference(client))
+    throw invalidRequestObject('alg none not allowed for this client');
+  if (requestObject.length > MAX_REQUEST_OBJECT_LENGTH) throw invalidRequestObject('too large');
+  let payload: JWTPayload;
+  try {
+    ({ payload } = UnsecuredJWT.decode(requestObject, {
+      currentDate: new Date(deps.clock.nowSeconds() * 1000),
+      clockTolerance: JWT_CLOCK_SKEW_SECONDS,
+    }));
+  } catch (error) {
+    throw invalidRequestObject(`rejected: ${(error as { code?: string }).code ?? 'invalid'}`);
+  }
+  return checkUnsignedRequestObjectClaims(payload, { clientId: client.clientId, issuer: deps.issuer });
 }
 
 /** A request object's parameters as single values plus the RFC 8707 `resource` list. */

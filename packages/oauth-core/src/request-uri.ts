@@ -1,15 +1,22 @@
+import { decodeProtectedHeader } from 'jose';
 import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import type { Client } from './model.js';
 import { PAR_REQUEST_URI_PREFIX } from './par.js';
-import { type RequestObjectDeps, type RequestObjectParams, verifyRequestObject } from './request-object.js';
+import {
+  type RequestObjectDeps,
+  type RequestObjectParams,
+  verifyRequestObject,
+  verifyUnsignedRequestObjectByReference,
+} from './request-object.js';
 import type { ClientStore } from './storage/index.js';
 
 /**
  * `request_uri` by reference (RFC 9101 §5.2, OIDC Core §6.2): a URL the client hosts that serves
  * its request object. The server fetches only URLs the client registered (OIDC Registration §2
  * `request_uris`; discovery says `require_request_uri_registration: true`), so a client cannot
- * point it at arbitrary hosts; what it fetches is processed exactly as a `request` value.
+ * point it at arbitrary hosts; what it fetches is processed as a `request` value, except that an
+ * unsigned object is accepted from clients that may send one (OIDC Core §6.2, §15.2).
  */
 
 /** OIDC Core §6.2 bounds the entire Request URI at 512 ASCII characters; longer ones are refused. */
@@ -37,6 +44,28 @@ export function requestUriToFetch(requestUri: string, client: Client): string {
   const registered = (client.requestUris ?? []).some((uri) => withoutFragment(uri) === wanted);
   if (!registered) throw invalidRequestUri('not among the client’s registered request_uris');
   return wanted;
+}
+
+function isUnsigned(requestObject: string): boolean {
+  try {
+    return decodeProtectedHeader(requestObject).alg === 'none';
+  } catch {
+    return false; // not a JWS: `verifyRequestObject` refuses it with its reason
+  }
+}
+
+/**
+ * The fetched object's parameters: signed, verified as a `request` value; unsigned (`alg: none`),
+ * accepted here only, by reference from a registered URL, for clients that may send one
+ * (`verifyUnsignedRequestObjectByReference` says why).
+ */
+async function verifyFetchedRequestObject(
+  requestObject: string,
+  client: Client,
+  deps: RequestObjectDeps,
+): Promise<RequestObjectParams> {
+  if (isUnsigned(requestObject)) return verifyUnsignedRequestObjectByReference(requestObject, client, deps);
+  return verifyRequestObject(requestObject, client, deps);
 }
 
 export interface RequestUriDeps extends RequestObjectDeps {
@@ -76,7 +105,7 @@ export async function resolveRequestUriByReference(
     } catch (error) {
       throw invalidRequestUri(`could not be fetched: ${String((error as Error).message).slice(0, 200)}`);
     }
-    return await verifyRequestObject(requestObject, client, deps);
+    return await verifyFetchedRequestObject(requestObject, client, deps);
   } catch (error) {
     if (error instanceof OAuthError) throw unredirectable(error);
     throw error;

@@ -4,6 +4,11 @@ import { AuthorizationRequestError } from '../src/authorization.js';
 import { OAuthError } from '../src/errors.js';
 import type { Client } from '../src/model.js';
 import { PAR_REQUEST_URI_PREFIX } from '../src/par.js';
+import {
+  resolveAuthorizationRequestObject,
+  verifyRequestObject,
+  verifyUnsignedRequestObjectByReference,
+} from '../src/request-object.js';
 import { requestUriToFetch, resolveRequestUriByReference } from '../src/request-uri.js';
 import { createMemoryDpopReplayStore } from '../src/storage/memory-dpop-replay.js';
 import { createMemoryStores } from '../src/testing.js';
@@ -55,10 +60,10 @@ describe('requestUriToFetch: which request_uri a client may use (OIDC Core §6.2
 });
 
 describe('resolveRequestUriByReference (RFC 9101 §5.2)', () => {
-  async function setUp(served: (client: Client) => Promise<string>) {
+  async function setUp(served: (client: Client) => Promise<string>, overrides: Partial<Client> = {}) {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const jwk = { ...(await exportJWK(publicKey)), alg: 'RS256' };
-    const client = makeClient({ jwks: { keys: [jwk] }, requestUris: [REQUEST_URI] });
+    const client = makeClient({ jwks: { keys: [jwk] }, requestUris: [REQUEST_URI], ...overrides });
     const fetched: string[] = [];
     const deps = {
       keys: { keysFor: () => createLocalJWKSet({ keys: [jwk] }) },
@@ -80,8 +85,9 @@ describe('resolveRequestUriByReference (RFC 9101 §5.2)', () => {
     };
     const signed = () =>
       new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'oauth-authz-req+jwt' }).sign(privateKey);
-    const unsigned = () => new UnsecuredJWT(claims).encode();
-    return { deps, fetched, signed, unsigned };
+    const unsigned = (changes: Record<string, unknown> = {}) =>
+      new UnsecuredJWT({ ...claims, ...changes }).encode();
+    return { client, deps, fetched, signed, unsigned };
   }
   const failure = (promise: Promise<unknown>) =>
     promise.then(
@@ -129,12 +135,68 @@ describe('resolveRequestUriByReference (RFC 9101 §5.2)', () => {
     expect(await failure(resolveRequestUriByReference(params, garbage.deps))).toBe('invalid_request_object');
   });
 
-  it('refuses an unsigned (alg none) object: this server accepts no unsigned request objects', async () => {
+  it('accepts an unsigned (alg none) object by reference from a plain client (OIDC Core §6.2, §15.2)', async () => {
     let object = '';
     const { deps, unsigned } = await setUp(async () => object);
+    const params = { client_id: 'web', request_uri: REQUEST_URI };
+    for (const changes of [{}, { iss: undefined, aud: undefined, exp: undefined }, { client_id: 'web' }]) {
+      object = unsigned(changes);
+      expect(await resolveRequestUriByReference(params, deps)).toMatchObject({
+        client_id: 'web',
+        response_type: 'code',
+        scope: 'openid',
+      });
+    }
+  });
+
+  it('does not keep an unsigned object’s jti: the same object may be fetched again', async () => {
+    let object = '';
+    const { deps, unsigned } = await setUp(async () => object);
+    object = unsigned({ jti: 'same' });
+    const params = { client_id: 'web', request_uri: REQUEST_URI };
+    await resolveRequestUriByReference(params, deps);
+    expect(await resolveRequestUriByReference(params, deps)).toMatchObject({ response_type: 'code' });
+  });
+
+  it('refuses an unsigned object by reference from a client that asked for signed objects', async () => {
+    let object = '';
+    const { deps, unsigned } = await setUp(async () => object, { requireSignedRequestObject: true });
     object = unsigned();
     const params = { client_id: 'web', request_uri: REQUEST_URI };
     expect(await failure(resolveRequestUriByReference(params, deps))).toBe('invalid_request_object');
+  });
+
+  it('refuses an unsigned object for a FAPI 2.0 client even past the request_uri check', async () => {
+    const { client, deps, unsigned } = await setUp(async () => '', { profile: 'fapi2' });
+    expect(codeOf(() => verifyUnsignedRequestObjectByReference(unsigned(), client, deps))).toBe(
+      'invalid_request_object',
+    );
+  });
+
+  it('refuses an unsigned object whose iss, aud or client_id is wrong, or which has expired', async () => {
+    let object = '';
+    const { deps, unsigned } = await setUp(async () => object);
+    const params = { client_id: 'web', request_uri: REQUEST_URI };
+    for (const changes of [
+      { iss: 'other' },
+      { aud: 'https://other.example.test' },
+      { client_id: 'other' },
+      { exp: NOW - 3600 },
+      { nbf: NOW + 3600 },
+      { request_uri: REQUEST_URI },
+    ]) {
+      object = unsigned(changes);
+      expect(await failure(resolveRequestUriByReference(params, deps))).toBe('invalid_request_object');
+    }
+  });
+
+  it('refuses an unsigned object by value and at PAR (verifyRequestObject), even from a plain client', async () => {
+    const { client, deps, unsigned } = await setUp(async () => '');
+    const byValue = { client_id: 'web', request: unsigned() };
+    expect(await failure(resolveAuthorizationRequestObject(byValue, deps))).toBe('invalid_request_object');
+    await expect(verifyRequestObject(unsigned(), client, deps)).rejects.toMatchObject({
+      code: 'invalid_request_object',
+    });
   });
 
   it('refuses request and request_uri together, and a missing client_id', async () => {
