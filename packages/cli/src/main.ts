@@ -18,11 +18,12 @@ const code = await run(process.argv.slice(2), {
 process.exitCode = interrupt.signal.aborted ? EXIT.interrupted : code;
 
 /**
- * `orders` when run as the installed command (npm link puts an `orders` on PATH); otherwise the
- * script as a path from where the person stands (pnpm's INIT_CWD: `pnpm --filter … start` runs in
- * the package folder), e.g. `node packages/cli/bin/orders.js`.
+ * The executable script run by path before the command is installed (`node
+ * packages/cli/bin/orders.js`, or `pnpm --filter … start`, which runs it in the package folder):
+ * that path from where the person stands (pnpm's INIT_CWD). Anything else (the installed `orders`
+ * on PATH, a harness running the sources) is named `orders`.
  */
 function invocation(script: string): string {
-  if (basename(script) === 'orders') return 'orders';
+  if (basename(script) !== 'orders.js') return 'orders';
   return `node ${relative(process.env.INIT_CWD ?? process.cwd(), script)}`;
 }

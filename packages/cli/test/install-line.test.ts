@@ -38,5 +38,16 @@ describe('the README install line', () => {
     const [path, ...help] = found.stdout.toString().split('\n');
     expect(path).toBe(join(prefix, 'bin', 'orders'));
     expect(help.join('\n')).toContain('Usage: orders [options] <command>');
+
+    // Installed, its hints name the command; run by path before that, they name the path.
+    const configDir = join(scratch, 'config');
+    const signedOut = { ...env, ORDERS_ISSUER: 'http://127.0.0.1:9', ORDERS_CLI_CONFIG_DIR: configDir };
+    const installed = spawnSync('sh', ['-c', 'orders whoami'], { cwd: scratch, env: signedOut });
+    expect(installed.stderr.toString()).toContain('Run `orders login`.');
+    const byPath = spawnSync(process.execPath, ['packages/cli/bin/orders.js', 'whoami'], {
+      cwd: repositoryRoot,
+      env: signedOut,
+    });
+    expect(byPath.stderr.toString()).toContain('Run `node packages/cli/bin/orders.js login`.');
   });
 });
