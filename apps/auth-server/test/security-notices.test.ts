@@ -1,4 +1,5 @@
 import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import { type SmtpFixture, startSmtpServer, urlsIn } from '@oidc-orders/service-kit/testing';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
@@ -9,7 +10,6 @@ import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER, TEST_KEY_ENCRYPTION_KEY } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { testSeed } from './helpers/seed.js';
-import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
 import { createPasskeyResponse } from './helpers/software-authenticator.js';
 
 /**
