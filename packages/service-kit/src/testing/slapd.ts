@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Attribute, Change, Client } from 'ldapts';
+import type { Client } from 'ldapts';
 import { findFreePort } from './free-port.js';
 import { requireSystemProgram, suiteCanRun, systemProgramMissing } from './system-programs.js';
 import { makeThrowAwayCa, type ThrowAwayCa } from './throw-away-certificate.js';
@@ -82,6 +82,9 @@ export interface SlapdFixture {
 }
 
 const freePort = findFreePort;
+
+/** Loaded on first use: the testing entry stays quick to import for the suites that never start slapd. */
+const loadLdapts = () => import('ldapts');
 
 function hashed(password: string): string {
   return execFileSync('/usr/sbin/slappasswd', ['-h', '{SSHA}', '-s', password], { encoding: 'utf8' }).trim();
@@ -182,6 +185,7 @@ class SlapdProcess {
     child.stderr?.on('data', (chunk: Buffer) => {
       this.log += chunk.toString('utf8');
     });
+    const { Client } = await loadLdapts();
     const deadline = Date.now() + 15_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`slapd exited at start:\n${this.log.slice(-2000)}`);
@@ -229,6 +233,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
   const ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
   const server = new SlapdProcess(conf, `${url}/ ${ldapsUrl}/`);
   await server.start(url);
+  const { Attribute, Change, Client } = await loadLdapts();
 
   async function asRoot<T>(work: (client: Client) => Promise<T>): Promise<T> {
     const client = new Client({ url, timeout: 5000, connectTimeout: 2000 });

@@ -1,6 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 
 /**
  * A real SMTP server over TCP on a free loopback port (the npm `smtp-server` package, by the
@@ -30,6 +29,8 @@ export async function startSmtpServer(
 ): Promise<SmtpFixture> {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
+  // Loaded on first use: the testing entry stays quick to import for the suites that never start it.
+  const [{ SMTPServer }, { simpleParser }] = await Promise.all([import('smtp-server'), import('mailparser')]);
   const server = new SMTPServer({
     authOptional: true,
     disableReverseLookup: true,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 import { findFreePort } from './free-port.js';
 
 /**
@@ -199,6 +200,8 @@ export async function startUpstreamProvider(options: {
     behaviour: { account: { sub: 'upstream-user-1' } } as UpstreamBehaviour,
   };
   const start = async () => {
+    // Loaded on first use: the testing entry stays quick to import for the suites that never start it.
+    const { default: Provider } = await import('oidc-provider');
     const provider = new Provider(
       issuer,
       configuration(
