@@ -37,6 +37,17 @@ describeAuditEventStoreContract(`drizzle on ${databaseKind}`, async () => {
 });
 describeAuditEventStoreContract('in memory', async () => createMemoryAuditEventStore());
 
+describe('audit retention on the database', () => {
+  it('two instances deleting at once delete each expired row once and wait for nothing', async () => {
+    await store.record(Array.from({ length: 20 }, (_, index) => event(1000 + index)));
+    await store.record([event(5000)]);
+    // Batches of three: the two passes interleave, each skipping the rows the other has locked.
+    const deleted = await Promise.all([store.deleteOlderThan(2000), store.deleteOlderThan(2000)]);
+    expect(deleted[0] + deleted[1]).toBe(20);
+    expect((await store.query({ limit: 50 })).events.map((stored) => stored.time)).toEqual([5000]);
+  });
+});
+
 describe('audit event writer', () => {
   it('writes queued events in batches and on flush', async () => {
     const writer = createAuditEventWriter(store, { batchSize: 2, flushIntervalMs: 60_000 });
