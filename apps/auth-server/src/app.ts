@@ -27,6 +27,7 @@ import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
 import { createUpstreamLinkMail } from './mail/upstream-link.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
+import { adminPlugin } from './plugins/admin.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
@@ -173,6 +174,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
+  // The operator's operations (src/admin/), for the admin API and the console.
+  await app.register(adminPlugin);
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated

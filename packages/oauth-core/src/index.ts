@@ -1,3 +1,4 @@
+export * from './admin-api.js';
 export * from './authentication-level.js';
 export * from './authorization.js';
 export * from './challenge.js';
