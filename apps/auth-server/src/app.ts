@@ -43,6 +43,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
+import { adminApiRoutes } from './routes/admin-api/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
@@ -190,6 +191,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
+  await app.register(adminApiRoutes);
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;
