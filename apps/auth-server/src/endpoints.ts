@@ -136,6 +136,7 @@ export const ENDPOINTS = {
   adminProviders: adminApi('/providers'),
   adminKeys: adminApi('/keys'),
   adminKeysRotate: adminApi('/keys/rotate'),
+  adminAudit: adminApi('/audit'),
 } as const satisfies Record<string, ProtocolEndpoint>;
 
 /** A row of the administration API, its path under ADMIN_API_PATH. */

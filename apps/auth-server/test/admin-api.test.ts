@@ -141,11 +141,7 @@ async function tokenFor(clientId: string, parameters: Record<string, string>) {
 }
 
 /** The JSON members the tests read (an admin API answer is an object or a list of them). */
-type Answer = Record<string, unknown> & {
-  status?: string | number;
-  users?: Array<Record<string, string>>;
-  next?: string | null;
-};
+type Answer = Record<string, unknown> & { status?: string | number };
 type Listed = Array<Record<string, unknown>>;
 
 /** A request to the admin API at the listening app, with the token as a bearer token. */
@@ -277,7 +273,7 @@ describe('who may call the admin API', () => {
       { DPoP },
     );
     expect(withProof.status).toBe(200);
-    const found = ((await withProof.json()) as Answer).users ?? [];
+    const found = (await withProof.json()) as Listed;
     expect(found.map((user) => user.sub)).toEqual(['u-pager-1']);
     // The same token as a bearer token, or in the DPoP scheme without a proof: refused.
     expect((await callApi('/users', tokens.access_token)).status).toBe(401);
@@ -295,20 +291,19 @@ describe('what the admin API does', () => {
     ({ access_token: token } = await tokenFor('automation', { scope: 'admin.read admin.write' }));
   });
 
-  it('searches users and pages through the result with the next cursor', async () => {
+  it('searches users: a JSON list, the next page linked (RFC 8288 rel="next") until the last', async () => {
     const seen: string[] = [];
-    let cursor: string | null = null;
+    let next: string | null = `${ADMIN_API}/users?q=PAGER&limit=3`;
     let pages = 0;
-    do {
-      const query: string = `/users?q=PAGER&limit=3${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = await (await callApi(query, token)).answer();
-      seen.push(...(page.users ?? []).map((user) => user.username ?? ''));
-      cursor = page.next ?? null;
+    while (next !== null) {
+      const response = await callApi(next.slice(ADMIN_API.length), token);
+      seen.push(...(await response.list()).map((user) => String(user.username)));
+      next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1] ?? null;
       pages++;
-    } while (cursor !== null);
+    }
     expect(pages).toBe(3);
     expect(seen).toEqual(PAGED_USERS);
-    const [first] = (await (await callApi('/users?q=pager-3%40example', token)).answer()).users ?? [];
+    const [first] = await (await callApi('/users?q=pager-3%40example', token)).list();
     expect(first).toEqual({
       sub: 'u-pager-3',
       username: 'pager-3',
@@ -336,6 +331,16 @@ describe('what the admin API does', () => {
     expect(logs.auditEvents('auth.admin.user_disabled')).toEqual([
       expect.objectContaining({ sub: 'u-pager-2', actor: 'automation' }),
     ]);
+
+    // The stored audit events, newest first, name the actor too.
+    const stored = await (await callApi('/audit?sub=u-pager-2', token)).list();
+    expect(stored[0]).toMatchObject({
+      event: 'auth.admin.user_disabled',
+      sub: 'u-pager-2',
+      actor: 'automation',
+      time: expect.any(Number),
+    });
+    expect(stored.map((entry) => entry.event)).toContain('auth.login.succeeded');
 
     expect((await callApi('/users/u-pager-2/enable', token, 'POST')).status).toBe(200);
     expect(await signInAtRelyingParty('pager-2', 'pager-2-password-0123')).toMatchObject({ signedIn: true });
@@ -368,6 +373,28 @@ describe('what the admin API does', () => {
     expect(logs.auditEvents('auth.admin.sessions_ended')).toEqual([
       expect.objectContaining({ sub: 'u-alice', actor: 'automation', count: 1 }),
     ]);
+  });
+
+  it('filters the stored audit events by event, client and time, newest first, paged by Link', async () => {
+    const byEvent = await (await callApi('/audit?event=auth.admin.user_enabled', token)).list();
+    expect(byEvent.map((entry) => [entry.event, entry.sub])).toEqual([
+      ['auth.admin.user_enabled', 'u-pager-2'],
+    ]);
+    const first = await callApi('/audit?sub=u-pager-2&limit=1', token);
+    const [newest] = await first.list();
+    const next = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1] ?? '';
+    expect(next).toContain('sub=u-pager-2');
+    const [older] = await (await callApi(next.slice(ADMIN_API.length), token)).list();
+    expect(Number(older?.time)).toBeLessThanOrEqual(Number(newest?.time));
+    expect(older).not.toEqual(newest);
+    const later = Number(newest?.time) + 1;
+    expect(await (await callApi(`/audit?sub=u-pager-2&since=${later}`, token)).list()).toEqual([]);
+    const byClient = await (await callApi('/audit?client_id=rp&limit=500', token)).list();
+    expect(byClient.length).toBeGreaterThan(0);
+    expect(byClient.every((entry) => entry.client_id === 'rp')).toBe(true);
+    const badCursor = await callApi('/audit?cursor=bm90LWEtY3Vyc29y', token);
+    expect(badCursor.status).toBe(400);
+    expect(await badCursor.answer()).toMatchObject({ error: 'invalid_cursor' });
   });
 
   it('lists clients and resources read-only with live counts, and signing keys with their state', async () => {

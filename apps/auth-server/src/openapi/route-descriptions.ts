@@ -26,7 +26,8 @@ const documented = (path: string) => openApiPath(path);
 /** The administration API (src/routes/admin-api/): reads need admin.read, changes admin.write. */
 const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
   [`GET ${documented(ENDPOINTS.adminUsers.path)}`]: {
-    summary: 'Search users (q: username, name or e-mail part, or the sub), paged by `cursor`',
+    summary:
+      'Search users (q: username, name or e-mail part, or the sub): a JSON list, the next page in Link rel=next',
     tag: 'admin',
   },
   [`GET ${documented(ENDPOINTS.adminUser.path)}`]: {
@@ -82,6 +83,11 @@ const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
   },
   [`GET ${ENDPOINTS.adminKeys.path}`]: {
     summary: 'Signing keys: state and age (public parts only)',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminAudit.path}`]: {
+    summary:
+      'Stored audit events, newest first, by sub, client_id, event and time (since, until); paged by Link rel=next',
     tag: 'admin',
   },
   [`POST ${ENDPOINTS.adminKeysRotate.path}`]: {

@@ -45,11 +45,6 @@ export const UserSearchQuery = Type.Object({
 });
 export type UserSearchQuery = Static<typeof UserSearchQuery>;
 
-export const UserPage = Type.Object({
-  users: Type.Array(UserSummary),
-  next: Type.Union([Type.String(), Type.Null()], { description: 'the `cursor` of the next page' }),
-});
-
 const Factor = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -179,6 +174,29 @@ export const SessionEnded = Type.Object({
   sid: Type.String(),
   sub: Type.String(),
   grants: Type.Integer({ description: 'grants of the session revoked' }),
+});
+
+export const AuditQuery = Type.Object({
+  sub: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  event: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  since: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds since the epoch, inclusive' })),
+  until: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds since the epoch, exclusive' })),
+  cursor: Type.Optional(Type.String({ maxLength: 1024, pattern: '^[A-Za-z0-9_-]*$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+});
+export type AuditQuery = Static<typeof AuditQuery>;
+
+/** One stored audit event (src/audit/audit-event-store.ts), as the API names its members. */
+export const AuditEventView = Type.Object({
+  time: Seconds,
+  event: Type.String(),
+  sub: NullableString,
+  client_id: NullableString,
+  ip: NullableString,
+  actor: Type.Union([Type.String(), Type.Null()], { description: 'who made an operator change' }),
+  outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
+  details: Type.Record(Type.String(), Type.Unknown()),
 });
 
 export const SubParams = Type.Object({ sub: Type.String({ minLength: 1, maxLength: 255 }) });

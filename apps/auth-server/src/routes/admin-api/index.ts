@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, RouteOptions } from 'fastify';
 import { NO_STORE_HEADERS } from '../../plugins/error-handler.js';
 import { createAdminTokenCheck } from './admin-token.js';
+import { auditRoutes } from './audit.js';
 import { sendProblem } from './problem-details.js';
 import { registryRoutes } from './registry.js';
 import { sessionRoutes } from './sessions.js';
@@ -35,4 +36,5 @@ export const adminApiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(sessionRoutes);
   await app.register(registryRoutes);
   await app.register(signingKeyRoutes);
+  await app.register(auditRoutes);
 };

@@ -2,6 +2,7 @@ import { isOAuthError } from '@oidc-orders/oauth-core';
 import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminActionRefusedError, AdminNotFoundError } from '../../admin/admin-errors.js';
+import { InvalidAuditCursorError } from '../../audit/audit-event-store.js';
 import { NO_STORE_HEADERS } from '../../plugins/error-handler.js';
 
 /** RFC 9457 §3: the media type of problem details. */
@@ -34,6 +35,9 @@ function problemOf(error: unknown): Problem {
       detail: error.description ?? error.code,
       headers: error.headers,
     };
+  }
+  if (error instanceof InvalidAuditCursorError) {
+    return { status: 400, error: error.code, detail: error.message, headers: {} };
   }
   if (error instanceof AdminNotFoundError)
     return { status: 404, error: 'not_found', detail: error.message, headers: {} };
