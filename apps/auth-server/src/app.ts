@@ -194,7 +194,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
-  await app.register(adminApiRoutes);
+  // The seed plan compares with the file on disk (SEED_FILE), else with the seed given in code.
+  await app.register(adminApiRoutes, { seed: deps.seed });
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;

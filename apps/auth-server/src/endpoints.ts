@@ -137,6 +137,7 @@ export const ENDPOINTS = {
   adminKeys: adminApi('/keys'),
   adminKeysRotate: adminApi('/keys/rotate'),
   adminAudit: adminApi('/audit'),
+  adminSeedPlan: adminApi('/seed/plan'),
 } as const satisfies Record<string, ProtocolEndpoint>;
 
 /** A row of the administration API, its path under ADMIN_API_PATH. */

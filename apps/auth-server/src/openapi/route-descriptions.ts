@@ -90,6 +90,11 @@ const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
       'Stored audit events, newest first, by sub, client_id, event and time (since, until); paged by Link rel=next',
     tag: 'admin',
   },
+  [`GET ${ENDPOINTS.adminSeedPlan.path}`]: {
+    summary:
+      'What applying the current seed file would change (added, changed, enabled, disabled; operator changes undone)',
+    tag: 'admin',
+  },
   [`POST ${ENDPOINTS.adminKeysRotate.path}`]: {
     summary: 'Rotate the signing keys (new keys published now, signing after the safe delay)',
     tag: 'admin',

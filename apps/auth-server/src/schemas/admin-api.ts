@@ -199,13 +199,41 @@ export const AuditEventView = Type.Object({
   details: Type.Record(Type.String(), Type.Unknown()),
 });
 
+const SeedPlanKind = Type.Union([
+  Type.Literal('clients'),
+  Type.Literal('resources'),
+  Type.Literal('users'),
+  Type.Literal('identity_providers'),
+]);
+const SeedPlanNote = Type.Object({ kind: SeedPlanKind, id: Type.String(), reason: Type.String() });
+
+/** What applying the seed file would change (src/seed-plan/plan.ts), never a secret. */
+export const SeedPlanView = Type.Object({
+  hasChanges: Type.Boolean(),
+  changes: Type.Array(
+    Type.Object({
+      kind: SeedPlanKind,
+      id: Type.String(),
+      action: Type.Union([
+        Type.Literal('add'),
+        Type.Literal('change'),
+        Type.Literal('enable'),
+        Type.Literal('disable'),
+      ]),
+      members: Strings,
+    }),
+  ),
+  undoes: Type.Array(SeedPlanNote, { description: 'operator changes that applying the file would undo' }),
+  keeps: Type.Array(SeedPlanNote, { description: 'operator changes the file leaves alone' }),
+});
+
 export const SubParams = Type.Object({ sub: Type.String({ minLength: 1, maxLength: 255 }) });
 export const SidParams = Type.Object({ sid: Type.String({ minLength: 1, maxLength: 255 }) });
 export const GrantParams = Type.Object({ grantId: Type.String({ minLength: 1, maxLength: 255 }) });
 export const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 255 }) });
 
 /** The error answers every route of the area can give (RFC 9457 bodies). */
-const PROBLEM_STATUSES = [400, 401, 403, 404, 409] as const;
+const PROBLEM_STATUSES = [400, 401, 403, 404, 409, 422] as const;
 
 /** A route's response schemas: its success shape, and problem details for the errors. */
 export function adminResponses(status: 200 | 204, body?: TSchema): Record<number, TSchema> {
