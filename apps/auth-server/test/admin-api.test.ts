@@ -375,6 +375,51 @@ describe('what the admin API does', () => {
     ]);
   });
 
+  it('ends one session and revokes one grant by id, rotates keys, resets factors; each change names its actor', async () => {
+    await signInAtRelyingParty('pager-4', 'pager-4-password-0123');
+    const [session] = await (await callApi('/users/u-pager-4/sessions', token)).list();
+    const ended = await callApi(`/sessions/${session?.sid}`, token, 'DELETE');
+    expect(await ended.answer()).toMatchObject({ sid: session?.sid, sub: 'u-pager-4', grants: 1 });
+    expect(await (await callApi('/users/u-pager-4/sessions', token)).list()).toEqual([]);
+    expect((await callApi(`/sessions/${session?.sid}`, token, 'DELETE')).status).toBe(404);
+
+    await signInAtRelyingParty('pager-5', 'pager-5-password-0123');
+    const [grant] = await (await callApi('/users/u-pager-5/grants', token)).list();
+    expect(grant).toMatchObject({ clientId: 'rp', sub: 'u-pager-5' });
+    expect((await callApi(`/grants/${grant?.grantId}`, token, 'DELETE')).status).toBe(200);
+    expect(await (await callApi('/users/u-pager-5/grants', token)).list()).toEqual([]);
+
+    const rotated = await (await callApi('/keys/rotate', token, 'POST')).answer();
+    const added = (rotated.added as Array<{ kid: string }>).map((key) => key.kid);
+    const states = await (await callApi('/keys', token)).list();
+    expect(states.filter((key) => added.includes(String(key.kid))).map((key) => key.state)).toEqual([
+      'next',
+      'next',
+    ]);
+
+    expect(await (await callApi('/users/u-pager-6/reset-mfa', token, 'POST')).answer()).toMatchObject({
+      sub: 'u-pager-6',
+      authenticatorApps: 0,
+    });
+    // Mail is off in this server: the reset link cannot be sent, and the answer says why.
+    const mail = await callApi('/users/u-pager-6/reset-mail', token, 'POST');
+    expect(mail.status).toBe(409);
+    expect(await mail.answer()).toMatchObject({ error: 'mail_off' });
+
+    for (const [event, sub] of [
+      ['auth.admin.session_revoked', 'u-pager-4'],
+      ['auth.admin.grant_revoked', 'u-pager-5'],
+      ['auth.admin.mfa_reset', 'u-pager-6'],
+    ]) {
+      expect(logs.auditEvents(event ?? ''), event).toEqual([
+        expect.objectContaining({ sub, actor: 'automation' }),
+      ]);
+    }
+    expect(logs.auditEvents('auth.keys.rotated')).toEqual([
+      expect.objectContaining({ actor: 'automation', added }),
+    ]);
+  });
+
   it('filters the stored audit events by event, client and time, newest first, paged by Link', async () => {
     const byEvent = await (await callApi('/audit?event=auth.admin.user_enabled', token)).list();
     expect(byEvent.map((entry) => [entry.event, entry.sub])).toEqual([
