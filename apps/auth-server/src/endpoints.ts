@@ -1,4 +1,8 @@
-import { ADMIN_API_PATH, type ClientAuthenticationEndpoint } from '@oidc-orders/oauth-core';
+import {
+  ADMIN_API_PATH,
+  type ClientAuthenticationEndpoint,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+} from '@oidc-orders/oauth-core';
 
 /**
  * The protocol endpoints of the server, one row each: the one place a path is written. Discovery
@@ -119,6 +123,13 @@ export const ENDPOINTS = {
   },
   // RFC 8628 §3.3: where the user types the code; its URL is sent in the device response.
   deviceVerification: { path: '/device', browserCors: false, area: 'front-channel', tag: 'pages' },
+  // RFC 9728 §3.1: the administration API's metadata, at the path derived from its identifier.
+  adminApiMetadata: {
+    path: `${PROTECTED_RESOURCE_WELL_KNOWN}${ADMIN_API_PATH}`,
+    browserCors: false,
+    area: 'discovery',
+    tag: 'admin',
+  },
   // The administration API (oauth-core admin-api.ts: the resource `<issuer>/admin/api`).
   adminUsers: adminApi('/users'),
   adminUser: adminApi('/users/:sub'),

@@ -2,7 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../src/endpoints.js';
 import { parseSeedDocument } from '../src/seed.js';
-import { useAppWithRoutes } from './helpers/app.js';
+import { TEST_ISSUER, useAppWithRoutes } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
 
 /**
@@ -42,6 +42,22 @@ describe('the admin API area', () => {
         expect(response.headers['cache-control'], route.url).toBe('no-store');
       }
     }
+  });
+});
+
+describe('the admin API as a protected resource (RFC 9728)', () => {
+  it('publishes its metadata at the path derived from its identifier, without a token', async () => {
+    const response = await app().inject({
+      method: 'GET',
+      url: '/.well-known/oauth-protected-resource/admin/api',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      resource: `${TEST_ISSUER}/admin/api`,
+      authorization_servers: [TEST_ISSUER],
+      scopes_supported: ['admin.read', 'admin.write'],
+      bearer_methods_supported: ['header'],
+    });
   });
 });
 

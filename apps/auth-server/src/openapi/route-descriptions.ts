@@ -25,6 +25,11 @@ const documented = (path: string) => openApiPath(path);
 
 /** The administration API (src/routes/admin-api/): reads need admin.read, changes admin.write. */
 const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
+  [`GET ${ENDPOINTS.adminApiMetadata.path}`]: {
+    summary:
+      'Protected Resource Metadata of the admin API (RFC 9728 §3): its authorization server and scopes',
+    tag: 'admin',
+  },
   [`GET ${documented(ENDPOINTS.adminUsers.path)}`]: {
     summary:
       'Search users (q: username, name or e-mail part, or the sub): a JSON list, the next page in Link rel=next',
