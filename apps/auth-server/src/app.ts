@@ -27,6 +27,7 @@ import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
 import { createUpstreamLinkMail } from './mail/upstream-link.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
+import { adminPlugin } from './plugins/admin.js';
 import { auditEventsPlugin } from './plugins/audit-events.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
@@ -43,6 +44,8 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
+import { adminApiRoutes } from './routes/admin-api/index.js';
+import { adminApiMetadataRoutes } from './routes/admin-api-metadata.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
@@ -176,6 +179,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
+  // The operator's operations (src/admin/), for the admin API and the console.
+  await app.register(adminPlugin);
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
@@ -190,6 +195,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
+  // The seed plan compares with the file on disk (SEED_FILE), else with the seed given in code.
+  await app.register(adminApiRoutes, { seed: deps.seed });
+  await app.register(adminApiMetadataRoutes);
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;
