@@ -1,3 +1,4 @@
+import { translatorForAccount } from '../i18n/translator.js';
 import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq } from 'drizzle-orm';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
@@ -69,6 +70,7 @@ export function createEmailChange(deps: {
       });
       const sent = await deps.mailer.send(
         emailChangeConfirmationMail({
+          t: translatorForAccount(user),
           issuer: deps.issuer,
           to: newAddress,
           link: link('confirm-email', confirm),
@@ -83,6 +85,7 @@ export function createEmailChange(deps: {
         ttlSeconds: EMAIL_CHANGE_UNDO_TTL_SECONDS,
       });
       const notice = {
+        t: translatorForAccount(user),
         issuer: deps.issuer,
         to: from,
         newAddress,

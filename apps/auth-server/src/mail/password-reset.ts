@@ -1,3 +1,4 @@
+import { translatorForAccount } from '../i18n/translator.js';
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
@@ -95,6 +96,8 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     });
     const link = resetLink(deps.issuer, token);
     const mail = passwordResetMail({
+      // In the language the user last signed in with: the form's language may be anyone's.
+      t: translatorForAccount(user),
       issuer: deps.issuer,
       to: user.email,
       link,
@@ -166,7 +169,12 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
       const usable = await usableLink(token);
       const outcome = await setNewPassword(token, newPassword);
       if (outcome.kind === 'changed' && usable?.user.email) {
-        const mail = passwordChangedMail({ issuer: deps.issuer, to: usable.user.email, context });
+        const mail = passwordChangedMail({
+          t: translatorForAccount(usable.user),
+          issuer: deps.issuer,
+          to: usable.user.email,
+          context,
+        });
         inBackground(async () => void (await deps.mailer.send(mail)));
       }
       return outcome;

@@ -1,3 +1,4 @@
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
@@ -22,6 +23,7 @@ import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { relyingPartyOf } from '../mfa/webauthn.js';
 import { createWebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
+import { requestLanguagePlugin } from '../i18n/request-language.js';
 import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
@@ -127,6 +129,13 @@ async function registerBrowserPlugins(
     // The pages never need to be framed or to leak the URL (it can carry a code) to other sites.
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
+  });
+
+  // After the cookies: the switcher's cookie is one of the inputs.
+  const issuerUrl = new URL(protocol.config.issuer);
+  await app.register(requestLanguagePlugin, {
+    basePath: issuerUrl.pathname === '/' ? '' : issuerUrl.pathname,
+    secure: issuerUrl.protocol === 'https:',
   });
 
   await app.register(ssoSessionPlugin, {
@@ -253,6 +262,7 @@ async function registerPages(
     consents,
     pageContext,
     nowSeconds: () => protocol.clock.nowSeconds(),
+    accounts: createDrizzleAccountStore(options.db),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,

@@ -1,3 +1,4 @@
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { FastifyInstance } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
@@ -42,6 +43,7 @@ export function registerConsentRoutes(
         csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),
         basePath: pageContext.basePath,
         notice: loaded.purpose.consentNotice,
+        language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
     },

@@ -1,3 +1,4 @@
+import { chooseRequestLanguage } from '../../i18n/request-language.js';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { CsrfPurpose } from '../../interaction/csrf.js';
 import { registerConsentRoutes } from './consent.js';
@@ -47,6 +48,7 @@ function guardInteractionArea(app: FastifyInstance, steps: InteractionSteps): vo
     if (loaded === null) return reply;
     if (guard.csrf !== undefined && !steps.checkCsrf(request, reply, loaded, guard.csrf)) return reply;
     request.loadedInteraction = loaded;
+    chooseRequestLanguage(request, loaded.interaction.request.params.ui_locales);
   });
 }
 

@@ -1,3 +1,4 @@
+import type { AccountStore } from '../../accounts/account-store.js';
 import type { AuthenticationMethod, Client, OAuthError, ProtocolStores } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
 import type {
@@ -70,6 +71,8 @@ export interface InteractionRoutesOptions {
   consents: ConsentRepository;
   pageContext: PageContext;
   nowSeconds: () => number;
+  /** Remembers each sign-in's page language with the account, for mails sent later (src/i18n/). */
+  accounts: Pick<AccountStore, 'recordLanguage'>;
   loginAttemptGuard?: LoginAttemptGuard;
   /** Device verification (src/routes/device.ts); without it, device interactions are refused. */
   resolveDevicePurpose?: DevicePurposeResolver;
