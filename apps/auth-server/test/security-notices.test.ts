@@ -71,7 +71,9 @@ function expectNoticeOf(mail: { text?: string; html?: string | false }, what: Re
   for (const part of [mail.text ?? '', mail.html || '']) {
     expect(part).toMatch(what);
     // When: the day and time in UTC, written as the recipient's language writes dates (Intl).
-    expect(part).toContain(new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date()));
+    expect(part).toContain(
+      new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date()),
+    );
     expect(part).toMatch(/\d{1,2}:\d{2}:\d{2}\s[AP]M UTC/);
     expect(part).toMatch(/Chrome/);
     expect(part).toContain(ip);

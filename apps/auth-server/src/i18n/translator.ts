@@ -49,7 +49,10 @@ const RICH_TAGS = ['strong', 'code', 'em'] as const;
 
 function richTags(): Record<string, (chunks: unknown[]) => SafeHtml> {
   return Object.fromEntries(
-    RICH_TAGS.map((tag) => [tag, (chunks: unknown[]) => new SafeHtml(`<${tag}>${chunks.map(htmlOfPart).join('')}</${tag}>`)]),
+    RICH_TAGS.map((tag) => [
+      tag,
+      (chunks: unknown[]) => new SafeHtml(`<${tag}>${chunks.map(htmlOfPart).join('')}</${tag}>`),
+    ]),
   );
 }
 

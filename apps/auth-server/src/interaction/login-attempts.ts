@@ -49,7 +49,10 @@ export function tooManyAttemptsMessage(retryAfterSeconds: number, t: Translator 
  * Said with a failure that leaves one attempt: a person who mistyped learns before the lock, not
  * after. Counted per username whether or not it exists, so it tells nothing about accounts.
  */
-export function lastAttemptWarning(decision: LoginAttemptDecision, t: Translator = ENGLISH): string | undefined {
+export function lastAttemptWarning(
+  decision: LoginAttemptDecision,
+  t: Translator = ENGLISH,
+): string | undefined {
   if (!decision.allowed || decision.remaining !== 1 || decision.lockSeconds === undefined) return undefined;
   return t.text('login.lastAttempt', { minutes: Math.ceil(decision.lockSeconds / 60) });
 }

@@ -1,9 +1,9 @@
-import { translatorForAccount } from '../i18n/translator.js';
 import { type Clock, hashToken, type RandomSource } from '@oidc-orders/oauth-core';
 import { and, eq } from 'drizzle-orm';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { mailTokens } from '../db/schema.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository } from './mail-tokens.js';

@@ -196,7 +196,10 @@ export function emailVerificationMail(
   return mailOf('email_verification', input.to, t.text('mail.verify.subject', { site }), {
     t,
     heading: t.text('mail.verify.heading'),
-    paragraphs: [t.text('mail.verify.asked', { site }), t.text('mail.verify.validity', { hours: input.hours })],
+    paragraphs: [
+      t.text('mail.verify.asked', { site }),
+      t.text('mail.verify.validity', { hours: input.hours }),
+    ],
     action: { label: t.text('mail.verify.action'), url: input.link },
     footer: t.text('mail.ignore'),
   });
@@ -236,7 +239,13 @@ export function emailChangeNoticeMail(
     t,
     heading: t.text('mail.changeNotice.heading'),
     paragraphs: [
-      t.text('mail.changeNotice.what', { at: t.dateTime(at), device, ip, site, newAddress: input.newAddress }),
+      t.text('mail.changeNotice.what', {
+        at: t.dateTime(at),
+        device,
+        ip,
+        site,
+        newAddress: input.newAddress,
+      }),
     ],
     action: { label: t.text('mail.changeNotice.action'), url: input.link },
     footer: t.text('mail.changeNotice.footer'),
@@ -258,7 +267,10 @@ export function upstreamLinkMail(
   return mailOf('upstream_link', input.to, t.text('mail.link.subject', { provider, site }), {
     t,
     heading: t.text('mail.link.heading', { provider }),
-    paragraphs: [t.text('mail.link.asked', { site, provider }), t.text('mail.link.validity', { minutes: input.minutes })],
+    paragraphs: [
+      t.text('mail.link.asked', { site, provider }),
+      t.text('mail.link.validity', { minutes: input.minutes }),
+    ],
     action: { label: t.text('mail.link.action', { provider }), url: input.link },
     footer: t.text('mail.link.footer'),
   });

@@ -1,4 +1,3 @@
-import { translatorForAccount } from '../i18n/translator.js';
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
 import type { FastifyBaseLogger } from 'fastify';
 import { passwordProblem } from '../account/common-passwords.js';
@@ -7,6 +6,7 @@ import type { AccountRecord } from '../accounts/account-store.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';

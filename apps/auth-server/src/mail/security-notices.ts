@@ -1,6 +1,6 @@
-import { ENGLISH } from '../i18n/translator.js';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { describeUserAgent } from '../account/user-agent.js';
+import { ENGLISH } from '../i18n/translator.js';
 import type { Mailer } from './mailer.js';
 import { type ChangeContext, type SecurityNoticeKind, securityNoticeMail } from './messages.js';
 

@@ -1,7 +1,7 @@
-import { translatorForAccount } from '../i18n/translator.js';
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import { createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { upstreamLinkMail } from './messages.js';

@@ -1,6 +1,6 @@
 import { activeTraceIds } from '@oidc-orders/service-kit';
-import { renderAccountWayOn } from './account-way-on.js';
 import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
+import { renderAccountWayOn } from './account-way-on.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -31,7 +31,7 @@ export function renderErrorPage(input: ErrorPageInput): string {
   const language = input.language ?? ENGLISH_PAGE;
   const { t } = language;
   const body = html`<p>${input.message}</p>
-${input.code ? html`<p class="muted">${t.html('error.code', { code: input.code })}</p>` : null}
+${input.code ? html`<p class="muted">${t.html('error.code', { errorCode: input.code })}</p>` : null}
 ${traceId ? html`<p class="muted">Trace: <code data-trace-id>${traceId}</code></p>` : null}
 ${
   input.next

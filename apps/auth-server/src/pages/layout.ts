@@ -1,5 +1,5 @@
-import { LANGUAGE_SWITCH_PATH } from '../i18n/request-language.js';
 import { LANGUAGES, SUPPORTED_LANGUAGES } from '../i18n/languages.js';
+import { LANGUAGE_SWITCH_PATH } from '../i18n/request-language.js';
 import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -34,7 +34,8 @@ function renderLanguageSwitcher(language: PageLanguage, basePath: string): SafeH
   const returnTo = encodeURIComponent(language.switchReturnTo);
   const links = SUPPORTED_LANGUAGES.map((code) => {
     const name = LANGUAGES[code].nativeName;
-    if (code === language.t.language) return html`<li><span aria-current="true" lang="${code}">${name}</span></li>`;
+    if (code === language.t.language)
+      return html`<li><span aria-current="true" lang="${code}">${name}</span></li>`;
     return html`<li><a href="${basePath}${LANGUAGE_SWITCH_PATH}?set=${code}&amp;return=${returnTo}" hreflang="${code}" lang="${code}" data-language="${code}">${name}</a></li>`;
   });
   return html`<nav class="languages" aria-label="${language.t.text('layout.languages')}"><ul>${links}</ul></nav>

@@ -1,5 +1,3 @@
-import { pageLanguageOf } from '../i18n/request-language.js';
-import { ENGLISH } from '../i18n/translator.js';
 import {
   type AuthorizationRequest,
   AuthorizationRequestError,
@@ -8,6 +6,8 @@ import {
   signAuthorizationResponse,
 } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
+import { pageLanguageOf } from '../i18n/request-language.js';
+import { ENGLISH } from '../i18n/translator.js';
 import {
   type AuthorizationResponseTarget,
   authorizationRedirectUrl,

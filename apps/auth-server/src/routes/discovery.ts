@@ -1,4 +1,3 @@
-import { SUPPORTED_LANGUAGES } from '../i18n/languages.js';
 import {
   ACR_VALUES_SUPPORTED,
   authMethodsSupportedAt,
@@ -12,6 +11,7 @@ import {
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { discoveryEndpointUrls, ENDPOINTS, type EnabledFeatures } from '../endpoints.js';
+import { SUPPORTED_LANGUAGES } from '../i18n/languages.js';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 
 /**

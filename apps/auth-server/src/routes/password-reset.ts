@@ -1,5 +1,5 @@
-import { pageLanguageOf } from '../i18n/request-language.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { pageLanguageOf } from '../i18n/request-language.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { type PasswordRecovery, RESET_LINK_TTL_SECONDS } from '../mail/password-reset.js';
 import { changeContextOf } from '../mail/security-notices.js';
@@ -76,8 +76,16 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
   app.get('/reset-password', async (request, reply) => {
     const token = text((request.query as Record<string, unknown>).token);
     if (!(await recovery.isUsable(token)))
-      return sendHtml(reply, 400, renderResetLinkInvalidPage({ basePath, language: pageLanguageOf(request) }));
-    return sendHtml(reply, 200, renderResetPasswordPage({ token, basePath, language: pageLanguageOf(request) }));
+      return sendHtml(
+        reply,
+        400,
+        renderResetLinkInvalidPage({ basePath, language: pageLanguageOf(request) }),
+      );
+    return sendHtml(
+      reply,
+      200,
+      renderResetPasswordPage({ token, basePath, language: pageLanguageOf(request) }),
+    );
   });
 
   app.post('/reset-password', async (request, reply) => {
@@ -92,7 +100,11 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
     const outcome = await recovery.reset(token, newPassword, changeContextOf(request));
     switch (outcome.kind) {
       case 'invalid_link':
-        return sendHtml(reply, 400, renderResetLinkInvalidPage({ basePath, language: pageLanguageOf(request) }));
+        return sendHtml(
+          reply,
+          400,
+          renderResetLinkInvalidPage({ basePath, language: pageLanguageOf(request) }),
+        );
       case 'refused':
         return sendHtml(
           reply,
@@ -105,7 +117,11 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
           }),
         );
       case 'changed':
-        return sendHtml(reply, 200, renderPasswordResetDonePage({ basePath, language: pageLanguageOf(request) }));
+        return sendHtml(
+          reply,
+          200,
+          renderPasswordResetDonePage({ basePath, language: pageLanguageOf(request) }),
+        );
     }
   });
 };

@@ -1,4 +1,3 @@
-import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
@@ -12,8 +11,10 @@ import type {
 import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
+import { requestLanguagePlugin } from '../i18n/request-language.js';
 import { type AuthorizationFlow, createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
@@ -23,7 +24,6 @@ import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { relyingPartyOf } from '../mfa/webauthn.js';
 import { createWebAuthnChallengeStore } from '../mfa/webauthn-challenges.js';
-import { requestLanguagePlugin } from '../i18n/request-language.js';
 import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';

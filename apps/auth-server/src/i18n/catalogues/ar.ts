@@ -62,7 +62,7 @@ export const ar: Catalogue = {
   'claim.email': 'عنوان بريدك الإلكتروني',
   'claim.groups': 'المجموعات التي تنتمي إليها',
 
-  'error.code': 'رمز الخطأ: <code>{code}</code>',
+  'error.code': 'رمز الخطأ: <code>{errorCode}</code>',
   'error.defaultAdvice': 'عُد إلى التطبيق الذي أتيت منه وحاول مرة أخرى.',
   'error.startPage': 'الانتقال إلى صفحة البداية',
   'error.accountPage': 'الانتقال إلى حسابك',
@@ -75,7 +75,8 @@ export const ar: Catalogue = {
   'error.otherBrowser.title': 'بدأ تسجيل الدخول في متصفح آخر',
   'error.otherBrowser.message': 'يُرجى بدء تسجيل الدخول من جديد من التطبيق، في هذا المتصفح.',
   'error.formExpired.title': 'انتهت صلاحية هذا النموذج',
-  'error.formExpired.message': 'تعذّر التحقق من النموذج: إما أنه بقي مفتوحًا مدة طويلة، أو أنه أتى من متصفح آخر.',
+  'error.formExpired.message':
+    'تعذّر التحقق من النموذج: إما أنه بقي مفتوحًا مدة طويلة، أو أنه أتى من متصفح آخر.',
   'error.formExpired.advice': 'عُد إلى الصفحة السابقة، وأعد تحميلها، ثم أرسل النموذج مرة أخرى.',
 
   'forgot.title': 'هل نسيت كلمة المرور؟',
@@ -135,7 +136,8 @@ export const ar: Catalogue = {
   'mail.passwordChanged.subject': 'تم تغيير كلمة مرورك لـ {site}',
   'mail.passwordChanged.heading': 'تم تغيير كلمة مرورك',
   'mail.passwordChanged.what': 'تم تغيير كلمة مرور حسابك على {site} في {at} من {device} (العنوان {ip}).',
-  'mail.passwordChanged.ended': 'أُنهيت كل جلسات الحساب وعمليات تسجيل الدخول في التطبيقات؛ سجّل الدخول من جديد بكلمة المرور الجديدة.',
+  'mail.passwordChanged.ended':
+    'أُنهيت كل جلسات الحساب وعمليات تسجيل الدخول في التطبيقات؛ سجّل الدخول من جديد بكلمة المرور الجديدة.',
   'mail.passwordChanged.footer':
     'إن لم تكن أنت، فأعد تعيين كلمة مرورك فورًا عبر «هل نسيت كلمة المرور؟» في صفحة تسجيل الدخول على {site}، وأبلغ المسؤول.',
   'mail.verify.subject': 'تأكيد عنوانك لـ {site}',
@@ -157,10 +159,12 @@ export const ar: Catalogue = {
   'mail.changeNotice.what':
     'في {at}، ومن {device} (العنوان {ip})، طلب حسابك على {site} استخدام {newAddress} بدلًا من هذا العنوان. يسري التغيير حين يتم تأكيد العنوان الجديد.',
   'mail.changeNotice.action': 'لم أطلب ذلك: تراجع عن التغيير وسجّل خروجي من كل مكان',
-  'mail.changeNotice.footer': 'يعمل الرابط مرة واحدة، لمدة 7 أيام. إن كنت أنت من طلب ذلك فلا داعي لفعل أي شيء.',
+  'mail.changeNotice.footer':
+    'يعمل الرابط مرة واحدة، لمدة 7 أيام. إن كنت أنت من طلب ذلك فلا داعي لفعل أي شيء.',
   'mail.link.subject': 'ربط {provider} بحسابك على {site}',
   'mail.link.heading': 'استخدام {provider} لتسجيل الدخول',
-  'mail.link.asked': 'طلب شخص يسجّل الدخول إلى {site} عبر {provider} ربط تسجيل الدخول هذا بالحساب المرتبط بهذا العنوان.',
+  'mail.link.asked':
+    'طلب شخص يسجّل الدخول إلى {site} عبر {provider} ربط تسجيل الدخول هذا بالحساب المرتبط بهذا العنوان.',
   'mail.link.validity':
     'يعمل الرابط أدناه مرة واحدة، لمدة {minutes} دقيقة، وفي المتصفح الذي بدأ فيه تسجيل الدخول فقط. لن يتغير شيء بمجرد فتحه، إلا بعد الضغط على الزر في الصفحة.',
   'mail.link.action': 'ربط {provider} وتسجيل الدخول',

@@ -58,21 +58,25 @@ export const de: Catalogue = {
   'claim.email': 'Ihre E-Mail-Adresse',
   'claim.groups': 'Ihre Gruppenzugehörigkeiten',
 
-  'error.code': 'Fehlercode: <code>{code}</code>',
-  'error.defaultAdvice': 'Kehren Sie zu der Anwendung zurück, von der Sie kamen, und versuchen Sie es erneut.',
+  'error.code': 'Fehlercode: <code>{errorCode}</code>',
+  'error.defaultAdvice':
+    'Kehren Sie zu der Anwendung zurück, von der Sie kamen, und versuchen Sie es erneut.',
   'error.startPage': 'Zur Startseite',
   'error.accountPage': 'Zu Ihrem Konto',
   'error.alreadyCompleted.title': 'Diese Anmeldung ist bereits abgeschlossen',
-  'error.alreadyCompleted.message': 'Kehren Sie zur Anwendung zurück; möglicherweise sind Sie dort schon angemeldet.',
+  'error.alreadyCompleted.message':
+    'Kehren Sie zur Anwendung zurück; möglicherweise sind Sie dort schon angemeldet.',
   'error.expired.title': 'Diese Anmeldung ist abgelaufen',
   'error.expired.message':
     'Die Anmeldung hat zu lange gedauert oder ist bereits abgeschlossen. Beginnen Sie erneut in der Anwendung.',
   'error.expired.messageNoApp':
     'Die Anmeldung hat zu lange gedauert oder ist bereits abgeschlossen. Beginnen Sie erneut in der Anwendung, von der Sie kamen.',
   'error.otherBrowser.title': 'Anmeldung in einem anderen Browser begonnen',
-  'error.otherBrowser.message': 'Bitte beginnen Sie die Anmeldung erneut in der Anwendung, und zwar in diesem Browser.',
+  'error.otherBrowser.message':
+    'Bitte beginnen Sie die Anmeldung erneut in der Anwendung, und zwar in diesem Browser.',
   'error.formExpired.title': 'Dieses Formular ist abgelaufen',
-  'error.formExpired.message': 'Das Formular konnte nicht geprüft werden: Es war zu lange geöffnet oder stammt aus einem anderen Browser.',
+  'error.formExpired.message':
+    'Das Formular konnte nicht geprüft werden: Es war zu lange geöffnet oder stammt aus einem anderen Browser.',
   'error.formExpired.advice': 'Gehen Sie zurück, laden Sie die Seite neu und senden Sie das Formular erneut.',
 
   'forgot.title': 'Passwort vergessen?',
@@ -81,12 +85,14 @@ export const de: Catalogue = {
   'forgot.email': 'E-Mail-Adresse',
   'forgot.submit': 'Link senden',
   'forgot.sentTitle': 'Sehen Sie in Ihr Postfach',
-  'forgot.sent': 'Falls ein Konto diese Adresse verwendet, ist ein Link zum Wählen eines neuen Passworts unterwegs.',
+  'forgot.sent':
+    'Falls ein Konto diese Adresse verwendet, ist ein Link zum Wählen eines neuen Passworts unterwegs.',
   'forgot.sentAdvice':
     'Der Link funktioniert einmal und {minutes} Minuten lang. Nichts angekommen? Sehen Sie im Spam-Ordner nach oder fragen Sie in ein paar Minuten erneut.',
   'forgot.formExpired': 'Das Formular ist abgelaufen. Bitte geben Sie Ihre Adresse erneut ein.',
   'forgot.limitedTitle': 'Zu viele Versuche',
-  'forgot.limited': 'Zu viele Anfragen nach einem Link zum Zurücksetzen. Bitte warten Sie ein paar Minuten und versuchen Sie es dann erneut.',
+  'forgot.limited':
+    'Zu viele Anfragen nach einem Link zum Zurücksetzen. Bitte warten Sie ein paar Minuten und versuchen Sie es dann erneut.',
   'reset.mismatch': 'Das neue Passwort und seine Wiederholung stimmen nicht überein.',
   'reset.title': 'Neues Passwort wählen',
   'reset.lead': 'Wählen Sie ein neues Passwort: mindestens {length} Zeichen und kein gängiges.',
@@ -105,8 +111,7 @@ export const de: Catalogue = {
 
   'mail.reset.subject': 'Passwort für {site} zurücksetzen',
   'mail.reset.heading': 'Passwort zurücksetzen',
-  'mail.reset.asked':
-    'Jemand möchte das Passwort des Kontos mit dieser Adresse bei {site} zurücksetzen.',
+  'mail.reset.asked': 'Jemand möchte das Passwort des Kontos mit dieser Adresse bei {site} zurücksetzen.',
   'mail.reset.validity':
     'Der Link unten funktioniert einmal und {minutes} Minuten lang. Das Öffnen allein ändert nichts; erst wenn Sie auf der Seite ein neues Passwort wählen.',
   'mail.reset.action': 'Neues Passwort wählen',
@@ -124,7 +129,8 @@ export const de: Catalogue = {
   'mail.factorRemoved.what': 'Ein Passkey oder eine Authenticator-App wurde aus Ihrem Konto entfernt',
   'mail.recoveryCodeUsed.subject': 'Ein Wiederherstellungscode Ihres Kontos wurde verwendet',
   'mail.recoveryCodeUsed.heading': 'Wiederherstellungscode verwendet',
-  'mail.recoveryCodeUsed.what': 'Mit einem Ihrer Wiederherstellungscodes hat sich jemand bei Ihrem Konto angemeldet',
+  'mail.recoveryCodeUsed.what':
+    'Mit einem Ihrer Wiederherstellungscodes hat sich jemand bei Ihrem Konto angemeldet',
   'mail.identityLinked.subject': 'Ein Anmeldedienst wurde mit Ihrem Konto verknüpft',
   'mail.identityLinked.heading': 'Anmeldedienst verknüpft',
   'mail.identityLinked.what': 'Die Anmeldung über {service} wurde mit Ihrem Konto verknüpft',
@@ -159,7 +165,8 @@ export const de: Catalogue = {
   'mail.changeNotice.what':
     'Am {at} wurde von {device} (Adresse {ip}) für Ihr Konto bei {site} beantragt, statt dieser Adresse {newAddress} zu verwenden. Die Änderung gilt, sobald die neue Adresse bestätigt ist.',
   'mail.changeNotice.action': 'Das war ich nicht: rückgängig machen und überall abmelden',
-  'mail.changeNotice.footer': 'Der Link funktioniert einmal und 7 Tage lang. Wenn Sie das waren, ist nichts zu tun.',
+  'mail.changeNotice.footer':
+    'Der Link funktioniert einmal und 7 Tage lang. Wenn Sie das waren, ist nichts zu tun.',
   'mail.link.subject': '{provider} mit Ihrem Konto bei {site} verknüpfen',
   'mail.link.heading': 'Mit {provider} anmelden',
   'mail.link.asked':

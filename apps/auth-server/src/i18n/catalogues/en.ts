@@ -30,7 +30,8 @@ export const en = {
 
   'recovery.title': 'Use a recovery code',
   'recovery.label': 'Recovery code',
-  'recovery.format': 'Ten letters and digits from your saved list, like ABCDE-23456 (the dash and case do not matter).',
+  'recovery.format':
+    'Ten letters and digits from your saved list, like ABCDE-23456 (the dash and case do not matter).',
   'recovery.submit': 'Verify',
   'recovery.useApp': 'Use the code from your authenticator app instead',
   'recovery.invalidCode': 'That recovery code is not valid or was already used.',
@@ -60,20 +61,22 @@ export const en = {
   'claim.email': 'your email address',
   'claim.groups': 'the groups you belong to',
 
-  'error.code': 'Error code: <code>{code}</code>',
+  'error.code': 'Error code: <code>{errorCode}</code>',
   'error.defaultAdvice': 'Return to the application you came from and try again.',
   'error.startPage': 'Go to the start page',
   'error.accountPage': 'Go to your account',
   'error.alreadyCompleted.title': 'This sign-in request was already completed',
   'error.alreadyCompleted.message': 'Return to the application; it may already have signed you in.',
   'error.expired.title': 'This sign-in request has expired',
-  'error.expired.message': 'The sign-in took too long or was already completed. Start again from the application.',
+  'error.expired.message':
+    'The sign-in took too long or was already completed. Start again from the application.',
   'error.expired.messageNoApp':
     'The sign-in took too long or was already completed. Start again from the application you came from.',
   'error.otherBrowser.title': 'Sign-in started in another browser',
   'error.otherBrowser.message': 'Please start signing in again from the application, in this browser.',
   'error.formExpired.title': 'This form has expired',
-  'error.formExpired.message': 'The form could not be verified: it was open too long, or came from another browser.',
+  'error.formExpired.message':
+    'The form could not be verified: it was open too long, or came from another browser.',
   'error.formExpired.advice': 'Go back, reload the page, and send the form again.',
 
   'forgot.title': 'Forgot your password?',
@@ -96,7 +99,8 @@ export const en = {
   'reset.submit': 'Set the new password',
   'reset.doneTitle': 'Password changed',
   'reset.done': 'Your password was changed. Every session of your account was signed out.',
-  'reset.doneAdvice': 'Go back to the application and sign in with the new password, or sign in to your account here.',
+  'reset.doneAdvice':
+    'Go back to the application and sign in with the new password, or sign in to your account here.',
   'reset.signInToAccount': 'Sign in to your account',
   'reset.invalidTitle': 'Link no longer valid',
   'reset.invalid':
@@ -134,7 +138,8 @@ export const en = {
   'mail.passwordChanged.heading': 'Your password was changed',
   'mail.passwordChanged.what':
     'The password of your account at {site} was changed on {at} from {device} (address {ip}).',
-  'mail.passwordChanged.ended': 'Every session and app sign-in of the account was ended; sign in again with the new password.',
+  'mail.passwordChanged.ended':
+    'Every session and app sign-in of the account was ended; sign in again with the new password.',
   'mail.passwordChanged.footer':
     'If this was not you, reset your password at once with "Forgot your password?" on the sign-in page of {site}, and tell your administrator.',
   'mail.verify.subject': 'Confirm your address for {site}',

@@ -58,7 +58,7 @@ export const fr: Catalogue = {
   'claim.email': 'votre adresse e-mail',
   'claim.groups': 'les groupes dont vous faites partie',
 
-  'error.code': 'Code d’erreur : <code>{code}</code>',
+  'error.code': 'Code d’erreur : <code>{errorCode}</code>',
   'error.defaultAdvice': 'Revenez à l’application d’où vous veniez et réessayez.',
   'error.startPage': 'Aller à la page d’accueil',
   'error.accountPage': 'Aller à votre compte',
@@ -72,7 +72,8 @@ export const fr: Catalogue = {
   'error.otherBrowser.title': 'Connexion commencée dans un autre navigateur',
   'error.otherBrowser.message': 'Veuillez recommencer la connexion depuis l’application, dans ce navigateur.',
   'error.formExpired.title': 'Ce formulaire a expiré',
-  'error.formExpired.message': 'Le formulaire n’a pas pu être vérifié : il est resté ouvert trop longtemps, ou provient d’un autre navigateur.',
+  'error.formExpired.message':
+    'Le formulaire n’a pas pu être vérifié : il est resté ouvert trop longtemps, ou provient d’un autre navigateur.',
   'error.formExpired.advice': 'Revenez en arrière, rechargez la page et renvoyez le formulaire.',
 
   'forgot.title': 'Mot de passe oublié ?',
@@ -87,10 +88,12 @@ export const fr: Catalogue = {
     'Le lien fonctionne une seule fois, pendant {minutes} minutes. Rien reçu ? Vérifiez le dossier des indésirables ou redemandez dans quelques minutes.',
   'forgot.formExpired': 'Le formulaire a expiré. Veuillez saisir à nouveau votre adresse.',
   'forgot.limitedTitle': 'Trop de tentatives',
-  'forgot.limited': 'Trop de demandes de lien de réinitialisation. Patientez quelques minutes, puis réessayez.',
+  'forgot.limited':
+    'Trop de demandes de lien de réinitialisation. Patientez quelques minutes, puis réessayez.',
   'reset.mismatch': 'Le nouveau mot de passe et sa confirmation ne correspondent pas.',
   'reset.title': 'Choisir un nouveau mot de passe',
-  'reset.lead': 'Choisissez un nouveau mot de passe : au moins {length} caractères, et pas un mot de passe courant.',
+  'reset.lead':
+    'Choisissez un nouveau mot de passe : au moins {length} caractères, et pas un mot de passe courant.',
   'reset.newPassword': 'Nouveau mot de passe',
   'reset.confirmPassword': 'Confirmer le nouveau mot de passe',
   'reset.submit': 'Enregistrer le nouveau mot de passe',
@@ -119,10 +122,12 @@ export const fr: Catalogue = {
   'mail.notice.subjectAt': '{subject} sur {site}',
   'mail.factorAdded.subject': 'Une méthode de connexion a été ajoutée à votre compte',
   'mail.factorAdded.heading': 'Méthode de connexion ajoutée',
-  'mail.factorAdded.what': 'Une clé d’accès ou une application d’authentification a été ajoutée à votre compte',
+  'mail.factorAdded.what':
+    'Une clé d’accès ou une application d’authentification a été ajoutée à votre compte',
   'mail.factorRemoved.subject': 'Une méthode de connexion a été retirée de votre compte',
   'mail.factorRemoved.heading': 'Méthode de connexion retirée',
-  'mail.factorRemoved.what': 'Une clé d’accès ou une application d’authentification a été retirée de votre compte',
+  'mail.factorRemoved.what':
+    'Une clé d’accès ou une application d’authentification a été retirée de votre compte',
   'mail.recoveryCodeUsed.subject': 'Un code de récupération de votre compte a été utilisé',
   'mail.recoveryCodeUsed.heading': 'Code de récupération utilisé',
   'mail.recoveryCodeUsed.what': 'L’un de vos codes de récupération a servi à se connecter à votre compte',

@@ -1,6 +1,6 @@
-import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { FastifyInstance } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderConsentPage } from '../../pages/consent.js';
 import { sendHtml } from '../../pages/respond.js';

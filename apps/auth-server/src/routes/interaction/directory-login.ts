@@ -124,13 +124,7 @@ async function answerOutcome(
       audit(request.log, AUDIT_EVENTS.loginFailed, { ...fields, reason: 'directory_invalid_credentials' });
       const warning = lastAttemptWarning(limit, request.language);
       const invalid = request.language.text('login.invalidCredentials');
-      return sendLoginPage(
-        reply,
-        loaded,
-        401,
-        username,
-        warning ? `${invalid} ${warning}` : invalid,
-      );
+      return sendLoginPage(reply, loaded, 401, username, warning ? `${invalid} ${warning}` : invalid);
     }
     case 'not_permitted':
       audit(request.log, AUDIT_EVENTS.loginFailed, {

@@ -1,5 +1,5 @@
-import { chooseRequestLanguage } from '../../i18n/request-language.js';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { chooseRequestLanguage } from '../../i18n/request-language.js';
 import type { CsrfPurpose } from '../../interaction/csrf.js';
 import { registerConsentRoutes } from './consent.js';
 import { registerEnrolRoutes } from './enrol.js';

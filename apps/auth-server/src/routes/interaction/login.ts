@@ -1,8 +1,8 @@
-import { pageLanguageOf } from '../../i18n/request-language.js';
 import { dummyPasswordVerify, verifyPassword } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { canonicalUsername } from '../../accounts/canonical-username.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';

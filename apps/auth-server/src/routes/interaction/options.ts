@@ -1,6 +1,6 @@
-import type { AccountStore } from '../../accounts/account-store.js';
 import type { AuthenticationMethod, Client, OAuthError, ProtocolStores } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
+import type { AccountStore } from '../../accounts/account-store.js';
 import type {
   AuthorizationFlow,
   NextStep,

@@ -1,18 +1,13 @@
-import type { MessageKey } from '../../i18n/catalogues/en.js';
-import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import type { MessageKey } from '../../i18n/catalogues/en.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { renderOtpPage } from '../../pages/otp.js';
 import { renderRecoveryCodePage, renderRecoveryCodeUsedPage } from '../../pages/recovery.js';
 import { sendHtml } from '../../pages/respond.js';
-import {
-  INVALID_CODE_MESSAGE,
-  type InteractionRoutesOptions,
-  type LoginAttempt,
-  tooManyAttemptsMessage,
-} from './options.js';
+import { type InteractionRoutesOptions, type LoginAttempt, tooManyAttemptsMessage } from './options.js';
 import { type InteractionSteps, type LoadedInteraction, stringField } from './steps.js';
 
 type SecondFactorPage = (

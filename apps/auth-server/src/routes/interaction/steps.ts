@@ -1,8 +1,8 @@
-import type { Translator } from '../../i18n/translator.js';
 import type { CompletedMethod, User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import type { Translator } from '../../i18n/translator.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
@@ -114,7 +114,10 @@ export function createInteractionSteps(
     reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, page), 303);
 
   /** Where to go when an interaction is gone: the start page (its "Your account" link) by default. */
-  const startPage = (t: Translator) => ({ href: `${pageContext.basePath}/`, label: t.text('error.startPage') });
+  const startPage = (t: Translator) => ({
+    href: `${pageContext.basePath}/`,
+    label: t.text('error.startPage'),
+  });
 
   const sendAlreadyCompleted = (reply: FastifyReply) =>
     sendErrorPage(
@@ -200,7 +203,9 @@ export function createInteractionSteps(
           title: request.language.text('error.otherBrowser.title'),
           message: request.language.text('error.otherBrowser.message'),
           code: 'interaction_browser_mismatch',
-          next: (await wayOnTo(clientIdFromQuery(request.query), request.language)) ?? startPage(request.language),
+          next:
+            (await wayOnTo(clientIdFromQuery(request.query), request.language)) ??
+            startPage(request.language),
         },
         pageContext,
       );
