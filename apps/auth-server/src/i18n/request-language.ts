@@ -74,6 +74,19 @@ function switchLanguage(request: FastifyRequest, reply: FastifyReply, options: R
 }
 
 /**
+ * Where the switcher comes back to: this page's path, without its query, which may carry a URL
+ * taken from the request (never echoed into a page) or a mailed link's token (never copied into
+ * other links). A page whose query is a mailed link's token has no switcher (its path alone would
+ * not open the link again), nor has a form's answer (POST), which GET cannot fetch again.
+ */
+function switcherReturnPath(request: FastifyRequest, options: RequestLanguageOptions): string | undefined {
+  if (request.method !== 'GET') return undefined;
+  const url = new URL(request.url, 'http://page.invalid');
+  if (url.searchParams.has('token')) return undefined;
+  return `${options.basePath}${url.pathname}`;
+}
+
+/**
  * Every browser page's language: `request.language` from the switcher's cookie and
  * `Accept-Language`, and the switcher's route. Needs `@fastify/cookie` registered first.
  */
@@ -89,9 +102,11 @@ export const requestLanguagePlugin = fp<RequestLanguageOptions>(
     app.decorateRequest('language', null as unknown as Translator);
     app.decorateRequest('languageChoice', null as unknown as FastifyRequest['languageChoice']);
     app.addHook('onRequest', async (request) => {
-      // A form's answer cannot be fetched again with GET: the switcher shows on pages a link reaches.
-      const returnTo = request.method === 'GET' ? `${options.basePath}${request.url}` : undefined;
-      request.languageChoice = { language: 'en', source: 'default', returnTo };
+      request.languageChoice = {
+        language: 'en',
+        source: 'default',
+        returnTo: switcherReturnPath(request, options),
+      };
       chooseRequestLanguage(request, undefined);
     });
     app.get(LANGUAGE_SWITCH_PATH, async (request, reply) => switchLanguage(request, reply, options));

@@ -79,6 +79,19 @@ export const de: Catalogue = {
     'Das Formular konnte nicht geprüft werden: Es war zu lange geöffnet oder stammt aus einem anderen Browser.',
   'error.formExpired.advice': 'Gehen Sie zurück, laden Sie die Seite neu und senden Sie das Formular erneut.',
 
+  'logout.title': 'Abmelden?',
+  'logout.question': 'Möchten Sie sich abmelden?',
+  'logout.clientAsks': '<strong>{client}</strong> bittet Sie, sich abzumelden.',
+  'logout.explanation':
+    'Das Abmelden beendet Ihre Sitzung hier und in den Anwendungen, bei denen Sie sich damit angemeldet haben. Wenn Sie sich nicht abmelden wollten, schließen Sie diese Seite.',
+  'logout.submit': 'Abmelden',
+  'signedOut.title': 'Sie sind abgemeldet',
+  'signedOut.done': 'Sie wurden abgemeldet.',
+  'signedOut.closeOrStart':
+    'Sie wurden abgemeldet. Sie können dieses Fenster schließen oder von der Startseite aus weitermachen.',
+  'signedOut.continue': 'Weiter',
+  'signedOut.frameTitle': 'Abmeldung bei einer Anwendung',
+
   'forgot.title': 'Passwort vergessen?',
   'forgot.lead':
     'Geben Sie die E-Mail-Adresse Ihres Kontos ein. Gehört sie zu einem Konto, senden wir einen Link, mit dem Sie ein neues Passwort wählen.',

@@ -79,6 +79,19 @@ export const en = {
     'The form could not be verified: it was open too long, or came from another browser.',
   'error.formExpired.advice': 'Go back, reload the page, and send the form again.',
 
+  'logout.title': 'Sign out?',
+  'logout.question': 'Do you want to sign out?',
+  'logout.clientAsks': '<strong>{client}</strong> asks you to sign out.',
+  'logout.explanation':
+    'Signing out ends your session here and in the applications you signed in to with it. If you did not ask to sign out, close this page.',
+  'logout.submit': 'Sign out',
+  'signedOut.title': 'You are signed out',
+  'signedOut.done': 'You have been signed out.',
+  'signedOut.closeOrStart':
+    'You have been signed out. You can close this window, or go on from the start page.',
+  'signedOut.continue': 'Continue',
+  'signedOut.frameTitle': 'Signing out of an application',
+
   'forgot.title': 'Forgot your password?',
   'forgot.lead':
     'Enter the e-mail address of your account. If it belongs to an account, we send a link to choose a new password.',

@@ -76,6 +76,19 @@ export const fr: Catalogue = {
     'Le formulaire n’a pas pu être vérifié : il est resté ouvert trop longtemps, ou provient d’un autre navigateur.',
   'error.formExpired.advice': 'Revenez en arrière, rechargez la page et renvoyez le formulaire.',
 
+  'logout.title': 'Se déconnecter ?',
+  'logout.question': 'Voulez-vous vous déconnecter ?',
+  'logout.clientAsks': '<strong>{client}</strong> vous demande de vous déconnecter.',
+  'logout.explanation':
+    'La déconnexion met fin à votre session ici et dans les applications auxquelles vous vous êtes connecté avec elle. Si vous n’avez pas demandé à vous déconnecter, fermez cette page.',
+  'logout.submit': 'Se déconnecter',
+  'signedOut.title': 'Vous êtes déconnecté',
+  'signedOut.done': 'Vous avez été déconnecté.',
+  'signedOut.closeOrStart':
+    'Vous avez été déconnecté. Vous pouvez fermer cette fenêtre, ou continuer depuis la page d’accueil.',
+  'signedOut.continue': 'Continuer',
+  'signedOut.frameTitle': 'Déconnexion d’une application',
+
   'forgot.title': 'Mot de passe oublié ?',
   'forgot.lead':
     'Saisissez l’adresse e-mail de votre compte. Si elle appartient à un compte, nous y envoyons un lien pour choisir un nouveau mot de passe.',
