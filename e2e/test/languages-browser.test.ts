@@ -1,7 +1,7 @@
 /**
  * The sign-in pages in each language, in Chromium (CONTRACT "Languages"): the authorization
  * request's `ui_locales` chooses the login and consent pages' language, the switcher's cookie the
- * forgot-password and error pages'; `<html lang>` names it, Arabic pages are right to left, and
+ * forgot-password, device verification and error pages'; `<html lang>` names it, Arabic pages are right to left, and
  * axe-core finds no violation in any of them. Arabic pages are photographed at 375 pixels under
  * test-artifacts/screenshots/ (docs/screenshots/ keeps a copy of them).
  */
@@ -54,7 +54,7 @@ async function expectPageIn(browser: TestBrowser, page: Page, language: Language
 }
 
 describe.each(LANGUAGES)('pages in $code', (language) => {
-  it('login (with its error), consent, forgot password, its answer, and an error page', async () => {
+  it('login (with its error), consent, forgot password, device verification, and an error page', async () => {
     const browser = await launchBrowser();
     browsers.push(browser);
     const { page } = browser;
@@ -84,10 +84,9 @@ describe.each(LANGUAGES)('pages in $code', (language) => {
     await browser.context.addCookies([{ name: 'lang', value: language.code, url: stack.issuer }]);
     await page.goto(`${stack.issuer}/forgot-password`);
     await expectPageIn(browser, page, language, 'forgot-password');
-    await page.locator('#email').fill('nobody@example.test');
-    await page.locator('button[type="submit"].primary').click();
-    await page.locator('p.notice').waitFor();
-    await expectPageIn(browser, page, language, 'forgot-password-sent');
+    await page.goto(`${stack.issuer}/device`);
+    await page.locator('#user_code').waitFor();
+    await expectPageIn(browser, page, language, 'device');
 
     await page.goto(`${stack.issuer}/interaction/no-such-interaction/login`);
     await expectPageIn(browser, page, language, 'error');

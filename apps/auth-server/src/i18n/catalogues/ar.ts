@@ -91,6 +91,31 @@ export const ar: Catalogue = {
   'signedOut.continue': 'متابعة',
   'signedOut.frameTitle': 'تسجيل الخروج من تطبيق',
 
+  'device.title': 'ربط جهاز',
+  'device.lead': 'أدخل الرمز الظاهر على جهازك.',
+  'device.code': 'الرمز',
+  'device.submit': 'متابعة',
+  'device.warning': 'لا تتابع إلا إذا كنت قد بدأت للتو تسجيل الدخول بنفسك على جهاز يخصك.',
+  'device.approvedTitle': 'تم ربط الجهاز',
+  'device.approved': 'تم تسجيل دخول <strong>{client}</strong> على جهازك الآن.',
+  'device.approvedAdvice': 'يمكنك إغلاق هذه النافذة والعودة إلى جهازك.',
+  'device.deniedTitle': 'تم رفض الوصول',
+  'device.denied': 'لم يُمنح <strong>{client}</strong> حق الوصول.',
+  'device.deniedAdvice': 'يمكنك إغلاق هذه النافذة. سيُبلغ الجهاز بأن الوصول قد رُفض.',
+  'device.consentNotice':
+    'لا تسمح بذلك إلا إذا كنت قد بدأت للتو تسجيل الدخول بنفسك على جهازك. لا يستطيع من أرسل إليك رمزًا استخدامه دون موافقتك.',
+  'device.codeProblem.title': 'لم يعد بالإمكان استخدام هذا الرمز',
+  'device.codeInvalid': 'هذا الرمز غير صالح. تحقّق من الرمز الظاهر على جهازك وحاول مرة أخرى.',
+  'device.codeExpired': 'انتهت صلاحية هذا الرمز. ابدأ من جديد على جهازك للحصول على رمز جديد.',
+  'device.codeUsed': 'استُخدم هذا الرمز من قبل. ابدأ من جديد على جهازك إن كنت لا تزال بحاجة إلى تسجيل الدخول.',
+  'device.nothingGrantable.title': 'لا يمكن منح هذا الجهاز حق الوصول',
+  'device.nothingGrantable.message': 'لا يستطيع حسابك منح أي من الأذونات التي طلبها الجهاز.',
+
+  'continueToProvider.title': 'جارٍ ربط {provider}',
+  'continueToProvider.lead': 'ننقلك إلى {provider} لتسجيل الدخول هناك. عند عودتك سيكون مرتبطًا بحسابك.',
+  'continueToProvider.continue': 'المتابعة إلى {provider}',
+  'continueToProvider.back': 'العودة إلى حسابك',
+
   'forgot.title': 'هل نسيت كلمة المرور؟',
   'forgot.lead':
     'أدخل عنوان البريد الإلكتروني لحسابك. إن كان يخص حسابًا، فسنرسل إليه رابطًا لاختيار كلمة مرور جديدة.',

@@ -92,6 +92,38 @@ export const de: Catalogue = {
   'signedOut.continue': 'Weiter',
   'signedOut.frameTitle': 'Abmeldung bei einer Anwendung',
 
+  'device.title': 'Gerät verbinden',
+  'device.lead': 'Geben Sie den Code ein, den Ihr Gerät anzeigt.',
+  'device.code': 'Code',
+  'device.submit': 'Weiter',
+  'device.warning':
+    'Fahren Sie nur fort, wenn Sie gerade selbst auf einem eigenen Gerät mit der Anmeldung begonnen haben.',
+  'device.approvedTitle': 'Gerät verbunden',
+  'device.approved': '<strong>{client}</strong> ist jetzt auf Ihrem Gerät angemeldet.',
+  'device.approvedAdvice': 'Sie können dieses Fenster schließen und zu Ihrem Gerät zurückkehren.',
+  'device.deniedTitle': 'Zugriff abgelehnt',
+  'device.denied': '<strong>{client}</strong> hat keinen Zugriff erhalten.',
+  'device.deniedAdvice':
+    'Sie können dieses Fenster schließen. Das Gerät meldet, dass der Zugriff abgelehnt wurde.',
+  'device.consentNotice':
+    'Erlauben Sie dies nur, wenn Sie gerade selbst auf Ihrem eigenen Gerät mit der Anmeldung begonnen haben. Wer Ihnen einen Code geschickt hat, kann ihn ohne Ihre Zustimmung nicht verwenden.',
+  'device.codeProblem.title': 'Dieser Code kann nicht mehr verwendet werden',
+  'device.codeInvalid':
+    'Dieser Code ist ungültig. Prüfen Sie den Code auf Ihrem Gerät und versuchen Sie es erneut.',
+  'device.codeExpired':
+    'Dieser Code ist abgelaufen. Beginnen Sie auf Ihrem Gerät erneut, um einen neuen Code zu erhalten.',
+  'device.codeUsed':
+    'Dieser Code wurde bereits verwendet. Beginnen Sie auf Ihrem Gerät erneut, falls Sie sich noch anmelden müssen.',
+  'device.nothingGrantable.title': 'Diesem Gerät kann kein Zugriff gewährt werden',
+  'device.nothingGrantable.message':
+    'Ihr Konto kann keine der Berechtigungen gewähren, die das Gerät angefragt hat.',
+
+  'continueToProvider.title': '{provider} wird verknüpft',
+  'continueToProvider.lead':
+    'Sie werden zu {provider} weitergeleitet, um sich dort anzumelden. Wenn Sie zurück sind, ist es mit Ihrem Konto verknüpft.',
+  'continueToProvider.continue': 'Weiter zu {provider}',
+  'continueToProvider.back': 'Zurück zu Ihrem Konto',
+
   'forgot.title': 'Passwort vergessen?',
   'forgot.lead':
     'Geben Sie die E-Mail-Adresse Ihres Kontos ein. Gehört sie zu einem Konto, senden wir einen Link, mit dem Sie ein neues Passwort wählen.',

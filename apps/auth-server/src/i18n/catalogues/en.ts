@@ -92,6 +92,33 @@ export const en = {
   'signedOut.continue': 'Continue',
   'signedOut.frameTitle': 'Signing out of an application',
 
+  'device.title': 'Connect a device',
+  'device.lead': 'Enter the code shown on your device.',
+  'device.code': 'Code',
+  'device.submit': 'Continue',
+  'device.warning': 'Only continue if you started signing in on a device of your own just now.',
+  'device.approvedTitle': 'Device connected',
+  'device.approved': '<strong>{client}</strong> is now signed in on your device.',
+  'device.approvedAdvice': 'You can close this window and return to your device.',
+  'device.deniedTitle': 'Access denied',
+  'device.denied': '<strong>{client}</strong> was not given access.',
+  'device.deniedAdvice': 'You can close this window. The device will report that access was denied.',
+  'device.consentNotice':
+    'Only allow this if you started signing in on your own device just now. Someone who sent you a code cannot use it without your approval.',
+  'device.codeProblem.title': 'This code can no longer be used',
+  'device.codeInvalid': 'That code is not valid. Check the code shown on your device and try again.',
+  'device.codeExpired': 'That code has expired. Start again on your device to get a new code.',
+  'device.codeUsed':
+    'That code has already been used. Start again on your device if you still need to sign in.',
+  'device.nothingGrantable.title': 'This device cannot be given access',
+  'device.nothingGrantable.message': 'Your account cannot grant any of the permissions the device asked for.',
+
+  'continueToProvider.title': 'Linking {provider}',
+  'continueToProvider.lead':
+    'Taking you to {provider} to sign in there. When you are back, it is linked to your account.',
+  'continueToProvider.continue': 'Continue to {provider}',
+  'continueToProvider.back': 'Back to your account',
+
   'forgot.title': 'Forgot your password?',
   'forgot.lead':
     'Enter the e-mail address of your account. If it belongs to an account, we send a link to choose a new password.',

@@ -89,6 +89,35 @@ export const fr: Catalogue = {
   'signedOut.continue': 'Continuer',
   'signedOut.frameTitle': 'Déconnexion d’une application',
 
+  'device.title': 'Connecter un appareil',
+  'device.lead': 'Saisissez le code affiché sur votre appareil.',
+  'device.code': 'Code',
+  'device.submit': 'Continuer',
+  'device.warning':
+    'Ne continuez que si vous venez vous-même de commencer à vous connecter sur un appareil qui vous appartient.',
+  'device.approvedTitle': 'Appareil connecté',
+  'device.approved': '<strong>{client}</strong> est maintenant connecté sur votre appareil.',
+  'device.approvedAdvice': 'Vous pouvez fermer cette fenêtre et revenir à votre appareil.',
+  'device.deniedTitle': 'Accès refusé',
+  'device.denied': '<strong>{client}</strong> n’a pas obtenu l’accès.',
+  'device.deniedAdvice': 'Vous pouvez fermer cette fenêtre. L’appareil indiquera que l’accès a été refusé.',
+  'device.consentNotice':
+    'N’autorisez ceci que si vous venez vous-même de commencer à vous connecter sur votre propre appareil. Une personne qui vous a envoyé un code ne peut pas l’utiliser sans votre accord.',
+  'device.codeProblem.title': 'Ce code n’est plus utilisable',
+  'device.codeInvalid': 'Ce code n’est pas valide. Vérifiez le code affiché sur votre appareil et réessayez.',
+  'device.codeExpired': 'Ce code a expiré. Recommencez sur votre appareil pour obtenir un nouveau code.',
+  'device.codeUsed':
+    'Ce code a déjà été utilisé. Recommencez sur votre appareil si vous devez encore vous connecter.',
+  'device.nothingGrantable.title': 'Cet appareil ne peut pas obtenir l’accès',
+  'device.nothingGrantable.message':
+    'Votre compte ne peut accorder aucune des autorisations demandées par l’appareil.',
+
+  'continueToProvider.title': 'Association de {provider}',
+  'continueToProvider.lead':
+    'Nous vous conduisons vers {provider} pour vous y connecter. À votre retour, il sera associé à votre compte.',
+  'continueToProvider.continue': 'Continuer vers {provider}',
+  'continueToProvider.back': 'Retour à votre compte',
+
   'forgot.title': 'Mot de passe oublié ?',
   'forgot.lead':
     'Saisissez l’adresse e-mail de votre compte. Si elle appartient à un compte, nous y envoyons un lien pour choisir un nouveau mot de passe.',

@@ -42,7 +42,7 @@ export function registerConsentRoutes(
         scopes: step.scopes,
         csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),
         basePath: pageContext.basePath,
-        notice: loaded.purpose.consentNotice,
+        notice: loaded.purpose.consentNotice && request.language.text(loaded.purpose.consentNotice),
         language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
