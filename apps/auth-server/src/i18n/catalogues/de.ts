@@ -124,6 +124,12 @@ export const de: Catalogue = {
   'continueToProvider.continue': 'Weiter zu {provider}',
   'continueToProvider.back': 'Zurück zu Ihrem Konto',
 
+  'passkey.use': 'Passkey verwenden',
+  'passkey.failed':
+    'Dieser Passkey konnte nicht geprüft werden. Bitte versuchen Sie es erneut oder wählen Sie einen anderen Weg.',
+  'passkey.usePassword': 'Stattdessen mit Ihrem Passwort anmelden',
+  'passkey.useApp': 'Stattdessen einen Code aus Ihrer Authenticator-App eingeben',
+
   'forgot.title': 'Passwort vergessen?',
   'forgot.lead':
     'Geben Sie die E-Mail-Adresse Ihres Kontos ein. Gehört sie zu einem Konto, senden wir einen Link, mit dem Sie ein neues Passwort wählen.',

@@ -1,8 +1,9 @@
 /**
  * The source catalogue: every other language has exactly these keys (a missing or extra key does
  * not compile) and the same `{placeholders}` (test/i18n-catalogues.test.ts). ICU MessageFormat:
- * `{name}` is a value, `{count, plural, one {…} other {…}}` a plural, `<strong>…</strong>` a tag the
- * page renders; write no other `<`, and quote a literal `{` as `'{'`.
+ * `{name}` is a value, `{count, plural, one {…} other {…}}` a plural; `<strong>`, `<code>`, `<em>`
+ * become those elements, any other tag (`<left>`) is an element the page supplies. Write no other
+ * `<`, and quote a literal `{` as `'{'` (docs/languages.md "Writing messages").
  */
 export const en = {
   'layout.languages': 'Language',
@@ -118,6 +119,11 @@ export const en = {
     'Taking you to {provider} to sign in there. When you are back, it is linked to your account.',
   'continueToProvider.continue': 'Continue to {provider}',
   'continueToProvider.back': 'Back to your account',
+
+  'passkey.use': 'Use your passkey',
+  'passkey.failed': 'That passkey could not be verified. Please try again, or choose another way.',
+  'passkey.usePassword': 'Sign in with your password instead',
+  'passkey.useApp': 'Enter a code from your authenticator app instead',
 
   'forgot.title': 'Forgot your password?',
   'forgot.lead':

@@ -118,6 +118,12 @@ export const fr: Catalogue = {
   'continueToProvider.continue': 'Continuer vers {provider}',
   'continueToProvider.back': 'Retour à votre compte',
 
+  'passkey.use': 'Utiliser votre clé d’accès',
+  'passkey.failed':
+    'Cette clé d’accès n’a pas pu être vérifiée. Veuillez réessayer, ou choisir un autre moyen.',
+  'passkey.usePassword': 'Se connecter plutôt avec votre mot de passe',
+  'passkey.useApp': 'Saisir plutôt un code de votre application d’authentification',
+
   'forgot.title': 'Mot de passe oublié ?',
   'forgot.lead':
     'Saisissez l’adresse e-mail de votre compte. Si elle appartient à un compte, nous y envoyons un lien pour choisir un nouveau mot de passe.',
