@@ -130,6 +130,19 @@ export const de: Catalogue = {
   'passkey.usePassword': 'Stattdessen mit Ihrem Passwort anmelden',
   'passkey.useApp': 'Stattdessen einen Code aus Ihrer Authenticator-App eingeben',
 
+  'enrol.title': 'Authenticator-App einrichten',
+  'enrol.scan': 'Scannen Sie diesen Code mit einer Authenticator-App:',
+  'enrol.qrAlt': 'QR-Code des Schlüssels für die Authenticator-App',
+  'enrol.key': 'Oder geben Sie diesen Schlüssel ein: <key></key>',
+  'enrol.enterCode': 'Geben Sie den 6-stelligen Code ein, den die App anzeigt.',
+  'enrol.submit': 'Bestätigen',
+  'enrol.leadPasskey':
+    '{client} verlangt bei der Anmeldung einen Passkey. Richten Sie einen Passkey ein, um fortzufahren.',
+  'enrol.leadApp':
+    '{client} verlangt bei der Anmeldung einen zweiten Schritt. Richten Sie eine Authenticator-App ein, um fortzufahren.',
+  'enrol.setUpPasskey': 'Passkey einrichten',
+  'enrol.setUpPasskeyInstead': 'Stattdessen einen Passkey einrichten',
+
   'forgot.title': 'Passwort vergessen?',
   'forgot.lead':
     'Geben Sie die E-Mail-Adresse Ihres Kontos ein. Gehört sie zu einem Konto, senden wir einen Link, mit dem Sie ein neues Passwort wählen.',

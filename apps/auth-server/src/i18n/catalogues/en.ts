@@ -125,6 +125,18 @@ export const en = {
   'passkey.usePassword': 'Sign in with your password instead',
   'passkey.useApp': 'Enter a code from your authenticator app instead',
 
+  'enrol.title': 'Set up an authenticator app',
+  'enrol.scan': 'Scan this code with an authenticator app:',
+  'enrol.qrAlt': 'QR code of the authenticator app secret',
+  'enrol.key': 'Or enter this key: <key></key>',
+  'enrol.enterCode': 'Enter the 6-digit code the app shows.',
+  'enrol.submit': 'Confirm',
+  'enrol.leadPasskey': '{client} asks for a passkey when you sign in. Set up a passkey to continue.',
+  'enrol.leadApp':
+    '{client} requires a second step when you sign in. Set up an authenticator app to continue.',
+  'enrol.setUpPasskey': 'Set up a passkey',
+  'enrol.setUpPasskeyInstead': 'Set up a passkey instead',
+
   'forgot.title': 'Forgot your password?',
   'forgot.lead':
     'Enter the e-mail address of your account. If it belongs to an account, we send a link to choose a new password.',

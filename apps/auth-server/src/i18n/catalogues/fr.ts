@@ -124,6 +124,19 @@ export const fr: Catalogue = {
   'passkey.usePassword': 'Se connecter plutôt avec votre mot de passe',
   'passkey.useApp': 'Saisir plutôt un code de votre application d’authentification',
 
+  'enrol.title': 'Configurer une application d’authentification',
+  'enrol.scan': 'Scannez ce code avec une application d’authentification :',
+  'enrol.qrAlt': 'QR code de la clé secrète pour l’application d’authentification',
+  'enrol.key': 'Ou saisissez cette clé : <key></key>',
+  'enrol.enterCode': 'Saisissez le code à 6 chiffres affiché par l’application.',
+  'enrol.submit': 'Confirmer',
+  'enrol.leadPasskey':
+    '{client} demande une clé d’accès à la connexion. Configurez une clé d’accès pour continuer.',
+  'enrol.leadApp':
+    '{client} exige une deuxième étape à la connexion. Configurez une application d’authentification pour continuer.',
+  'enrol.setUpPasskey': 'Configurer une clé d’accès',
+  'enrol.setUpPasskeyInstead': 'Configurer plutôt une clé d’accès',
+
   'forgot.title': 'Mot de passe oublié ?',
   'forgot.lead':
     'Saisissez l’adresse e-mail de votre compte. Si elle appartient à un compte, nous y envoyons un lien pour choisir un nouveau mot de passe.',
