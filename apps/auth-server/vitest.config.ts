@@ -41,6 +41,8 @@ export default defineConfig({
         'test/password-reset-instances.test.ts',
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
+        // The reset mail in the user's language, from the real SMTP server.
+        'test/languages.test.ts',
         'test/email-verification.test.ts',
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',

@@ -70,9 +70,11 @@ async function signedInAccount(who: { username: string; password: string }, remo
 function expectNoticeOf(mail: { text?: string; html?: string | false }, what: RegExp, ip: string) {
   for (const part of [mail.text ?? '', mail.html || '']) {
     expect(part).toMatch(what);
-    // When: the day and time in UTC, as the sessions list shows them.
-    expect(part).toContain(new Date().toUTCString().slice(0, 16));
-    expect(part).toMatch(/\d{2}:\d{2}:\d{2} GMT/);
+    // When: the day and time in UTC, written as the recipient's language writes dates (Intl).
+    expect(part).toContain(
+      new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date()),
+    );
+    expect(part).toMatch(/\d{1,2}:\d{2}:\d{2}\s[AP]M UTC/);
     expect(part).toMatch(/Chrome/);
     expect(part).toContain(ip);
     expect(part).toContain('If this was not you');

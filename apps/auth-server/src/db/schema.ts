@@ -174,6 +174,11 @@ export const users = pgTable('users', {
     .$type<Partial<Record<'name' | 'email' | 'groups', string>>>()
     .notNull()
     .default({}),
+  /**
+   * The language of the pages the user last signed in with (src/i18n/languages.ts, `de`): mails
+   * go out in it. Null until the first sign-in after this column (mails then use the fallback).
+   */
+  locale: text('locale'),
 });
 
 // ─── 2. Protocol records ─────────────────────────────────────────────────────────────────────────

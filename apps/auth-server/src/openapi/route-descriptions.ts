@@ -211,6 +211,11 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     parameters: ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'],
   },
   [`POST ${ENDPOINTS.endSession.path}`]: { summary: 'RP-initiated logout, confirmation form', tag: 'openid' },
+  'GET /language': {
+    summary: 'Language switcher: remembers the chosen page language in a cookie and returns to the page',
+    tag: 'pages',
+    parameters: ['set', 'return'],
+  },
   'GET /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: username and password`, tag: 'pages' },
   'POST /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: submit username and password`, tag: 'pages' },
   'GET /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: authenticator app code`, tag: 'pages' },

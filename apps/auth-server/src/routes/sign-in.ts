@@ -11,8 +11,10 @@ import type {
 import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
+import { requestLanguagePlugin } from '../i18n/request-language.js';
 import { type AuthorizationFlow, createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
@@ -127,6 +129,13 @@ async function registerBrowserPlugins(
     // The pages never need to be framed or to leak the URL (it can carry a code) to other sites.
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
+  });
+
+  // After the cookies: the switcher's cookie is one of the inputs.
+  const issuerUrl = new URL(protocol.config.issuer);
+  await app.register(requestLanguagePlugin, {
+    basePath: issuerUrl.pathname === '/' ? '' : issuerUrl.pathname,
+    secure: issuerUrl.protocol === 'https:',
   });
 
   await app.register(ssoSessionPlugin, {
@@ -253,6 +262,7 @@ async function registerPages(
     consents,
     pageContext,
     nowSeconds: () => protocol.clock.nowSeconds(),
+    accounts: createDrizzleAccountStore(options.db),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     kerberos: options.kerberos,

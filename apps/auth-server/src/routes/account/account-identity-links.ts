@@ -11,6 +11,7 @@ import { classifyUpstreamFailure } from '../../federation/callback-errors.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import type { UpstreamClients } from '../../federation/upstream-client.js';
 import { startUpstreamAuthorization } from '../../federation/upstream-code-flow.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
@@ -109,6 +110,7 @@ export function registerAccountIdentityLinkRoutes(app: FastifyInstance, options:
         providerName: provider.displayName,
         target: target.href,
         basePath: pageContext.basePath,
+        language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page);
     },

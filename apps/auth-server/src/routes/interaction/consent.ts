@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderConsentPage } from '../../pages/consent.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -41,7 +42,8 @@ export function registerConsentRoutes(
         scopes: step.scopes,
         csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),
         basePath: pageContext.basePath,
-        notice: loaded.purpose.consentNotice,
+        notice: loaded.purpose.consentNotice && request.language.text(loaded.purpose.consentNotice),
+        language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
     },

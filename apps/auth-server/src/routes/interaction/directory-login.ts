@@ -7,7 +7,6 @@ import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderDirectoryPasswordPage } from '../../pages/directory-password.js';
 import { sendHtml } from '../../pages/respond.js';
 import {
-  INVALID_CREDENTIALS_MESSAGE,
   type InteractionRoutesOptions,
   type LoginAttemptDecision,
   lastAttemptWarning,
@@ -123,14 +122,9 @@ async function answerOutcome(
         await options.loginAttemptGuard?.allowAccount(attempt, directoryLoginAccountId(outcome.stableId));
       await options.loginAttemptGuard?.recordFailure(attempt);
       audit(request.log, AUDIT_EVENTS.loginFailed, { ...fields, reason: 'directory_invalid_credentials' });
-      const warning = lastAttemptWarning(limit);
-      return sendLoginPage(
-        reply,
-        loaded,
-        401,
-        username,
-        warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE,
-      );
+      const warning = lastAttemptWarning(limit, request.language);
+      const invalid = request.language.text('login.invalidCredentials');
+      return sendLoginPage(reply, loaded, 401, username, warning ? `${invalid} ${warning}` : invalid);
     }
     case 'not_permitted':
       audit(request.log, AUDIT_EVENTS.loginFailed, {
@@ -202,7 +196,7 @@ async function signedIn(
       loaded,
       429,
       username,
-      tooManyAttemptsMessage(decision.retryAfterSeconds),
+      tooManyAttemptsMessage(decision.retryAfterSeconds, request.language),
     );
   }
   await guard?.recordSuccess({ ip: request.ip, username }, accountId);

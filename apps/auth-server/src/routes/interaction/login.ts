@@ -2,6 +2,7 @@ import { dummyPasswordVerify, verifyPassword } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { canonicalUsername } from '../../accounts/canonical-username.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -12,7 +13,6 @@ import {
 } from './directory-login.js';
 import { kerberosSignInRoutes } from './kerberos.js';
 import {
-  INVALID_CREDENTIALS_MESSAGE,
   type InteractionRoutesOptions,
   type LoginAttempt,
   type LoginAttemptDecision,
@@ -65,6 +65,7 @@ export async function registerLoginRoutes(
         loaded.interaction.id,
         pageContext.basePath,
       ),
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -102,7 +103,13 @@ export async function registerLoginRoutes(
       retry_after_seconds: decision.retryAfterSeconds,
     });
     reply.header('retry-after', String(decision.retryAfterSeconds));
-    sendLoginPage(reply, loaded, 429, username, tooManyAttemptsMessage(decision.retryAfterSeconds));
+    sendLoginPage(
+      reply,
+      loaded,
+      429,
+      username,
+      tooManyAttemptsMessage(decision.retryAfterSeconds, request.language),
+    );
     return null;
   }
 
@@ -163,8 +170,9 @@ export async function registerLoginRoutes(
           client_id: clientId,
           ip: request.ip,
         });
-        const warning = lastAttemptWarning(limit);
-        const message = warning ? `${INVALID_CREDENTIALS_MESSAGE} ${warning}` : INVALID_CREDENTIALS_MESSAGE;
+        const invalid = request.language.text('login.invalidCredentials');
+        const warning = lastAttemptWarning(limit, request.language);
+        const message = warning ? `${invalid} ${warning}` : invalid;
         return sendLoginPage(reply, loaded, 401, username, message);
       }
       await options.loginAttemptGuard?.recordSuccess(attempt, user.sub);
