@@ -1,4 +1,5 @@
 import { createTestClock } from '@oidc-orders/oauth-core/testing';
+import { type SmtpFixture, startSmtpServer } from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
@@ -7,7 +8,6 @@ import { users } from '../src/db/schema.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
-import { type SmtpFixture, startSmtpServer } from './helpers/smtp-server.js';
 import { authorizePath, CONSENTING, pkcePair, signInSeed } from './sign-in-fixtures.js';
 
 /**
