@@ -212,6 +212,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     ),
     kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
     federation,
+    admins: seed?.admins ?? [],
   });
   if (federation) {
     await app.register(upstreamLogoutRoutes, {

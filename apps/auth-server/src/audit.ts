@@ -68,6 +68,12 @@ export const AUDIT_EVENTS = {
   adminPasswordReset: 'auth.admin.password_reset',
   /** `users reset-mfa` (`sub`, `count` authenticator apps and passkeys removed): factors and recovery codes removed. */
   adminMfaReset: 'auth.admin.mfa_reset',
+  /** The operator console ended every session of a user, with back-channel logout (`sub`, `count` sessions). */
+  adminSessionsEnded: 'auth.admin.sessions_ended',
+  /** The operator console mailed a user a password reset link (`sub`). */
+  adminResetMailSent: 'auth.admin.reset_mail_sent',
+  /** A signed-in person who is not in the seed's `admins` asked for the operator console (`sub`, `ip`). */
+  adminConsoleRefused: 'auth.admin.console_refused',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
   /**
@@ -128,6 +134,8 @@ export interface AuditFields {
   added?: string[];
   retired?: string[];
   deleted?: string[];
+  /** The operator who made a change (their `sub`); `sub` is then the user it was made to. */
+  actor?: string;
 }
 
 /** Writes one security event through the request's (or the app's) logger. */

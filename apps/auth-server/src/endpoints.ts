@@ -19,7 +19,7 @@ export interface ProtocolEndpoint {
    */
   readonly browserCors: boolean;
   /** Where its routes live: `oauth` is src/routes/oauth/ (back-channel, form or bearer, never cached). */
-  readonly area: 'oauth' | 'front-channel' | 'discovery';
+  readonly area: 'oauth' | 'front-channel' | 'discovery' | 'admin-console';
   /** The OpenAPI tag of its operations. */
   readonly tag: 'oauth' | 'openid' | 'pages';
   /**
@@ -116,6 +116,8 @@ export const ENDPOINTS = {
   },
   // RFC 8628 §3.3: where the user types the code; its URL is sent in the device response.
   deviceVerification: { path: '/device', browserCors: false, area: 'front-channel', tag: 'pages' },
+  // The operator console: its pages live under this path (src/routes/admin-console/), behind one guard.
+  adminConsole: { path: '/admin', browserCors: false, area: 'admin-console', tag: 'pages' },
 } as const satisfies Record<string, ProtocolEndpoint>;
 
 const rows: readonly ProtocolEndpoint[] = Object.values(ENDPOINTS);

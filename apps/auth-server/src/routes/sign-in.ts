@@ -30,6 +30,7 @@ import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed
 import { accountRoutes } from './account/account.js';
 import { accountLinkFinisher } from './account/account-identity-links.js';
 import { emailLinkRoutes } from './account/email-verification.js';
+import { adminConsoleRoutes } from './admin-console/index.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -74,6 +75,8 @@ export interface SignInRoutesOptions {
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
   developmentSeed?: DevelopmentSeedSummary;
+  /** The seed's `admins`: who may use the operator console at /admin. */
+  admins?: readonly string[];
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -295,6 +298,17 @@ async function registerPages(
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
     federation: options.federation,
+  });
+  await app.register(adminConsoleRoutes, {
+    flow,
+    db: options.db,
+    clock: protocol.clock,
+    random: protocol.random,
+    pageContext,
+    admins: options.admins ?? [],
+    totp: factors.totp,
+    passkeys: factors.passkeys,
+    recoveryCodes: factors.recoveryCodes,
   });
 }
 

@@ -1,0 +1,214 @@
+/**
+ * Every English word of the operator console, in one place, so that the console moves into the
+ * language catalogues of the other pages as one step. Templates read words from here and never
+ * hold a sentence of their own.
+ */
+export const CONSOLE_WORDS = {
+  consoleName: 'Operator console',
+  nav: {
+    label: 'Console sections',
+    overview: 'Overview',
+    users: 'Users',
+    sessions: 'Sessions',
+    clients: 'Clients',
+    audit: 'Audit log',
+    keys: 'Signing keys',
+    seedPlan: 'Seed plan',
+  },
+  titles: {
+    overview: 'Operator console',
+    users: 'Users',
+    sessions: 'Active sessions',
+    clients: 'Clients',
+    audit: 'Audit log',
+    keys: 'Signing keys',
+    seedPlan: 'Seed plan',
+    forbidden: 'Not an operator',
+    notFound: 'Not found',
+    confirm: 'Please confirm',
+  },
+  forbidden: {
+    message: 'You are signed in, but your account is not one of the operators this server names.',
+    hint: 'Operators are listed in the seed file\u2019s "admins" member.',
+    back: 'Go to your account',
+  },
+  notFound: 'There is nothing at this address.',
+  overview: {
+    signInsPerHour: 'Sign-ins per hour (last 12 hours, sessions started)',
+    hourColumn: 'Hour (UTC)',
+    countColumn: 'Sign-ins',
+    failures: 'Failed sign-ins in the current lockout window',
+    lockouts: 'Accounts locked out now',
+    activeSessions: 'Active sessions',
+    keyAge: 'Age of the signing key in use',
+    noKey: 'no signing key yet',
+    users: 'Users',
+    disabledUsers: 'Disabled users',
+    seedDrift: 'Seed drift',
+    seedDriftUnknown: 'The seed plan is not available on this server yet.',
+    summary: 'Numbers at a glance',
+  },
+  users: {
+    search: 'Search users',
+    searchHint: 'Username, name, email address or sub',
+    searchButton: 'Search',
+    username: 'Username',
+    name: 'Name',
+    email: 'Email',
+    source: 'Source',
+    status: 'Status',
+    none: 'No user matches.',
+    count: (total: number) => `${total} user(s)`,
+  },
+  sources: {
+    seed: 'seed file',
+    operator: 'operator',
+    directory: 'directory',
+    federation: 'upstream provider',
+    registered: 'registered itself',
+  } as Record<string, string>,
+  status: { enabled: 'enabled', disabled: 'disabled' },
+  user: {
+    details: 'Details',
+    sub: 'Subject (sub)',
+    emailVerified: 'verified',
+    emailUnverified: 'not verified',
+    mfaRequired: 'Second factor required',
+    yes: 'yes',
+    no: 'no',
+    groups: 'Groups',
+    noGroups: 'none',
+    factors: 'Second factors',
+    authenticatorApps: 'Authenticator apps',
+    passkeys: 'Passkeys',
+    recoveryCodes: 'Recovery codes left',
+    sessions: 'Sessions',
+    noSessions: 'No active session.',
+    linked: 'Linked sign-in services',
+    noLinked: 'None.',
+    actions: 'Actions',
+  },
+  sessions: {
+    user: 'User',
+    methods: 'Methods',
+    ip: 'Address',
+    started: 'Started',
+    lastUsed: 'Last used',
+    expires: 'Expires',
+    none: 'No active session.',
+    unknown: 'unknown',
+  },
+  clients: {
+    clientId: 'Client id',
+    name: 'Name',
+    source: 'Source',
+    status: 'Status',
+    activeGrants: 'Active grants',
+    lastUsed: 'Last grant',
+    never: 'never',
+    none: 'No client is registered.',
+    redirectUris: 'Redirect URIs',
+    postLogoutRedirectUris: 'Post-logout redirect URIs',
+    grantTypes: 'Grant types',
+    scopes: 'Scopes',
+    skipConsent: 'Skips consent',
+    requireMfa: 'Requires a second factor',
+    backchannelLogout: 'Back-channel logout URI',
+    authMethods: 'Client authentication',
+    readOnly: 'Clients come from the seed file (or registered themselves): change them in the file.',
+    back: 'All clients',
+  },
+  keys: {
+    kid: 'Key id',
+    alg: 'Algorithm',
+    status: 'Status',
+    activates: 'Signs from',
+    retires: 'Stops signing',
+    removeAfter: 'Unpublished after',
+    statuses: {
+      next: 'published, not signing yet',
+      signing: 'signing',
+      retiring: 'retiring',
+      retired: 'retired',
+    },
+    none: 'No signing key yet.',
+  },
+  audit: {
+    unavailable:
+      'Audit events are written to the log (lines with "audit": true); this server does not store them yet.',
+  },
+  seedPlan: {
+    unavailable: 'The seed plan is not available on this server yet.',
+  },
+  paging: {
+    label: 'Pages',
+    previous: 'Previous page',
+    next: 'Next page',
+    position: (page: number, pages: number) => `Page ${page} of ${pages}`,
+  },
+  time: {
+    utc: 'UTC',
+    dash: '\u2014',
+    age: (seconds: number) =>
+      seconds >= 86_400
+        ? `${Math.floor(seconds / 86_400)} day(s)`
+        : seconds >= 3600
+          ? `${Math.floor(seconds / 3600)} hour(s)`
+          : `${Math.floor(seconds / 60)} minute(s)`,
+  },
+  confirm: {
+    cancel: 'Cancel',
+  },
+  signedInAs: (username: string) => `Signed in as ${username}`,
+  account: 'Your account',
+} as const;
+
+/**
+ * The words of each console action: its button, the question on its confirm page, the confirm
+ * button, and the notice after it ran. Keyed like the actions table (src/routes/admin-console/actions.ts).
+ */
+export const ACTION_WORDS = {
+  disable: {
+    button: 'Disable',
+    question: (who: string) =>
+      `Disable ${who}? They can no longer sign in; their sessions end and every application is told (back-channel logout).`,
+    confirm: 'Disable the user',
+    done: 'User disabled; their sessions ended.',
+  },
+  enable: {
+    button: 'Enable',
+    question: (who: string) => `Enable ${who}? They can sign in again.`,
+    confirm: 'Enable the user',
+    done: 'User enabled.',
+  },
+  'reset-mfa': {
+    button: 'Reset second factors',
+    question: (who: string) =>
+      `Remove every authenticator app, passkey and recovery code of ${who}? Their sessions end too; the next sign-in asks for a new factor where one is required.`,
+    confirm: 'Reset second factors',
+    done: 'Second factors removed; sessions ended.',
+  },
+  'send-reset': {
+    button: 'Send password reset mail',
+    question: (who: string) => `Mail ${who} a link to choose a new password?`,
+    confirm: 'Send the mail',
+    done: 'Password reset mail sent.',
+    failed: 'No mail was sent: the user has no address of their own here, no local password, or mail is off.',
+  },
+  'end-sessions': {
+    button: 'End sessions',
+    question: (who: string) =>
+      `End every session of ${who}? Their applications are told (back-channel logout) and their tokens revoked.`,
+    confirm: 'End the sessions',
+    done: 'Sessions ended.',
+  },
+  rotate: {
+    button: 'Rotate keys',
+    question: (delay: string) =>
+      `Add new signing keys? They are published now and sign from ${delay}; the current keys stop signing then and stay published for a day.`,
+    confirm: 'Rotate the keys',
+    done: 'New keys added.',
+  },
+} as const;
+
+export type ConsoleActionName = keyof typeof ACTION_WORDS;
