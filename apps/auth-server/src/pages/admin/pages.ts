@@ -113,7 +113,7 @@ ${details([
   [W.user.recoveryCodes, factors.recoveryCodes],
 ])}</section>
 <section aria-labelledby="sessions-title"><h2 id="sessions-title">${W.user.sessions}</h2>
-${input.sessions.rows.length === 0 ? html`<p>${W.user.noSessions}</p>` : sessionsTable(W.user.sessions, input.sessions.rows, context, false)}</section>
+${input.sessions.rows.length === 0 ? html`<p>${W.user.noSessions}</p>` : sessionsTable(W.user.sessionsOf(user.username), input.sessions.rows, context, false)}</section>
 <section aria-labelledby="linked-title"><h2 id="linked-title">${W.user.linked}</h2>
 ${
   input.linked.length === 0

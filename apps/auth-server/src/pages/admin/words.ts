@@ -83,6 +83,7 @@ export const CONSOLE_WORDS = {
     passkeys: 'Passkeys',
     recoveryCodes: 'Recovery codes left',
     sessions: 'Sessions',
+    sessionsOf: (username: string) => `Sessions of ${username}`,
     noSessions: 'No active session.',
     linked: 'Linked sign-in services',
     noLinked: 'None.',
