@@ -27,6 +27,7 @@ import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
 import { createUpstreamLinkMail } from './mail/upstream-link.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
+import { auditEventsPlugin } from './plugins/audit-events.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
@@ -149,6 +150,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // guard so that GET /openapi.json answers errors like every other route.
   await app.register(openApiPlugin);
   await app.register(databasePlugin, { database: deps.database });
+  // Right after the database: an audit event of any later plugin or route is stored too.
+  await app.register(auditEventsPlugin, { clock });
   // Before every route: each request is counted and timed by its route (GET /metrics).
   await app.register(metricsPlugin);
   await app.register(storesPlugin, {
@@ -322,7 +325,9 @@ function withLogRedaction(
   override: FastifyServerOptions['logger'] | undefined,
   pretty = false,
 ): FastifyServerOptions['logger'] {
-  if (override === false) return false;
+  // Silent rather than off: Fastify's "off" is one no-op logger shared by every app in the
+  // process, and the app's own logger carries its audit event sink (src/audit/audit-sink.ts).
+  if (override === false) return { ...loggerOptions(config), level: 'silent' };
   const base = loggerOptions(config, pretty && override === undefined);
   return typeof override === 'object' && override !== null ? { ...base, ...override } : base;
 }

@@ -1,11 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { auditSinkOf } from './audit/audit-sink.js';
 import { auditEventsCounted, rateLimitRefusals } from './metrics.js';
 
 /**
  * Security events, written as ordinary pino lines at `info` with a stable `event` field (and
  * `audit: true`), so a log pipeline can route or alert on them by name. The names are part of the
  * operator interface (docs/security-and-operations.md, "Audit events"): renaming one is a breaking
- * change.
+ * change. Each event is also stored in the database (src/audit/), where the console, the admin API
+ * and the account page read it.
  */
 export const AUDIT_EVENTS = {
   /**
@@ -96,12 +98,27 @@ export const AUDIT_EVENTS = {
 export type AuditEvent = (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS];
 
 /**
+ * The events that record a refusal or a failure (stored with `outcome: 'failure'`); every other
+ * event records something done as asked. A denied consent is the user's choice, not a failure.
+ */
+export const FAILURE_EVENTS: ReadonlySet<AuditEvent> = new Set([
+  AUDIT_EVENTS.loginFailed,
+  AUDIT_EVENTS.tokenReuseDetected,
+  AUDIT_EVENTS.rateLimitExceeded,
+  AUDIT_EVENTS.factorFailed,
+  AUDIT_EVENTS.passwordChangeFailed,
+  AUDIT_EVENTS.clientRegistrationRefused,
+]);
+
+/**
  * What an audit line may carry. Deliberately a closed list of identifiers: no field can hold a
  * password, secret, code or token, and the typed username is never logged (people type passwords
  * into the username field).
  */
 export interface AuditFields {
   sub?: string;
+  /** The operator who acted (admin API, console): their `sub`. */
+  actor?: string;
   client_id?: string;
   ip?: string;
   sid?: string;
@@ -138,12 +155,16 @@ export interface AuditFields {
   actor?: string;
 }
 
-/** Writes one security event through the request's (or the app's) logger. */
+/**
+ * Writes one security event through the request's (or the app's) logger, and hands it to the
+ * app's audit event sink (src/audit/audit-sink.ts), which stores it without delaying the request.
+ */
 export function audit(log: FastifyBaseLogger, event: AuditEvent, fields: AuditFields = {}): void {
   auditEventsCounted.inc({ event });
   if (event === AUDIT_EVENTS.rateLimitExceeded && fields.limit)
     rateLimitRefusals.inc({ limit: fields.limit });
   log.info({ ...fields, event, audit: true }, event);
+  auditSinkOf(log)?.(event, fields);
 }
 
 /**
