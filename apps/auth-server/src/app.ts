@@ -27,6 +27,7 @@ import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
 import { createUpstreamLinkMail } from './mail/upstream-link.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
+import { adminPlugin } from './plugins/admin.js';
 import { auditEventsPlugin } from './plugins/audit-events.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
@@ -43,6 +44,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
+import { adminApiRoutes } from './routes/admin-api/index.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
@@ -176,6 +178,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
+  // The operator's operations (src/admin/), for the admin API and the console.
+  await app.register(adminPlugin);
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
@@ -190,6 +194,7 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
+  await app.register(adminApiRoutes);
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;

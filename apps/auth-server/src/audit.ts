@@ -70,9 +70,16 @@ export const AUDIT_EVENTS = {
   adminPasswordReset: 'auth.admin.password_reset',
   /** `users reset-mfa` (`sub`, `count` authenticator apps and passkeys removed): factors and recovery codes removed. */
   adminMfaReset: 'auth.admin.mfa_reset',
-  /** The operator console ended every session of a user, with back-channel logout (`sub`, `count` sessions). */
+  /**
+   * An operator ended every session of a user through the admin API or console (`sub`, `actor`,
+   * `count` sessions): their relying parties were told over the back channel.
+   */
   adminSessionsEnded: 'auth.admin.sessions_ended',
-  /** The operator console mailed a user a password reset link (`sub`). */
+  /** An operator ended one SSO session (`sub`, `sid`, `actor`). */
+  adminSessionRevoked: 'auth.admin.session_revoked',
+  /** An operator revoked one grant (`sub`, `client_id`, `grant_id`, `actor`). */
+  adminGrantRevoked: 'auth.admin.grant_revoked',
+  /** An operator had a password reset link mailed to a user (`sub`, `actor`). */
   adminResetMailSent: 'auth.admin.reset_mail_sent',
   /** A signed-in person who is not in the seed's `admins` asked for the operator console (`sub`, `ip`). */
   adminConsoleRefused: 'auth.admin.console_refused',
@@ -117,7 +124,10 @@ export const FAILURE_EVENTS: ReadonlySet<AuditEvent> = new Set([
  */
 export interface AuditFields {
   sub?: string;
-  /** The operator who acted (admin API, console): their `sub`. */
+  /**
+   * Who made an operator's change: the admin's `sub` (console, or a user's token for the admin
+   * API) or the `client_id` of an automation's client credentials token.
+   */
   actor?: string;
   client_id?: string;
   ip?: string;
@@ -151,8 +161,6 @@ export interface AuditFields {
   added?: string[];
   retired?: string[];
   deleted?: string[];
-  /** The operator who made a change (their `sub`); `sub` is then the user it was made to. */
-  actor?: string;
 }
 
 /**

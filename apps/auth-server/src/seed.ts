@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Client, Resource, SecretHasher, User } from '@oidc-orders/oauth-core';
 import {
+  adminApiScopesIn,
   type ClientRegistrationContext,
   clientDefaults,
   clientRegistrationProblems,
   DEFAULT_SCRYPT_COST,
   forbiddenGrantReason,
+  isAdminApiScope,
   type ScryptCost,
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
@@ -110,6 +112,7 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   checkIdentityProviders(document.identity_providers ?? []);
   checkClientRegistration(document.client_registration);
   checkAdmins(document.admins ?? []);
+  refuseAdminScopes('client_id_metadata_documents.scope', document.client_id_metadata_documents?.scope);
   return document;
 }
 
@@ -123,8 +126,20 @@ function checkAdmins(admins: readonly string[]): void {
     throw new SeedError(`admins[${duplicate}] (${admins[duplicate]}): duplicate username`);
 }
 
+/**
+ * The administration API's scopes go to a seed client that lists them, never to a client that
+ * registers itself (oauth-core admin-api.ts): a policy naming them is a mistake said at start.
+ */
+function refuseAdminScopes(member: string, scope: string | undefined): void {
+  const listed = adminApiScopesIn((scope ?? '').split(' '));
+  if (listed.length > 0) {
+    throw new SeedError(`${member}: ${listed.join(' ')} may only be given to seed clients (their own scope)`);
+  }
+}
+
 /** Registration needs a gate: initial access tokens, or `open` said out loud. */
 function checkClientRegistration(registration: SeedDocument['client_registration']): void {
+  refuseAdminScopes('client_registration.scope', registration?.scope);
   if (registration === undefined || registration.open === true) return;
   const tokens =
     (registration.initial_access_tokens?.length ?? 0) +
@@ -215,6 +230,9 @@ function checkResources(seedResources: readonly SeedResource[]): void {
       throw new SeedError(`${where}: give secret or secret_hash, not both`);
     }
     for (const scope of resource.scopes) {
+      // The built-in administration API owns its scopes (oauth-core admin-api.ts).
+      if (isAdminApiScope(scope))
+        throw new SeedError(`${where}: scope "${scope}" belongs to the built-in administration API`);
       // A resource owns its scopes: a scope maps to exactly one audience.
       const owner = scopeOwners.get(scope);
       if (owner !== undefined)

@@ -1,15 +1,19 @@
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
-import { and, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ilike, isNull, or } from 'drizzle-orm';
 import { accountKindOf, rulesOf } from '../accounts/account-kinds.js';
 import type { AccountRecord } from '../accounts/account-store.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
+import { AUDIT_EVENTS } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { grants, ssoSessions } from '../db/schema.js';
+import { externalIdentities, grants, kerberosPrincipals, ssoSessions, users } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
+import type { PasswordRecovery } from '../mail/password-reset.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { setEntryDisabled } from '../storage/drizzle/registry-status.js';
+import { type AdminActor, type AdminAuditRecorder, actorFields } from './admin-audit.js';
+import { AdminActionRefusedError, AdminNotFoundError } from './admin-errors.js';
 
 /**
  * User administration on a running deployment's database (`pnpm --filter auth-server users …`).
@@ -24,6 +28,81 @@ export interface UsersAdminDeps {
   issuer: string;
   /** Ends sessions (with back-channel logout to their relying parties) and revokes grants. */
   signOut: Pick<UserSignOut, 'endUserSessions'>;
+  /**
+   * Writes the audit event of each change made through the `…BySub` operations (the admin API and
+   * console); the `users` command writes its own lines.
+   */
+  audit?: AdminAuditRecorder;
+  /** Mails reset links; `null` or absent when mail is off. */
+  passwordRecovery?: Pick<PasswordRecovery, 'sendResetLinkTo'> | null;
+}
+
+/** One row of a user search: what the admin API's `GET /admin/api/users` lists. */
+export interface UserSummary {
+  sub: string;
+  username: string;
+  name: string | null;
+  email: string | null;
+  status: 'enabled' | 'disabled';
+  /** Who keeps the account (`users.managed_by`): the seed file, an operator, the directory or a provider. */
+  source: 'seed' | 'operator' | 'directory' | 'federation';
+}
+
+/** A page of a search: `next` is the cursor of the following page, `null` on the last one. */
+export interface UserSearchPage {
+  users: UserSummary[];
+  next: string | null;
+}
+
+export interface UserSearch {
+  /** Part of the username, name or e-mail address (case-insensitive), or the exact `sub`. */
+  q?: string | undefined;
+  limit?: number | undefined;
+  /** The `next` cursor of the previous page. */
+  cursor?: string | undefined;
+}
+
+/** Everything an operator sees of one user. */
+export interface UserDetail extends UserSummary {
+  emailVerified: boolean;
+  mfaRequired: boolean;
+  /** The `groups` claim (a directory's or a provider's), `null` when nobody speaks for it. */
+  groups: string[] | null;
+  factors: {
+    authenticatorApps: Array<{ id: string; name: string; createdAt: number; lastUsedAt: number | null }>;
+    passkeys: Array<{ id: string; name: string; createdAt: number; lastUsedAt: number | null }>;
+    recoveryCodesRemaining: number;
+  };
+  /** Identities elsewhere that sign in as this user: upstream providers, the directory, Kerberos. */
+  linkedIdentities: Array<{
+    source: string;
+    subject: string;
+    linkedAt: number | null;
+    lastSignInAt: number | null;
+  }>;
+  activeSessions: number;
+  activeGrants: number;
+}
+
+export const USER_SEARCH_MAX_LIMIT = 200;
+const USER_SEARCH_DEFAULT_LIMIT = 50;
+
+/** LIKE's own characters in a search text stand for themselves. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/** The cursor is the last username of a page (usernames are unique, the order is by username). */
+const encodeCursor = (username: string) => Buffer.from(username, 'utf8').toString('base64url');
+const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
+
+function summaryOf(row: AccountRecord): UserSummary {
+  return {
+    sub: row.sub,
+    username: row.username,
+    name: row.name,
+    email: row.email,
+    status: row.disabledAt === null ? 'enabled' : 'disabled',
+    source: row.managedBy,
+  };
 }
 
 export interface UserOverview {
@@ -112,6 +191,169 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
    */
   const endEverything = (sub: string) => deps.signOut.endUserSessions(sub);
 
+  async function findBySub(sub: string): Promise<AccountRecord> {
+    const row = await accounts.findAccount(sub);
+    if (!row) throw new AdminNotFoundError('user', sub);
+    return row;
+  }
+
+  const record: AdminAuditRecorder = (event, fields) => deps.audit?.(event, fields);
+
+  async function search(query: UserSearch): Promise<UserSearchPage> {
+    const limit = Math.min(Math.max(query.limit ?? USER_SEARCH_DEFAULT_LIMIT, 1), USER_SEARCH_MAX_LIMIT);
+    const text = query.q?.trim() ?? '';
+    const matches =
+      text === ''
+        ? undefined
+        : or(
+            eq(users.sub, text),
+            ilike(users.username, likePattern(text)),
+            ilike(users.email, likePattern(text)),
+            ilike(users.name, likePattern(text)),
+          );
+    const after = query.cursor === undefined ? undefined : gt(users.username, decodeCursor(query.cursor));
+    // Keyset paging by the unique username: a page costs the same at any depth (one more row
+    // tells whether there is a next page).
+    const rows = await db
+      .select()
+      .from(users)
+      .where(and(matches, after))
+      .orderBy(asc(users.username))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      users: page.map(summaryOf),
+      next: rows.length > limit && last ? encodeCursor(last.username) : null,
+    };
+  }
+
+  async function linkedIdentitiesOf(sub: string): Promise<UserDetail['linkedIdentities']> {
+    const external = await db
+      .select()
+      .from(externalIdentities)
+      .where(eq(externalIdentities.sub, sub))
+      .orderBy(asc(externalIdentities.source));
+    const principals = await db
+      .select({ principal: kerberosPrincipals.principal })
+      .from(kerberosPrincipals)
+      .where(eq(kerberosPrincipals.sub, sub));
+    return [
+      ...external.map((row) => ({
+        source: row.source,
+        subject: row.subject,
+        linkedAt: row.createdAt,
+        lastSignInAt: row.lastSignInAt,
+      })),
+      ...principals.map((row) => ({
+        source: 'kerberos',
+        subject: row.principal,
+        linkedAt: null,
+        lastSignInAt: null,
+      })),
+    ];
+  }
+
+  async function detail(sub: string): Promise<UserDetail> {
+    const row = await findBySub(sub);
+    const counts = await overview(row);
+    return {
+      ...summaryOf(row),
+      emailVerified: row.emailVerified,
+      mfaRequired: row.mfaRequired,
+      groups: row.groups,
+      factors: {
+        authenticatorApps: await totp.list(sub),
+        passkeys: (await passkeys.list(sub)).map(({ id, name, createdAt, lastUsedAt }) => ({
+          id,
+          name,
+          createdAt,
+          lastUsedAt,
+        })),
+        recoveryCodesRemaining: counts.recoveryCodesRemaining,
+      },
+      linkedIdentities: await linkedIdentitiesOf(sub),
+      activeSessions: counts.activeSessions,
+      activeGrants: counts.activeGrants,
+    };
+  }
+
+  async function disableBySub(sub: string) {
+    const row = await findBySub(sub);
+    const changed = await setEntryDisabled(db, 'users', sub, clock.nowSeconds());
+    const ended = await endEverything(sub);
+    return { sub, kind: accountKindOf(row.managedBy), changed, ...ended };
+  }
+
+  async function enableBySub(sub: string) {
+    await findBySub(sub);
+    return { sub, changed: await setEntryDisabled(db, 'users', sub, null) };
+  }
+
+  async function resetMfaBySub(sub: string) {
+    await findBySub(sub);
+    return {
+      sub,
+      authenticatorApps: await totp.removeAll(sub),
+      passkeys: await passkeys.removeAll(sub),
+      recoveryCodes: await recoveryCodes.removeAll(sub),
+      ...(await endEverything(sub)),
+    };
+  }
+
+  /** The reset mail as `users send-reset` sends it: only to an address that is the account's own. */
+  async function sendResetMailBySub(sub: string) {
+    await findBySub(sub);
+    if (!deps.passwordRecovery) throw new AdminActionRefusedError('mail_off', 'mail is off (no SMTP_URL)');
+    const outcome = await deps.passwordRecovery.sendResetLinkTo(sub);
+    if (outcome.sent) return { sub };
+    const reason = outcome.reason;
+    if (reason === 'no_email' || reason === 'no_local_password') {
+      throw new AdminActionRefusedError(
+        reason,
+        reason === 'no_email'
+          ? 'the user has no e-mail address of their own'
+          : 'the user has no password here (a directory or federated account)',
+      );
+    }
+    throw new AdminActionRefusedError('mail_failed', `the mail was not sent (${reason})`);
+  }
+
+  /**
+   * The changes an operator makes through the admin API or console: each is written as an audit
+   * event naming the actor (who did it) and the user it was done to.
+   */
+  const changes = {
+    async disable(sub: string, by: AdminActor) {
+      const result = await disableBySub(sub);
+      await record(AUDIT_EVENTS.adminUserDisabled, { sub, ...actorFields(by), count: result.sessions });
+      return result;
+    },
+    async enable(sub: string, by: AdminActor) {
+      const result = await enableBySub(sub);
+      await record(AUDIT_EVENTS.adminUserEnabled, { sub, ...actorFields(by) });
+      return result;
+    },
+    async resetMfa(sub: string, by: AdminActor) {
+      const result = await resetMfaBySub(sub);
+      const count = result.authenticatorApps + result.passkeys;
+      await record(AUDIT_EVENTS.adminMfaReset, { sub, ...actorFields(by), count });
+      return result;
+    },
+    async sendResetMail(sub: string, by: AdminActor) {
+      const result = await sendResetMailBySub(sub);
+      await record(AUDIT_EVENTS.adminResetMailSent, { sub, ...actorFields(by) });
+      return result;
+    },
+    /** Every SSO session ends (each relying party told over the back channel) and every grant is revoked. */
+    async endSessions(sub: string, by: AdminActor) {
+      await findBySub(sub);
+      const result = await endEverything(sub);
+      await record(AUDIT_EVENTS.adminSessionsEnded, { sub, ...actorFields(by), count: result.sessions });
+      return { sub, ...result };
+    },
+  };
+
   return {
     async list(): Promise<UserOverview[]> {
       return Promise.all((await accounts.listAccounts()).map(overview));
@@ -180,6 +422,10 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
 
     endEverything,
     find,
+    findBySub,
+    search,
+    detail,
+    changes,
   };
 }
 

@@ -4,7 +4,7 @@
  * document names them and links the section. test/openapi.test.ts fails when a registered route
  * has no entry here, or an entry names a route that does not exist: the two cannot drift.
  */
-import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orders/service-kit';
+import { OPERATIONS_ROUTE_DESCRIPTIONS, openApiPath, type RouteDescription } from '@oidc-orders/service-kit';
 import { BROWSER_CORS_ENDPOINTS, ENDPOINTS } from '../endpoints.js';
 
 /** The CORS preflight of each endpoint browsers call cross-origin (src/plugins/cors.ts). */
@@ -19,6 +19,76 @@ function preflightDescriptions(): Record<string, RouteDescription> {
     ]),
   );
 }
+
+/** `/users/:sub` → `/users/{sub}`. */
+const documented = (path: string) => openApiPath(path);
+
+/** The administration API (src/routes/admin-api/): reads need admin.read, changes admin.write. */
+const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
+  [`GET ${documented(ENDPOINTS.adminUsers.path)}`]: {
+    summary: 'Search users (q: username, name or e-mail part, or the sub), paged by `cursor`',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUser.path)}`]: {
+    summary: 'One user: factors, linked identities, groups, source, live sessions and grants',
+    tag: 'admin',
+  },
+  [`POST ${documented(ENDPOINTS.adminUserDisable.path)}`]: {
+    summary: 'Disable a user: sign-in refused, sessions ended (back-channel logout), grants revoked',
+    tag: 'admin',
+  },
+  [`POST ${documented(ENDPOINTS.adminUserEnable.path)}`]: { summary: 'Enable a disabled user', tag: 'admin' },
+  [`POST ${documented(ENDPOINTS.adminUserResetMfa.path)}`]: {
+    summary: "Remove a user's authenticator apps, passkeys and recovery codes; sessions end",
+    tag: 'admin',
+  },
+  [`POST ${documented(ENDPOINTS.adminUserResetMail.path)}`]: {
+    summary: 'Mail the user a password reset link (to their own verified address)',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUserSessions.path)}`]: {
+    summary: "A user's live SSO sessions",
+    tag: 'admin',
+  },
+  [`DELETE ${documented(ENDPOINTS.adminUserSessions.path)}`]: {
+    summary:
+      "End every session of a user (back-channel logout to its relying parties) and revoke the user's grants",
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUserGrants.path)}`]: { summary: "A user's live grants", tag: 'admin' },
+  [`DELETE ${documented(ENDPOINTS.adminSession.path)}`]: {
+    summary: 'End one SSO session (back-channel logout, its grants revoked)',
+    tag: 'admin',
+  },
+  [`DELETE ${documented(ENDPOINTS.adminGrant.path)}`]: {
+    summary: 'Revoke one grant (its refresh and opaque access tokens stop)',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminClients.path}`]: {
+    summary: 'Clients (read-only, from the seed or registered) with active grants and last use',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminClient.path)}`]: {
+    summary: 'One client with its live counts',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminResources.path}`]: {
+    summary: 'Resources (read-only) with active grants and last use',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminProviders.path}`]: {
+    summary: 'Upstream identity providers (read-only) with linked accounts and last sign-in',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminKeys.path}`]: {
+    summary: 'Signing keys: state and age (public parts only)',
+    tag: 'admin',
+  },
+  [`POST ${ENDPOINTS.adminKeysRotate.path}`]: {
+    summary: 'Rotate the signing keys (new keys published now, signing after the safe delay)',
+    tag: 'admin',
+  },
+};
 
 const SIGN_IN_PAGE = 'HTML sign-in step of an authorization request (interaction)';
 
@@ -237,5 +307,6 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   },
   'GET /admin/audit': { summary: 'Operator console: audit log', tag: 'console' },
   'GET /admin/seed-plan': { summary: 'Operator console: what the seed file would change', tag: 'console' },
+  ...ADMIN_API_DESCRIPTIONS,
   ...OPERATIONS_ROUTE_DESCRIPTIONS,
 };
