@@ -43,8 +43,12 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
+/** The console's routes: /admin and below, except the admin API's area (its own guard, tokens). */
 const consoleRoutes = () =>
-  routes.filter((route) => route.url === '/admin' || route.url.startsWith('/admin/'));
+  routes.filter(
+    (route) =>
+      route.url === '/admin' || (route.url.startsWith('/admin/') && !route.url.startsWith('/admin/api/')),
+  );
 const methodsOf = (route: RouteOptions) => ([] as string[]).concat(route.method).filter((m) => m !== 'HEAD');
 const concrete = (url: string) => url.replace(/:\w+/g, 'x');
 
@@ -140,7 +144,13 @@ describe('who gets in', () => {
     expect(users.statusCode).toBe(200);
     expect(users.body).toContain(`data-user="${PERSON.sub}"`);
     expect(users.body).not.toContain(`data-user="${ADMIN.sub}"`);
-    for (const path of ['/admin/sessions', '/admin/clients', '/admin/clients/web', '/admin/keys']) {
+    for (const path of [
+      '/admin/sessions',
+      '/admin/clients',
+      '/admin/clients/web',
+      '/admin/keys',
+      '/admin/audit',
+    ]) {
       expect((await browser.get(path)).statusCode, path).toBe(200);
     }
   });
@@ -178,6 +188,13 @@ describe('actions', () => {
     expect(result.body).toContain('<span data-status>disabled</span>');
     expect(result.body).toContain('class="notice"');
     expect(result.body).toContain('data-action="enable"');
+
+    // The change is an audit event naming the operator, on the audit log filtered to the user.
+    await app.auditEventWriter.flush();
+    const audit = await browser.get(`/admin/audit?sub=${PERSON.sub}&event=auth.admin.user_disabled`);
+    expect(audit.statusCode).toBe(200);
+    expect(audit.body).toContain('data-event="auth.admin.user_disabled"');
+    expect(audit.body).toContain(`<td data-actor>${ADMIN.sub}</td>`);
   });
 });
 

@@ -303,12 +303,8 @@ async function registerPages(
     flow,
     db: options.db,
     clock: protocol.clock,
-    random: protocol.random,
     pageContext,
     admins: options.admins ?? [],
-    totp: factors.totp,
-    passkeys: factors.passkeys,
-    recoveryCodes: factors.recoveryCodes,
   });
 }
 
