@@ -66,7 +66,8 @@ async function populate() {
     select 's-' || n, md5('k' || n), 'u-' || (n % ${USERS} + 1), ${now} - n, '[{"method":"password","at":0}]'::jsonb,
       ${now} - n, ${now} + 3600
     from generate_series(1, ${SESSIONS}) as n`);
-  await db.execute(sql`analyze`);
+  // As autovacuum would have by now: statistics, and the visibility map that lets counts read the index only.
+  await db.execute(sql`vacuum analyze`);
 }
 
 /** A cookie-keeping client over `app.inject`. */

@@ -54,6 +54,12 @@ export function when(seconds: number | null): SafeHtml {
   return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} ${W.time.utc}</time>`;
 }
 
+/** The hour a row counts, as its UTC clock time ("06:00"): the overview lists only the last 12 hours. */
+export function hourOf(seconds: number): SafeHtml {
+  const iso = new Date(seconds * 1000).toISOString();
+  return html`<time datetime="${iso}">${iso.slice(11, 16)}</time>`;
+}
+
 /**
  * A table that scrolls sideways inside its own focusable region on a narrow screen (375 px),
  * instead of widening the page (WCAG 1.4.10 reflow; axe `scrollable-region-focusable`).

@@ -1,7 +1,7 @@
 import type { Overview, Paged, SessionRow } from '../../admin/console-queries.js';
 import { html, type SafeHtml } from '../html.js';
 import { renderPage } from '../layout.js';
-import { codeList, details, pager, renderConsolePage, table, when } from './frame.js';
+import { codeList, details, hourOf, pager, renderConsolePage, table, when } from './frame.js';
 import { CONSOLE_WORDS } from './words.js';
 
 const W = CONSOLE_WORDS;
@@ -38,7 +38,7 @@ export function renderOverviewPage(context: ConsolePageContext, input: OverviewI
   ];
   const hours = overview.perHour.map(
     (row) =>
-      html`<tr><td>${when(row.hour)}</td><td data-sign-ins>${row.signIns}</td><td data-failures>${row.failures}</td></tr>`,
+      html`<tr><td>${hourOf(row.hour)}</td><td data-sign-ins>${row.signIns}</td><td data-failures>${row.failures}</td></tr>`,
   );
   const body = html`<section aria-labelledby="summary-title"><h2 id="summary-title">${W.overview.summary}</h2>
 ${details(numbers)}</section>
