@@ -9,6 +9,7 @@ import { createTestClock } from '@oidc-orders/oauth-core/testing';
 import type { LightMyRequestResponse, RouteOptions } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTotpRepository } from '../src/mfa/totp-repository.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { FORM, startTestApp, type TestApp } from './helpers/app.js';
@@ -18,6 +19,8 @@ const ADMIN = { sub: 'u-olga', username: 'olga', password: 'olga-password-for-te
 const ADMIN_TOTP = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const NEW_ADMIN = { sub: 'u-nina', username: 'nina', password: 'nina-password-for-tests' } as const;
 const PERSON = { sub: 'u-pete', username: 'pete', password: 'pete-password-for-tests' } as const;
+/** An admin who signs in without a factor, then gets one from elsewhere: the session lacks it. */
+const LATE_ADMIN = { sub: 'u-sam', username: 'sam', password: 'sam-password-for-tests' } as const;
 
 const clock = createTestClock(Math.floor(Date.now() / 1000));
 const routes: RouteOptions[] = [];
@@ -36,8 +39,9 @@ beforeAll(async () => {
         { ...ADMIN, totp_secret: ADMIN_TOTP },
         { ...NEW_ADMIN },
         { ...PERSON, email: 'pete@example.test' },
+        { ...LATE_ADMIN },
       ],
-      admins: [ADMIN.username, NEW_ADMIN.username],
+      admins: [ADMIN.username, NEW_ADMIN.username, LATE_ADMIN.username],
     },
   }));
 });
@@ -132,6 +136,37 @@ describe('who gets in', () => {
     expect(enrol.statusCode).toBe(200);
     const users = await browser.get('/admin/users');
     expect(locationOf(users).pathname).toMatch(/\/enrol$/);
+  });
+
+  it('asks an admin whose session has no second factor for the one they have (step-up to the otp page)', async () => {
+    const browser = new TestBrowser(app);
+    expect(locationOf(await signIn(browser, LATE_ADMIN)).pathname).toBe('/admin');
+    // An authenticator app added after this session began (from another browser).
+    const totp = createTotpRepository({
+      db: app.database.db,
+      keyEncryptionKey: app.config.keyEncryptionKey,
+      clock,
+      random: app.protocol.random,
+      issuer: app.protocol.config.issuer,
+    });
+    const enrolment = await totp.startEnrolment(LATE_ADMIN.sub, LATE_ADMIN.username, 'Phone');
+    const codeAt = (seconds: number) =>
+      TOTP.generate({ secret: Secret.fromBase32(enrolment.secret), timestamp: seconds * 1000 });
+    expect(await totp.confirm(enrolment.id, LATE_ADMIN.sub, codeAt(clock.nowSeconds()))).toBe(true);
+
+    const stepUp = await browser.get('/admin');
+    expect(stepUp.statusCode).toBe(303);
+    expect(locationOf(stepUp).pathname).toMatch(/\/interaction\/[^/]+\/otp$/);
+    const otpPage = await browser.get(stepUp.headers.location as string);
+    expect(otpPage.body).toContain('name="otp"');
+    expect(otpPage.body).not.toContain('name="password"');
+    clock.advance(30);
+    const afterCode = await browser.post(browser.lastUrl, {
+      ...hiddenFields(otpPage.body),
+      otp: codeAt(clock.nowSeconds()),
+    });
+    expect(locationOf(afterCode).pathname).toBe('/admin');
+    expect((await browser.get('/admin')).statusCode).toBe(200);
   });
 
   it('shows the console to an admin signed in with TOTP', async () => {
