@@ -170,9 +170,21 @@ describe('who gets in', () => {
   });
 
   it('shows the console to an admin signed in with TOTP', async () => {
+    // One failed sign-in, so the overview has a failure to count beside the sign-ins.
+    const stranger = new TestBrowser(app);
+    await signIn(stranger, { username: PERSON.username, password: 'not-the-password' });
     const browser = new TestBrowser(app);
-    const overview = await signInAdmin(browser);
+    await signInAdmin(browser);
+    await app.auditEventWriter.flush();
+    const overview = await browser.get('/admin');
     expect(overview.statusCode).toBe(200);
+    const sumOf = (attribute: string) =>
+      [...overview.body.matchAll(new RegExp(`<td ${attribute}>(\\d+)</td>`, 'g'))].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
+    expect(sumOf('data-sign-ins')).toBeGreaterThanOrEqual(3);
+    expect(sumOf('data-failures')).toBeGreaterThanOrEqual(1);
     expect(overview.body).toContain('<h1 id="page-title">Operator console</h1>');
     expect(overview.body).toContain('aria-current="page"');
     const users = await browser.get(`/admin/users?q=${PERSON.username}`);

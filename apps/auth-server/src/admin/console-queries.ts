@@ -81,7 +81,7 @@ export async function listSessions(
 
 export interface Overview {
   /** Sign-ins and failed sign-ins in each of the last 12 hours, oldest first (`hour`: its start). */
-  perHour: Array<{ hour: number; signIns: number; failures: number }>;
+  perHour: HourCounts[];
   /** Usernames and accounts locked out now (their failures reached the limit in the current window). */
   lockouts: number;
   activeSessions: number;
@@ -94,11 +94,17 @@ const HOURS_SHOWN = 12;
 /** The audit events the overview counts per hour (src/audit.ts). */
 const SIGN_IN_EVENTS = { signIns: AUDIT_EVENTS.loginSucceeded, failures: AUDIT_EVENTS.loginFailed } as const;
 
-/**
- * Sign-ins and failures per hour from the stored audit events: one grouped query, answered from
- * the (event, time) index, so its cost follows the hours shown, not the millions of rows kept.
- */
-async function eventsPerHour(db: AppDatabase, firstHour: number) {
+export interface HourCounts {
+  hour: number;
+  signIns: number;
+  failures: number;
+}
+
+/** An hour is closed once it ended this long ago: the batched audit writer has stored its events. */
+const HOUR_SETTLED_SECONDS = 120;
+
+/** Counts per hour of the sign-in events from `fromHour` (an hour's start) on, one grouped query. */
+async function countEventsPerHour(db: AppDatabase, fromHour: number): Promise<Map<number, HourCounts>> {
   const rows = await db
     .select({
       hour: sql<number>`(${auditEvents.time} / 3600) * 3600`.mapWith(Number),
@@ -106,18 +112,43 @@ async function eventsPerHour(db: AppDatabase, firstHour: number) {
       count: count(),
     })
     .from(auditEvents)
-    .where(and(inArray(auditEvents.event, Object.values(SIGN_IN_EVENTS)), gte(auditEvents.time, firstHour)))
+    .where(and(inArray(auditEvents.event, Object.values(SIGN_IN_EVENTS)), gte(auditEvents.time, fromHour)))
     .groupBy(sql`1`, auditEvents.event);
-  const perHour = new Map<string, number>(rows.map((row) => [`${row.hour} ${row.event}`, row.count]));
-  return Array.from({ length: HOURS_SHOWN }, (_, index) => {
-    const hour = firstHour + index * 3600;
-    return {
-      hour,
-      signIns: perHour.get(`${hour} ${SIGN_IN_EVENTS.signIns}`) ?? 0,
-      failures: perHour.get(`${hour} ${SIGN_IN_EVENTS.failures}`) ?? 0,
-    };
-  });
+  const counts = new Map<number, HourCounts>();
+  for (const row of rows) {
+    const entry = counts.get(row.hour) ?? { hour: row.hour, signIns: 0, failures: 0 };
+    if (row.event === SIGN_IN_EVENTS.signIns) entry.signIns = row.count;
+    else entry.failures = row.count;
+    counts.set(row.hour, entry);
+  }
+  return counts;
 }
+
+/**
+ * Sign-ins and failures per hour from the stored audit events, read through the (event, time)
+ * index. A closed hour never changes, so its counts are kept (per instance) and only the hours
+ * not yet counted are read again: the overview's cost follows the events of the current hour, not
+ * the millions kept.
+ */
+export function createHourlySignInCounts(db: AppDatabase) {
+  const closed = new Map<number, HourCounts>();
+  return async function perHour(nowSeconds: number): Promise<HourCounts[]> {
+    const firstHour = Math.floor(nowSeconds / 3600) * 3600 - (HOURS_SHOWN - 1) * 3600;
+    const hours = Array.from({ length: HOURS_SHOWN }, (_, index) => firstHour + index * 3600);
+    for (const hour of closed.keys()) if (hour < firstHour) closed.delete(hour);
+    const firstOpen = hours.find((hour) => !closed.has(hour)) ?? hours[hours.length - 1] ?? firstHour;
+    const counted = await countEventsPerHour(db, firstOpen);
+    return hours.map((hour) => {
+      const known = closed.get(hour);
+      if (known !== undefined) return known;
+      const counts = counted.get(hour) ?? { hour, signIns: 0, failures: 0 };
+      if (hour + 3600 + HOUR_SETTLED_SECONDS <= nowSeconds) closed.set(hour, counts);
+      return counts;
+    });
+  };
+}
+
+export type HourlySignInCounts = ReturnType<typeof createHourlySignInCounts>;
 
 /** Login counters (per username or account) at the limit in their current window: locked out now. */
 async function lockoutsNow(db: AppDatabase, nowSeconds: number, lockout: LockoutSettings) {
@@ -147,10 +178,10 @@ export async function readOverview(
   db: AppDatabase,
   nowSeconds: number,
   lockout: LockoutSettings,
+  hourly: HourlySignInCounts,
 ): Promise<Overview> {
-  const firstHour = Math.floor(nowSeconds / 3600) * 3600 - (HOURS_SHOWN - 1) * 3600;
   const [perHour, lockouts, [sessions], [userCounts]] = await Promise.all([
-    eventsPerHour(db, firstHour),
+    hourly(nowSeconds),
     lockoutsNow(db, nowSeconds, lockout),
     db.select({ value: count() }).from(ssoSessions).where(gt(ssoSessions.expiresAt, nowSeconds)),
     db

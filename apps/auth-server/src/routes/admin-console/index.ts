@@ -2,7 +2,12 @@ import type { Clock } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AdminActor } from '../../admin/admin-audit.js';
 import { AdminNotFoundError } from '../../admin/admin-errors.js';
-import { listSessions, readOverview, type SessionRow } from '../../admin/console-queries.js';
+import {
+  createHourlySignInCounts,
+  listSessions,
+  readOverview,
+  type SessionRow,
+} from '../../admin/console-queries.js';
 import type { SessionOverview } from '../../admin/sessions-admin.js';
 import type { AppDatabase } from '../../db/client.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
@@ -102,13 +107,19 @@ const action = { config: { console: 'action' as const } };
 function registerOverviewAndSessions(app: FastifyInstance, options: AdminConsoleOptions) {
   const { db, clock } = options;
   const { contextOf, send } = consoleReplies(options.pageContext);
+  const hourly = createHourlySignInCounts(db);
 
   app.get(consolePath(''), page, async (request, reply) => {
     const [overview, keys] = await Promise.all([
-      readOverview(db, clock.nowSeconds(), {
-        maxFailuresPerUsername: app.config.rateLimits.loginMaxFailuresPerUsername,
-        windowSeconds: app.config.rateLimits.loginFailureWindowSeconds,
-      }),
+      readOverview(
+        db,
+        clock.nowSeconds(),
+        {
+          maxFailuresPerUsername: app.config.rateLimits.loginMaxFailuresPerUsername,
+          windowSeconds: app.config.rateLimits.loginFailureWindowSeconds,
+        },
+        hourly,
+      ),
       app.admin.keys.status(),
     ]);
     const signing = keys.filter((key) => key.state === 'active').map((key) => key.ageSeconds);
