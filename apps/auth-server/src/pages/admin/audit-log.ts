@@ -43,7 +43,7 @@ ${textField('client_id', W.audit.clientId, filters.client_id)}
 <div class="field"><label for="audit-event">${W.audit.event}</label><select id="audit-event" name="event"><option value="">${W.audit.eventAny}</option>${options}</select></div>
 ${textField('since', W.audit.since, filters.since, 'date')}
 ${textField('until', W.audit.until, filters.until, 'date')}
-<button type="submit">${W.audit.apply}</button></form>`;
+<button type="submit" class="primary">${W.audit.apply}</button></form>`;
 }
 
 /** Stored audit events, newest first, filtered by subject, client, event and time; older pages by cursor. */

@@ -109,7 +109,7 @@ export function renderConfirmPage(context: ConsolePageContext, input: ConfirmPag
 <form method="post" action="${input.action}" class="actions console-confirm">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <a class="button secondary" href="${input.cancel}">${W.confirm.cancel}</a>
-<button type="submit"${input.danger ? html` class="danger"` : null} data-action="confirm">${input.confirmLabel}</button>
+<button type="submit" class="${input.danger ? 'danger' : 'primary'}" data-action="confirm">${input.confirmLabel}</button>
 </form>`;
   return renderConsolePage({ ...context, title: W.titles.confirm, section: input.section, body });
 }

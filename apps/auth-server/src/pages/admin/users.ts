@@ -34,7 +34,7 @@ ${page.next === null ? null : html`<a href="${href(page.next)}" rel="next">${W.p
 <div class="field"><label for="q">${W.users.search}</label>
 <input type="text" id="q" name="q" value="${search.q}" aria-describedby="q-hint" autocomplete="off">
 <span id="q-hint" class="muted">${W.users.searchHint}</span></div>
-<button type="submit">${W.users.searchButton}</button></form>
+<button type="submit" class="primary">${W.users.searchButton}</button></form>
 ${
   page.users.length === 0
     ? html`<p>${W.users.none}</p>`
