@@ -35,7 +35,7 @@ export interface StackOptions {
   /** More environment for the authorization server (the mail suite's SMTP_URL). */
   authEnv?: Record<string, string>;
   /** More seed users beside the stack's user, and the seed's `admins` (the console suite). */
-  seedExtras?: { users?: ReadonlyArray<Record<string, unknown>>; admins?: readonly string[] };
+  seedExtras?: { users?: ReadonlyArray<object>; admins?: readonly string[] };
 }
 
 export interface Stack {
