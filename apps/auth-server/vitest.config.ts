@@ -26,6 +26,7 @@ export default defineConfig({
         'test/startup.test.ts',
         'test/users-cli.test.ts',
         'test/clients-cli.test.ts',
+        'test/seed-plan-cli.test.ts',
         // A loopback listener serving Client ID Metadata Documents.
         'test/client-metadata-documents.test.ts',
         'test/admin-commands-database.test.ts',

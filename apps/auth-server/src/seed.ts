@@ -383,14 +383,21 @@ async function applySeededTotpSecrets(
   }
 }
 
-function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
+/** The client record an entry writes (also what `seed plan` compares, src/seed-plan/). */
+export function clientRecord(
+  client: SeedClient,
+  deps: Pick<SeedDependencies, 'secrets' | 'lifetimes'>,
+): Client {
   const secretHash =
     client.client_secret_hash ??
     (client.client_secret === undefined ? null : deps.secrets.hash(client.client_secret));
   return clientDefaults(client, { secretHash, lifetimes: deps.lifetimes });
 }
 
-function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resource {
+export function resourceRecord(
+  resource: SeedResource,
+  deps: Pick<SeedDependencies, 'secrets' | 'lifetimes'>,
+): Resource {
   return {
     id: resource.id,
     scopes: resource.scopes,
@@ -404,7 +411,7 @@ function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resourc
   };
 }
 
-function userRecord(user: SeedUser, passwordHash: string): User {
+export function userRecord(user: SeedUser, passwordHash: string): User {
   return {
     sub: user.sub,
     username: user.username,

@@ -1,20 +1,20 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AuditEventRecord,
-  type AuditEventStore,
-  InvalidAuditCursorError,
-  MAX_AUDIT_PAGE_SIZE,
-} from '../src/audit/audit-event-store.js';
+import type { AuditEventStore } from '../src/audit/audit-event-store.js';
 import { createAuditEventWriter } from '../src/audit/audit-event-writer.js';
-import { deleteExpiredAuditEvents } from '../src/audit/audit-retention.js';
 import { createDrizzleAuditEventStore } from '../src/audit/drizzle-audit-event-store.js';
+import { createMemoryAuditEventStore } from '../src/audit/memory-audit-event-store.js';
 import { auditEventsDropped } from '../src/metrics.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import {
+  describeAuditEventStoreContract,
+  auditEventRecord as event,
+} from './helpers/audit-event-store-contract.js';
+import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.js';
 
 /**
- * The stored audit events (src/audit/): one page newest first with filters and a cursor, retention
- * in batches, and the writer that keeps a request independent of the audit table.
+ * The stored audit events (src/audit/): the store contract on the Drizzle store (retention in
+ * batches of three here) and on its in-memory twin, and the writer that keeps a request
+ * independent of the audit table.
  */
 
 let database: TestDatabase;
@@ -31,115 +31,20 @@ beforeEach(async () => {
   await database.handle.db.execute(sql`delete from audit_events`);
 });
 
-function event(time: number, overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {
-  return {
-    time,
-    event: 'auth.login.succeeded',
-    sub: 'u-alice',
-    clientId: 'web',
-    ip: '192.0.2.1',
-    actor: null,
-    outcome: 'success',
-    details: { method: 'pwd' },
-    ...overrides,
-  };
-}
+describeAuditEventStoreContract(`drizzle on ${databaseKind}`, async () => {
+  await database.handle.db.execute(sql`delete from audit_events`);
+  return store;
+});
+describeAuditEventStoreContract('in memory', async () => createMemoryAuditEventStore());
 
-async function allPages(filter: { sub?: string; limit: number }): Promise<number[][]> {
-  const pages: number[][] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.query({ ...filter, ...(cursor ? { cursor } : {}) });
-    pages.push(page.events.map((stored) => stored.time));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return pages;
-}
-
-describe('audit event store', () => {
-  it('answers newest first, in pages that continue where the last one ended', async () => {
-    await store.record([1000, 1001, 1002, 1003, 1004].map((time) => event(time)));
-    expect(await allPages({ limit: 2 })).toEqual([[1004, 1003], [1002, 1001], [1000]]);
-  });
-
-  it('orders events of the same second by the order they were written', async () => {
-    await store.record([
-      event(2000, { event: 'auth.login.failed' }),
-      event(2000, { event: 'auth.login.succeeded' }),
-    ]);
-    const first = await store.query({ limit: 1 });
-    expect(first.events.map((stored) => stored.event)).toEqual(['auth.login.succeeded']);
-    const second = await store.query({ limit: 1, cursor: first.nextCursor as string });
-    expect(second.events.map((stored) => stored.event)).toEqual(['auth.login.failed']);
-    expect(second.nextCursor).toBeUndefined();
-  });
-
-  it('keeps a page stable when newer events arrive between pages', async () => {
-    await store.record([3000, 3001, 3002].map((time) => event(time)));
-    const first = await store.query({ limit: 2 });
-    await store.record([event(3003)]);
-    const second = await store.query({ limit: 2, cursor: first.nextCursor as string });
-    expect(second.events.map((stored) => stored.time)).toEqual([3000]);
-  });
-
-  it('filters by subject, client, event name and time, all at once', async () => {
-    await store.record([
-      event(4000),
-      event(4001, { sub: 'u-bob' }),
-      event(4002, { clientId: 'spa' }),
-      event(4003, { event: 'auth.login.failed', outcome: 'failure' }),
-      event(4004),
-      event(4010),
-    ]);
-    const times = async (filter: Parameters<AuditEventStore['query']>[0]) =>
-      (await store.query(filter)).events.map((stored) => stored.time);
-    expect(await times({ sub: 'u-bob', limit: 10 })).toEqual([4001]);
-    expect(await times({ clientId: 'spa', limit: 10 })).toEqual([4002]);
-    expect(await times({ event: 'auth.login.failed', limit: 10 })).toEqual([4003]);
-    expect(await times({ since: 4001, until: 4004, limit: 10 })).toEqual([4003, 4002, 4001]);
-    expect(
-      await times({
-        sub: 'u-alice',
-        clientId: 'web',
-        event: 'auth.login.succeeded',
-        since: 4000,
-        until: 4010,
-        limit: 10,
-      }),
-    ).toEqual([4004, 4000]);
-  });
-
-  it('reads back every column as written', async () => {
-    const written = event(5000, {
-      actor: 'u-admin',
-      ip: null,
-      outcome: 'failure',
-      details: { reason: 'invalid', count: 2 },
-    });
-    await store.record([written]);
-    const [stored] = (await store.query({ limit: 1 })).events;
-    expect(stored).toEqual({ ...written, id: expect.any(Number) });
-  });
-
-  it('refuses a cursor it did not hand out, and a page size out of range', async () => {
-    await expect(store.query({ limit: 5, cursor: 'bm90LWEtY3Vyc29y' })).rejects.toBeInstanceOf(
-      InvalidAuditCursorError,
-    );
-    await expect(store.query({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
-    await expect(store.query({ limit: MAX_AUDIT_PAGE_SIZE + 1 })).rejects.toBeInstanceOf(RangeError);
-  });
-
-  it('retention deletes the events older than the retention period, batch after batch', async () => {
-    const day = 86_400;
-    const now = 100 * day;
-    // Ten expired rows: more than three batches of three (the store's batch size here).
-    const expired = Array.from({ length: 10 }, (_, index) => event(now - 91 * day - index));
-    await store.record([...expired, event(now - 89 * day), event(now)]);
-    expect(await deleteExpiredAuditEvents(store, now, 90)).toBe(10);
-    expect((await store.query({ limit: 50 })).events.map((stored) => stored.time)).toEqual([
-      now,
-      now - 89 * day,
-    ]);
+describe('audit retention on the database', () => {
+  it('two instances deleting at once delete each expired row once and wait for nothing', async () => {
+    await store.record(Array.from({ length: 20 }, (_, index) => event(1000 + index)));
+    await store.record([event(5000)]);
+    // Batches of three: the two passes interleave, each skipping the rows the other has locked.
+    const deleted = await Promise.all([store.deleteOlderThan(2000), store.deleteOlderThan(2000)]);
+    expect(deleted[0] + deleted[1]).toBe(20);
+    expect((await store.query({ limit: 50 })).events.map((stored) => stored.time)).toEqual([5000]);
   });
 });
 

@@ -86,5 +86,9 @@ describe('stored audit events', () => {
     );
     expect(before).toHaveLength(2);
     expect(started.app.auditEventWriter.queued).toBe(0);
+    // The failed write was counted, for an alert on a longer outage.
+    const metrics = await started.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/^auth_server_audit_event_write_failures_total [1-9]/m);
+    expect(metrics.body).toMatch(/^auth_server_audit_events_dropped_total \d+/m);
   });
 });

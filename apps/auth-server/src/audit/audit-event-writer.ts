@@ -92,6 +92,13 @@ export function createAuditEventWriter(
     timer = undefined;
   }
 
+  async function flush(): Promise<void> {
+    stopTimer();
+    await drain();
+    // Events queued while the last batch was written: one more pass.
+    if (queue.length > 0 && consecutiveFailures === 0) await drain();
+  }
+
   return {
     enqueue(record) {
       if (closed) {
@@ -103,14 +110,9 @@ export function createAuditEventWriter(
       if (queue.length >= settings.batchSize && consecutiveFailures === 0) void drain();
       else schedule();
     },
-    async flush() {
-      stopTimer();
-      await drain();
-      // Events queued while the last batch was written: one more pass.
-      if (queue.length > 0 && consecutiveFailures === 0) await drain();
-    },
+    flush,
     async close() {
-      await this.flush();
+      await flush();
       closed = true;
       stopTimer();
       dropOldestBeyond(0);
