@@ -14,6 +14,8 @@ export default defineConfig({
         'test/fapi2.e2e.test.ts',
         'test/jarm.e2e.test.ts',
         'test/openid-client.e2e.test.ts',
+        // openid-client against the listening app, a back-channel logout receiver.
+        'test/admin-api.test.ts',
         // The OpenID Dynamic OP plan's modules: a listening app and a loopback jwks_uri listener.
         'test/dynamic-op-plan.e2e.test.ts',
         'test/request-uri.e2e.test.ts',

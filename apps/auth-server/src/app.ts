@@ -45,6 +45,7 @@ import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
 import { adminApiRoutes } from './routes/admin-api/index.js';
+import { adminApiMetadataRoutes } from './routes/admin-api-metadata.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
@@ -194,7 +195,9 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
-  await app.register(adminApiRoutes);
+  // The seed plan compares with the file on disk (SEED_FILE), else with the seed given in code.
+  await app.register(adminApiRoutes, { seed: deps.seed });
+  await app.register(adminApiMetadataRoutes);
 
   const federation =
     upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;

@@ -1,4 +1,8 @@
-import { ADMIN_API_PATH, type ClientAuthenticationEndpoint } from '@oidc-orders/oauth-core';
+import {
+  ADMIN_API_PATH,
+  type ClientAuthenticationEndpoint,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+} from '@oidc-orders/oauth-core';
 
 /**
  * The protocol endpoints of the server, one row each: the one place a path is written. Discovery
@@ -120,6 +124,13 @@ export const ENDPOINTS = {
   },
   // RFC 8628 §3.3: where the user types the code; its URL is sent in the device response.
   deviceVerification: { path: '/device', browserCors: false, area: 'front-channel', tag: 'pages' },
+  // RFC 9728 §3.1: the administration API's metadata, at the path derived from its identifier.
+  adminApiMetadata: {
+    path: `${PROTECTED_RESOURCE_WELL_KNOWN}${ADMIN_API_PATH}`,
+    browserCors: false,
+    area: 'discovery',
+    tag: 'admin',
+  },
   // The operator console: its pages live under this path (src/routes/admin-console/), behind one guard.
   adminConsole: { path: '/admin', browserCors: false, area: 'admin-console', tag: 'pages' },
   // The administration API (oauth-core admin-api.ts: the resource `<issuer>/admin/api`).
@@ -139,6 +150,8 @@ export const ENDPOINTS = {
   adminProviders: adminApi('/providers'),
   adminKeys: adminApi('/keys'),
   adminKeysRotate: adminApi('/keys/rotate'),
+  adminAudit: adminApi('/audit'),
+  adminSeedPlan: adminApi('/seed/plan'),
 } as const satisfies Record<string, ProtocolEndpoint>;
 
 /** A row of the administration API, its path under ADMIN_API_PATH. */

@@ -18,7 +18,7 @@ export class AdminNotFoundError extends Error {
 export class AdminActionRefusedError extends Error {
   constructor(
     /** A stable reason a program can switch on. */
-    readonly reason: 'no_email' | 'no_local_password' | 'mail_off' | 'mail_failed',
+    readonly reason: 'no_email' | 'no_local_password' | 'mail_off' | 'mail_failed' | 'no_seed',
     message: string,
   ) {
     super(message);

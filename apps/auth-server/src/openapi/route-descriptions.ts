@@ -25,8 +25,14 @@ const documented = (path: string) => openApiPath(path);
 
 /** The administration API (src/routes/admin-api/): reads need admin.read, changes admin.write. */
 const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
+  [`GET ${ENDPOINTS.adminApiMetadata.path}`]: {
+    summary:
+      'Protected Resource Metadata of the admin API (RFC 9728 §3): its authorization server and scopes',
+    tag: 'admin',
+  },
   [`GET ${documented(ENDPOINTS.adminUsers.path)}`]: {
-    summary: 'Search users (q: username, name or e-mail part, or the sub), paged by `cursor`',
+    summary:
+      'Search users (q: username, name or e-mail part, or the sub): a JSON list, the next page in Link rel=next',
     tag: 'admin',
   },
   [`GET ${documented(ENDPOINTS.adminUser.path)}`]: {
@@ -82,6 +88,16 @@ const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
   },
   [`GET ${ENDPOINTS.adminKeys.path}`]: {
     summary: 'Signing keys: state and age (public parts only)',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminAudit.path}`]: {
+    summary:
+      'Stored audit events, newest first, by sub, client_id, event and time (since, until); paged by Link rel=next',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminSeedPlan.path}`]: {
+    summary:
+      'What applying the current seed file would change (added, changed, enabled, disabled; operator changes undone)',
     tag: 'admin',
   },
   [`POST ${ENDPOINTS.adminKeysRotate.path}`]: {

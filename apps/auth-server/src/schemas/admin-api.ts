@@ -45,11 +45,6 @@ export const UserSearchQuery = Type.Object({
 });
 export type UserSearchQuery = Static<typeof UserSearchQuery>;
 
-export const UserPage = Type.Object({
-  users: Type.Array(UserSummary),
-  next: Type.Union([Type.String(), Type.Null()], { description: 'the `cursor` of the next page' }),
-});
-
 const Factor = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -181,13 +176,64 @@ export const SessionEnded = Type.Object({
   grants: Type.Integer({ description: 'grants of the session revoked' }),
 });
 
+export const AuditQuery = Type.Object({
+  sub: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  event: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  since: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds since the epoch, inclusive' })),
+  until: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds since the epoch, exclusive' })),
+  cursor: Type.Optional(Type.String({ maxLength: 1024, pattern: '^[A-Za-z0-9_-]*$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+});
+export type AuditQuery = Static<typeof AuditQuery>;
+
+/** One stored audit event (src/audit/audit-event-store.ts), as the API names its members. */
+export const AuditEventView = Type.Object({
+  time: Seconds,
+  event: Type.String(),
+  sub: NullableString,
+  client_id: NullableString,
+  ip: NullableString,
+  actor: Type.Union([Type.String(), Type.Null()], { description: 'who made an operator change' }),
+  outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
+  details: Type.Record(Type.String(), Type.Unknown()),
+});
+
+const SeedPlanKind = Type.Union([
+  Type.Literal('clients'),
+  Type.Literal('resources'),
+  Type.Literal('users'),
+  Type.Literal('identity_providers'),
+]);
+const SeedPlanNote = Type.Object({ kind: SeedPlanKind, id: Type.String(), reason: Type.String() });
+
+/** What applying the seed file would change (src/seed-plan/plan.ts), never a secret. */
+export const SeedPlanView = Type.Object({
+  hasChanges: Type.Boolean(),
+  changes: Type.Array(
+    Type.Object({
+      kind: SeedPlanKind,
+      id: Type.String(),
+      action: Type.Union([
+        Type.Literal('add'),
+        Type.Literal('change'),
+        Type.Literal('enable'),
+        Type.Literal('disable'),
+      ]),
+      members: Strings,
+    }),
+  ),
+  undoes: Type.Array(SeedPlanNote, { description: 'operator changes that applying the file would undo' }),
+  keeps: Type.Array(SeedPlanNote, { description: 'operator changes the file leaves alone' }),
+});
+
 export const SubParams = Type.Object({ sub: Type.String({ minLength: 1, maxLength: 255 }) });
 export const SidParams = Type.Object({ sid: Type.String({ minLength: 1, maxLength: 255 }) });
 export const GrantParams = Type.Object({ grantId: Type.String({ minLength: 1, maxLength: 255 }) });
 export const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 255 }) });
 
 /** The error answers every route of the area can give (RFC 9457 bodies). */
-const PROBLEM_STATUSES = [400, 401, 403, 404, 409] as const;
+const PROBLEM_STATUSES = [400, 401, 403, 404, 409, 422] as const;
 
 /** A route's response schemas: its success shape, and problem details for the errors. */
 export function adminResponses(status: 200 | 204, body?: TSchema): Record<number, TSchema> {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsync, RouteOptions } from 'fastify';
 import { NO_STORE_HEADERS } from '../../plugins/error-handler.js';
 import { createAdminTokenCheck } from './admin-token.js';
+import { auditRoutes } from './audit.js';
 import { sendProblem } from './problem-details.js';
 import { registryRoutes } from './registry.js';
+import { type SeedPlanRouteOptions, seedPlanRoutes } from './seed-plan.js';
 import { sessionRoutes } from './sessions.js';
 import { signingKeyRoutes } from './signing-keys.js';
 import { userRoutes } from './users.js';
@@ -20,7 +22,7 @@ declare module 'fastify' {
  * (a route added here is protected by default, with the scope its method needs), whose answers are
  * never cached, and whose errors are RFC 9457 problem details.
  */
-export const adminApiRoutes: FastifyPluginAsync = async (app) => {
+export const adminApiRoutes: FastifyPluginAsync<SeedPlanRouteOptions> = async (app, options) => {
   const checkAdminToken = createAdminTokenCheck(app);
   app.decorateRequest('adminToken', null);
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -35,4 +37,6 @@ export const adminApiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(sessionRoutes);
   await app.register(registryRoutes);
   await app.register(signingKeyRoutes);
+  await app.register(auditRoutes);
+  await app.register(seedPlanRoutes, options);
 };

@@ -2,7 +2,9 @@ import { isOAuthError } from '@oidc-orders/oauth-core';
 import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminActionRefusedError, AdminNotFoundError } from '../../admin/admin-errors.js';
+import { InvalidAuditCursorError } from '../../audit/audit-event-store.js';
 import { NO_STORE_HEADERS } from '../../plugins/error-handler.js';
+import { SeedError } from '../../seed.js';
 
 /** RFC 9457 §3: the media type of problem details. */
 export const PROBLEM_JSON = 'application/problem+json';
@@ -21,6 +23,7 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  422: 'Unprocessable Content',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -34,6 +37,13 @@ function problemOf(error: unknown): Problem {
       detail: error.description ?? error.code,
       headers: error.headers,
     };
+  }
+  if (error instanceof SeedError) {
+    // The file names the problem (entry and member), never a secret.
+    return { status: 422, error: 'invalid_seed', detail: error.message, headers: {} };
+  }
+  if (error instanceof InvalidAuditCursorError) {
+    return { status: 400, error: error.code, detail: error.message, headers: {} };
   }
   if (error instanceof AdminNotFoundError)
     return { status: 404, error: 'not_found', detail: error.message, headers: {} };

@@ -9,10 +9,11 @@ import {
   SubParams,
   UserChange,
   UserDetail,
-  UserPage,
   UserSearchQuery,
+  UserSummary,
 } from '../../schemas/admin-api.js';
 import { adminActor } from './admin-token.js';
+import { nextPageUrl } from './paging.js';
 
 type BySub = { Params: Static<typeof SubParams> };
 
@@ -23,11 +24,20 @@ type BySub = { Params: Static<typeof SubParams> };
 export const userRoutes: FastifyPluginAsync = async (app) => {
   const users = app.admin.users;
   const sessions = app.admin.sessions;
+  const issuer = app.config.issuer;
 
+  // A JSON list of users; the next page's URL, when there is one, in `Link: <…>; rel="next"` (RFC 8288).
   app.get<{ Querystring: UserSearchQuery }>(
     ENDPOINTS.adminUsers.path,
-    { schema: { querystring: UserSearchQuery, response: adminResponses(200, UserPage) } },
-    async (request) => users.search(request.query),
+    { schema: { querystring: UserSearchQuery, response: adminResponses(200, Type.Array(UserSummary)) } },
+    async (request, reply) => {
+      const page = await users.search(request.query);
+      if (page.next !== null) {
+        const next = nextPageUrl(`${issuer}${ENDPOINTS.adminUsers.path}`, request.query, page.next);
+        reply.header('link', `<${next}>; rel="next"`);
+      }
+      return page.users;
+    },
   );
 
   app.get<BySub>(
