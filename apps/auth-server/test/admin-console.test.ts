@@ -242,6 +242,13 @@ describe('actions', () => {
     expect(audit.statusCode).toBe(200);
     expect(audit.body).toContain('data-event="auth.admin.user_disabled"');
     expect(audit.body).toContain(`<td data-actor>${ADMIN.sub}</td>`);
+
+    // The seed file still names the user: the seed plan says the operator's disable holds.
+    const plan = await browser.get('/admin/seed-plan');
+    expect(plan.statusCode).toBe(200);
+    expect(plan.body).toContain(`<code>user ${PERSON.sub}</code>: disabled by an operator: stays disabled`);
+    expect(plan.body).not.toContain('data-change=');
+    expect((await browser.get('/admin')).body).toContain('data-seed-drift="none"');
   });
 });
 

@@ -26,6 +26,7 @@ import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import type { SeedPlan } from '../seed-plan/plan.js';
 import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
 import { accountRoutes } from './account/account.js';
 import { accountLinkFinisher } from './account/account-identity-links.js';
@@ -77,6 +78,8 @@ export interface SignInRoutesOptions {
   developmentSeed?: DevelopmentSeedSummary;
   /** The seed's `admins`: who may use the operator console at /admin. */
   admins?: readonly string[];
+  /** What applying the seed file now would change, for the console; `null` without a seed. */
+  seedPlan?: () => Promise<SeedPlan | null>;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -305,6 +308,7 @@ async function registerPages(
     clock: protocol.clock,
     pageContext,
     admins: options.admins ?? [],
+    seedPlan: options.seedPlan ?? (async () => null),
   });
 }
 

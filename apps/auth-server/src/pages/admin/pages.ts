@@ -83,15 +83,6 @@ ${pager(sessions, (page) => `${root(context)}/sessions?page=${page}`)}`;
   return renderConsolePage({ ...context, title: W.titles.sessions, section: 'sessions', body });
 }
 
-/** A page that has nothing to show yet on this server (audit log, seed plan without their stores). */
-export function renderUnavailablePage(
-  context: ConsolePageContext,
-  section: 'audit' | 'seedPlan',
-  message: string,
-) {
-  return renderConsolePage({ ...context, title: W.titles[section], section, body: html`<p>${message}</p>` });
-}
-
 export interface ConfirmPageInput {
   section: 'users' | 'keys';
   question: string;

@@ -47,7 +47,7 @@ export const CONSOLE_WORDS = {
     users: 'Users',
     disabledUsers: 'Disabled users',
     seedDrift: 'Seed drift',
-    seedDriftUnknown: 'The seed plan is not available on this server yet.',
+    seedDriftUnknown: 'No seed file to compare with.',
     summary: 'Numbers at a glance',
   },
   users: {
@@ -153,7 +153,40 @@ export const CONSOLE_WORDS = {
     invalidFilter: 'That filter could not be read: showing the newest events.',
   },
   seedPlan: {
-    unavailable: 'The seed plan is not available on this server yet.',
+    noSeed: 'This server runs without a seed file (SEED_FILE): there is nothing to compare.',
+    unreadable: 'The seed file cannot be read or is not valid; the next start would fail:',
+    lead: 'What applying the seed file now (at the next start) would change. The file is read again for this page.',
+    noChanges: 'The seed file and the database agree: applying it changes nothing.',
+    changes: 'Changes',
+    kind: 'Kind',
+    id: 'Id',
+    action: 'Change',
+    members: 'Members',
+    undoes: 'Operator changes the file would undo',
+    keeps: 'Operator changes the file leaves alone',
+    kinds: {
+      clients: 'client',
+      resources: 'resource',
+      users: 'user',
+      identity_providers: 'provider',
+    } as Record<string, string>,
+    actions: {
+      add: 'added',
+      change: 'changed',
+      enable: 'enabled again (the file names it)',
+      disable: 'disabled (the file no longer names it)',
+    } as Record<string, string>,
+    undone: {
+      operator_managed: 'an operator took this user over; the file takes it back',
+      password_replaced: 'the stored password stops working: the file gives another',
+      factor_restored: 'the authenticator app removed since comes back',
+      registration_adopted:
+        'a self-registered client becomes the file\u2019s; its registration access token stops working',
+    } as Record<string, string>,
+    kept: { disabled_by_operator: 'disabled by an operator: stays disabled' } as Record<string, string>,
+    drift: (changes: number, undoes: number) =>
+      `Applying the seed file would make ${changes} change(s) and undo ${undoes} operator change(s).`,
+    driftLink: 'See the seed plan',
   },
   paging: {
     label: 'Pages',

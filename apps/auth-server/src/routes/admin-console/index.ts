@@ -16,11 +16,13 @@ import {
   renderConfirmPage,
   renderOverviewPage,
   renderSessionsPage,
-  renderUnavailablePage,
 } from '../../pages/admin/pages.js';
 import { renderClientPage, renderClientsPage, renderKeysPage } from '../../pages/admin/registry.js';
+import { renderSeedDrift, renderSeedPlanPage, type SeedPlanView } from '../../pages/admin/seed-plan.js';
 import { renderUserPage, renderUsersPage } from '../../pages/admin/users.js';
-import { ACTION_WORDS, CONSOLE_WORDS } from '../../pages/admin/words.js';
+import { ACTION_WORDS } from '../../pages/admin/words.js';
+import { SeedError } from '../../seed.js';
+import type { SeedPlan } from '../../seed-plan/plan.js';
 import type { PageContext } from '../authorization-reply.js';
 import { applicableActions, isUserActionName, runUserAction, USER_ACTIONS } from './actions.js';
 import { registerAuditLogPage } from './audit-log.js';
@@ -34,6 +36,8 @@ export interface AdminConsoleOptions {
   pageContext: PageContext;
   /** The seed's `admins`. */
   admins: readonly string[];
+  /** What applying the seed file now would change; `null` without a seed (it throws when the file is unreadable). */
+  seedPlan: () => Promise<SeedPlan | null>;
 }
 
 const pageNumber = (query: unknown): number => {
@@ -96,10 +100,21 @@ export const adminConsoleRoutes: FastifyPluginAsync<AdminConsoleOptions> = async
   registerRegistryPages(app, options);
   registerAuditLogPage(app, { pageContext, pageSize: CONSOLE_PAGE_SIZE });
   const { contextOf, send } = consoleReplies(pageContext);
-  app.get(consolePath('/seed-plan'), { config: { console: 'page' } }, async (request, reply) =>
-    send(reply, renderUnavailablePage(contextOf(request), 'seedPlan', CONSOLE_WORDS.seedPlan.unavailable)),
+  app.get(consolePath('/seed-plan'), page, async (request, reply) =>
+    send(reply, renderSeedPlanPage(contextOf(request), await seedPlanView(options.seedPlan))),
   );
 };
+
+/** The plan, or why there is none: a seed file that does not load is what the next start would hit. */
+async function seedPlanView(seedPlan: AdminConsoleOptions['seedPlan']): Promise<SeedPlanView> {
+  try {
+    const plan = await seedPlan();
+    return plan === null ? { kind: 'no-seed' } : { kind: 'plan', plan };
+  } catch (error) {
+    if (error instanceof SeedError) return { kind: 'unreadable', problem: error.message };
+    throw error;
+  }
+}
 
 const page = { config: { console: 'page' as const } };
 const action = { config: { console: 'action' as const } };
@@ -124,11 +139,9 @@ function registerOverviewAndSessions(app: FastifyInstance, options: AdminConsole
     ]);
     const signing = keys.filter((key) => key.state === 'active').map((key) => key.ageSeconds);
     const keyAgeSeconds = signing.length === 0 ? null : Math.min(...signing);
-    const body = renderOverviewPage(contextOf(request, noticeOf(request)), {
-      overview,
-      keyAgeSeconds,
-      seedDrift: null,
-    });
+    const context = contextOf(request, noticeOf(request));
+    const seedDrift = renderSeedDrift(context, await seedPlanView(options.seedPlan));
+    const body = renderOverviewPage(context, { overview, keyAgeSeconds, seedDrift });
     return send(reply, body);
   });
 
