@@ -138,7 +138,7 @@ describe('the operator console', () => {
       .toBe(OPERATOR.sub);
     await visit(operator, page, 'console-audit');
 
-    for (const section of ['Overview', 'Sessions', 'Clients', 'Signing keys']) {
+    for (const section of ['Overview', 'Sessions', 'Clients', 'Signing keys', 'Seed plan']) {
       await page.getByRole('link', { name: section, exact: true }).click();
       await page.waitForLoadState();
       await visit(operator, page, `console-${section.toLowerCase().replace(' ', '-')}`);
