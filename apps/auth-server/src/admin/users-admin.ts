@@ -1,19 +1,28 @@
 import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-core';
-import { and, asc, count, eq, gt, ilike, isNull, or } from 'drizzle-orm';
+import { and, count, eq, isNull } from 'drizzle-orm';
 import { accountKindOf, rulesOf } from '../accounts/account-kinds.js';
 import type { AccountRecord } from '../accounts/account-store.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
-import { AUDIT_EVENTS } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { externalIdentities, grants, kerberosPrincipals, ssoSessions, users } from '../db/schema.js';
+import { grants, ssoSessions } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import type { PasswordRecovery } from '../mail/password-reset.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { setEntryDisabled } from '../storage/drizzle/registry-status.js';
-import { type AdminActor, type AdminAuditRecorder, actorFields } from './admin-audit.js';
+import type { AdminAuditRecorder } from './admin-audit.js';
 import { AdminActionRefusedError, AdminNotFoundError } from './admin-errors.js';
+import { createUserChanges } from './user-changes.js';
+import {
+  linkedIdentitiesOf,
+  searchUsers,
+  summaryOf,
+  type UserDetail,
+  type UserSearch,
+} from './user-search.js';
+
+export type { LinkedIdentity, UserDetail, UserSearch, UserSearchPage, UserSummary } from './user-search.js';
 
 /**
  * User administration on a running deployment's database (`pnpm --filter auth-server users …`).
@@ -35,74 +44,6 @@ export interface UsersAdminDeps {
   audit?: AdminAuditRecorder;
   /** Mails reset links; `null` or absent when mail is off. */
   passwordRecovery?: Pick<PasswordRecovery, 'sendResetLinkTo'> | null;
-}
-
-/** One row of a user search: what the admin API's `GET /admin/api/users` lists. */
-export interface UserSummary {
-  sub: string;
-  username: string;
-  name: string | null;
-  email: string | null;
-  status: 'enabled' | 'disabled';
-  /** Who keeps the account (`users.managed_by`): the seed file, an operator, the directory or a provider. */
-  source: 'seed' | 'operator' | 'directory' | 'federation';
-}
-
-/** A page of a search: `next` is the cursor of the following page, `null` on the last one. */
-export interface UserSearchPage {
-  users: UserSummary[];
-  next: string | null;
-}
-
-export interface UserSearch {
-  /** Part of the username, name or e-mail address (case-insensitive), or the exact `sub`. */
-  q?: string | undefined;
-  limit?: number | undefined;
-  /** The `next` cursor of the previous page. */
-  cursor?: string | undefined;
-}
-
-/** Everything an operator sees of one user. */
-export interface UserDetail extends UserSummary {
-  emailVerified: boolean;
-  mfaRequired: boolean;
-  /** The `groups` claim (a directory's or a provider's), `null` when nobody speaks for it. */
-  groups: string[] | null;
-  factors: {
-    authenticatorApps: Array<{ id: string; name: string; createdAt: number; lastUsedAt: number | null }>;
-    passkeys: Array<{ id: string; name: string; createdAt: number; lastUsedAt: number | null }>;
-    recoveryCodesRemaining: number;
-  };
-  /** Identities elsewhere that sign in as this user: upstream providers, the directory, Kerberos. */
-  linkedIdentities: Array<{
-    source: string;
-    subject: string;
-    linkedAt: number | null;
-    lastSignInAt: number | null;
-  }>;
-  activeSessions: number;
-  activeGrants: number;
-}
-
-export const USER_SEARCH_MAX_LIMIT = 200;
-const USER_SEARCH_DEFAULT_LIMIT = 50;
-
-/** LIKE's own characters in a search text stand for themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-
-/** The cursor is the last username of a page (usernames are unique, the order is by username). */
-const encodeCursor = (username: string) => Buffer.from(username, 'utf8').toString('base64url');
-const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
-
-function summaryOf(row: AccountRecord): UserSummary {
-  return {
-    sub: row.sub,
-    username: row.username,
-    name: row.name,
-    email: row.email,
-    status: row.disabledAt === null ? 'enabled' : 'disabled',
-    source: row.managedBy,
-  };
 }
 
 export interface UserOverview {
@@ -199,61 +140,6 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
 
   const record: AdminAuditRecorder = (event, fields) => deps.audit?.(event, fields);
 
-  async function search(query: UserSearch): Promise<UserSearchPage> {
-    const limit = Math.min(Math.max(query.limit ?? USER_SEARCH_DEFAULT_LIMIT, 1), USER_SEARCH_MAX_LIMIT);
-    const text = query.q?.trim() ?? '';
-    const matches =
-      text === ''
-        ? undefined
-        : or(
-            eq(users.sub, text),
-            ilike(users.username, likePattern(text)),
-            ilike(users.email, likePattern(text)),
-            ilike(users.name, likePattern(text)),
-          );
-    const after = query.cursor === undefined ? undefined : gt(users.username, decodeCursor(query.cursor));
-    // Keyset paging by the unique username: a page costs the same at any depth (one more row
-    // tells whether there is a next page).
-    const rows = await db
-      .select()
-      .from(users)
-      .where(and(matches, after))
-      .orderBy(asc(users.username))
-      .limit(limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      users: page.map(summaryOf),
-      next: rows.length > limit && last ? encodeCursor(last.username) : null,
-    };
-  }
-
-  async function linkedIdentitiesOf(sub: string): Promise<UserDetail['linkedIdentities']> {
-    const external = await db
-      .select()
-      .from(externalIdentities)
-      .where(eq(externalIdentities.sub, sub))
-      .orderBy(asc(externalIdentities.source));
-    const principals = await db
-      .select({ principal: kerberosPrincipals.principal })
-      .from(kerberosPrincipals)
-      .where(eq(kerberosPrincipals.sub, sub));
-    return [
-      ...external.map((row) => ({
-        source: row.source,
-        subject: row.subject,
-        linkedAt: row.createdAt,
-        lastSignInAt: row.lastSignInAt,
-      })),
-      ...principals.map((row) => ({
-        source: 'kerberos',
-        subject: row.principal,
-        linkedAt: null,
-        lastSignInAt: null,
-      })),
-    ];
-  }
-
   async function detail(sub: string): Promise<UserDetail> {
     const row = await findBySub(sub);
     const counts = await overview(row);
@@ -272,7 +158,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
         })),
         recoveryCodesRemaining: counts.recoveryCodesRemaining,
       },
-      linkedIdentities: await linkedIdentitiesOf(sub),
+      linkedIdentities: await linkedIdentitiesOf(db, sub),
       activeSessions: counts.activeSessions,
       activeGrants: counts.activeGrants,
     };
@@ -319,40 +205,10 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     throw new AdminActionRefusedError('mail_failed', `the mail was not sent (${reason})`);
   }
 
-  /**
-   * The changes an operator makes through the admin API or console: each is written as an audit
-   * event naming the actor (who did it) and the user it was done to.
-   */
-  const changes = {
-    async disable(sub: string, by: AdminActor) {
-      const result = await disableBySub(sub);
-      await record(AUDIT_EVENTS.adminUserDisabled, { sub, ...actorFields(by), count: result.sessions });
-      return result;
-    },
-    async enable(sub: string, by: AdminActor) {
-      const result = await enableBySub(sub);
-      await record(AUDIT_EVENTS.adminUserEnabled, { sub, ...actorFields(by) });
-      return result;
-    },
-    async resetMfa(sub: string, by: AdminActor) {
-      const result = await resetMfaBySub(sub);
-      const count = result.authenticatorApps + result.passkeys;
-      await record(AUDIT_EVENTS.adminMfaReset, { sub, ...actorFields(by), count });
-      return result;
-    },
-    async sendResetMail(sub: string, by: AdminActor) {
-      const result = await sendResetMailBySub(sub);
-      await record(AUDIT_EVENTS.adminResetMailSent, { sub, ...actorFields(by) });
-      return result;
-    },
-    /** Every SSO session ends (each relying party told over the back channel) and every grant is revoked. */
-    async endSessions(sub: string, by: AdminActor) {
-      await findBySub(sub);
-      const result = await endEverything(sub);
-      await record(AUDIT_EVENTS.adminSessionsEnded, { sub, ...actorFields(by), count: result.sessions });
-      return { sub, ...result };
-    },
-  };
+  const changes = createUserChanges(
+    { findBySub, disableBySub, enableBySub, resetMfaBySub, sendResetMailBySub, endEverything },
+    record,
+  );
 
   return {
     async list(): Promise<UserOverview[]> {
@@ -423,7 +279,7 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
     endEverything,
     find,
     findBySub,
-    search,
+    search: (query: UserSearch) => searchUsers(db, query),
     detail,
     changes,
   };
