@@ -55,6 +55,8 @@ import { oauthRoutes } from './routes/oauth/index.js';
 import { signInRoutes } from './routes/sign-in.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
+import type { SeedPlan } from './seed-plan/plan.js';
+import { planSeed, planSeedFile, seedPlanContext } from './seed-plan/plan-seed.js';
 import { createJtiReplayStore } from './storage/drizzle/jti-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
@@ -223,6 +225,8 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     ),
     kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
     federation,
+    admins: seed?.admins ?? [],
+    seedPlan: currentSeedPlan(app, config.seedFile ? undefined : seed),
   });
   if (federation) {
     await app.register(upstreamLogoutRoutes, {
@@ -282,6 +286,19 @@ function federationSignIn(
           mailer: app.mailer,
         })
       : null,
+  };
+}
+
+/**
+ * What applying the seed now would change: SEED_FILE read again each time (an edit shows before
+ * the restart), else the seed given in code; `null` without either.
+ */
+function currentSeedPlan(app: App, seed: SeedDocument | undefined): () => Promise<SeedPlan | null> {
+  const context = seedPlanContext(app.config);
+  const seedFile = app.config.seedFile;
+  return async () => {
+    if (seedFile !== undefined) return planSeedFile(app.database.db, seedFile, context);
+    return seed === undefined ? null : planSeed(app.database.db, seed, context);
   };
 }
 

@@ -81,6 +81,8 @@ export const AUDIT_EVENTS = {
   adminGrantRevoked: 'auth.admin.grant_revoked',
   /** An operator had a password reset link mailed to a user (`sub`, `actor`). */
   adminResetMailSent: 'auth.admin.reset_mail_sent',
+  /** A signed-in person who is not in the seed's `admins` asked for the operator console (`sub`, `ip`). */
+  adminConsoleRefused: 'auth.admin.console_refused',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
   /**

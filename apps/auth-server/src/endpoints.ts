@@ -24,9 +24,10 @@ export interface ProtocolEndpoint {
   readonly browserCors: boolean;
   /**
    * Where its routes live: `oauth` is src/routes/oauth/ (back-channel, form or bearer, never cached);
-   * `admin-api` is src/routes/admin-api/ (access tokens for the built-in admin resource, problem details).
+   * `admin-api` is src/routes/admin-api/ (access tokens for the built-in admin resource, problem details);
+   * `admin-console` is src/routes/admin-console/ (the operator console's pages, behind one guard).
    */
-  readonly area: 'oauth' | 'front-channel' | 'discovery' | 'admin-api';
+  readonly area: 'oauth' | 'front-channel' | 'discovery' | 'admin-api' | 'admin-console';
   /** The OpenAPI tag of its operations. */
   readonly tag: 'oauth' | 'openid' | 'pages' | 'admin';
   /**
@@ -130,6 +131,8 @@ export const ENDPOINTS = {
     area: 'discovery',
     tag: 'admin',
   },
+  // The operator console: its pages live under this path (src/routes/admin-console/), behind one guard.
+  adminConsole: { path: '/admin', browserCors: false, area: 'admin-console', tag: 'pages' },
   // The administration API (oauth-core admin-api.ts: the resource `<issuer>/admin/api`).
   adminUsers: adminApi('/users'),
   adminUser: adminApi('/users/:sub'),

@@ -111,8 +111,19 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   checkUsers(document.users ?? []);
   checkIdentityProviders(document.identity_providers ?? []);
   checkClientRegistration(document.client_registration);
+  checkAdmins(document.admins ?? []);
   refuseAdminScopes('client_id_metadata_documents.scope', document.client_id_metadata_documents?.scope);
   return document;
+}
+
+/**
+ * `admins` names people, not records of this file: a directory or federated user is known only
+ * once they sign in, so a name is checked for its shape only, and a repeated one is a typo.
+ */
+function checkAdmins(admins: readonly string[]): void {
+  const duplicate = admins.findIndex((name, index) => admins.indexOf(name) !== index);
+  if (duplicate !== -1)
+    throw new SeedError(`admins[${duplicate}] (${admins[duplicate]}): duplicate username`);
 }
 
 /**

@@ -306,6 +306,28 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /account/sessions/{id}/end': { summary: 'Sign out one other session of this user', tag: 'account' },
   'GET /assets/{name}': { summary: 'Stylesheet, scripts and images of the pages', tag: 'pages' },
   'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
+  'GET /admin': { summary: 'Operator console: overview', tag: 'console' },
+  'GET /admin/users': { summary: 'Operator console: users (search, paged)', tag: 'console' },
+  'GET /admin/users/{sub}': { summary: 'Operator console: one user', tag: 'console' },
+  'GET /admin/users/{sub}/{action}': {
+    summary: 'Operator console: confirm an action on a user',
+    tag: 'console',
+  },
+  'POST /admin/users/{sub}/{action}': {
+    summary: 'Operator console: act on a user (audited)',
+    tag: 'console',
+  },
+  'GET /admin/sessions': { summary: 'Operator console: active sessions', tag: 'console' },
+  'GET /admin/clients': { summary: 'Operator console: clients', tag: 'console' },
+  'GET /admin/clients/{clientId}': { summary: 'Operator console: one client', tag: 'console' },
+  'GET /admin/keys': { summary: 'Operator console: signing keys', tag: 'console' },
+  'GET /admin/keys/rotate': { summary: 'Operator console: confirm a key rotation', tag: 'console' },
+  'POST /admin/keys/rotate': {
+    summary: 'Operator console: rotate the signing keys (audited)',
+    tag: 'console',
+  },
+  'GET /admin/audit': { summary: 'Operator console: audit log', tag: 'console' },
+  'GET /admin/seed-plan': { summary: 'Operator console: what the seed file would change', tag: 'console' },
   ...ADMIN_API_DESCRIPTIONS,
   ...OPERATIONS_ROUTE_DESCRIPTIONS,
 };

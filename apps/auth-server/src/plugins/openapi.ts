@@ -20,6 +20,7 @@ export const openApiPlugin: FastifyPluginAsync = fp(
         { name: 'openid', description: 'OpenID Connect endpoints' },
         { name: 'pages', description: 'HTML pages a person sees' },
         { name: 'account', description: "The signed-in user's account page" },
+        { name: 'console', description: "The operator console's pages (/admin), for the seed's admins" },
         {
           name: 'admin',
           description:

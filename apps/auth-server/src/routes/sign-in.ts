@@ -28,10 +28,12 @@ import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import type { SeedPlan } from '../seed-plan/plan.js';
 import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
 import { accountRoutes } from './account/account.js';
 import { accountLinkFinisher } from './account/account-identity-links.js';
 import { emailLinkRoutes } from './account/email-verification.js';
+import { adminConsoleRoutes } from './admin-console/index.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -76,6 +78,10 @@ export interface SignInRoutesOptions {
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
   developmentSeed?: DevelopmentSeedSummary;
+  /** The seed's `admins`: who may use the operator console at /admin. */
+  admins?: readonly string[];
+  /** What applying the seed file now would change, for the console; `null` without a seed. */
+  seedPlan?: () => Promise<SeedPlan | null>;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -305,6 +311,14 @@ async function registerPages(
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
     federation: options.federation,
+  });
+  await app.register(adminConsoleRoutes, {
+    flow,
+    db: options.db,
+    clock: protocol.clock,
+    pageContext,
+    admins: options.admins ?? [],
+    seedPlan: options.seedPlan ?? (async () => null),
   });
 }
 

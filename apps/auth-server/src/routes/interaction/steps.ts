@@ -1,6 +1,7 @@
 import type { CompletedMethod, User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
+import { CONSOLE_CLIENT, isConsoleInteraction } from '../../admin/console-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { Translator } from '../../i18n/translator.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
@@ -18,7 +19,7 @@ import type {
   LoginAttemptDecision,
   SignInMethod,
 } from './options.js';
-import { accountPurpose, authorizationPurpose } from './purposes.js';
+import { accountPurpose, authorizationPurpose, consolePurpose } from './purposes.js';
 import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './url.js';
 
 /** What a method adds to its record beyond its name (oauth-core `CompletedMethod`). */
@@ -101,8 +102,7 @@ export function createInteractionSteps(
       pageContext,
       interaction.id,
       page,
-      interaction.request.params.client_id ??
-        (isAccountInteraction(interaction.request.params) ? ACCOUNT_CLIENT.clientId : undefined),
+      interaction.request.params.client_id ?? ownPageClientId(interaction.request.params),
     );
 
   const progressOf = (interaction: Interaction): InteractionProgress => ({
@@ -136,6 +136,9 @@ export function createInteractionSteps(
   async function wayOnTo(clientId: string | undefined, t: Translator) {
     if (clientId === ACCOUNT_CLIENT.clientId) {
       return { href: `${pageContext.basePath}/account`, label: t.text('error.accountPage') };
+    }
+    if (clientId === CONSOLE_CLIENT.clientId) {
+      return { href: `${pageContext.basePath}/admin`, label: 'Go to the operator console' };
     }
     return clientHomeLink(options.stores, clientId);
   }
@@ -175,6 +178,7 @@ export function createInteractionSteps(
       return purpose;
     }
     if (isAccountInteraction(interaction.request.params)) return accountPurpose(pageContext, interaction);
+    if (isConsoleInteraction(interaction.request.params)) return consolePurpose(pageContext, interaction);
     try {
       // Re-validated at every step: the client may have been changed or removed meanwhile.
       const authorizationRequest = await flow.revalidate(interaction.request);
@@ -332,6 +336,13 @@ export function createInteractionSteps(
     sessionAtStep,
     secondFactorAllowed,
   };
+}
+
+/** The client id the pages of the server's own sign-ins (account page, console) carry. */
+function ownPageClientId(params: Record<string, string>): string | undefined {
+  if (isAccountInteraction(params)) return ACCOUNT_CLIENT.clientId;
+  if (isConsoleInteraction(params)) return CONSOLE_CLIENT.clientId;
+  return undefined;
 }
 
 /** A form field, when the body has it as a string. */
