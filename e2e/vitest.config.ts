@@ -14,6 +14,7 @@ const database = databaseTier([
   'test/dev-recipes.test.ts',
   'test/gateway.test.ts',
   'test/multi-instance.test.ts',
+  'test/patroni-failover.test.ts',
   'test/prometheus.test.ts',
   'test/prometheus-rules.test.ts',
   'test/readme-commands.test.ts',
