@@ -23,6 +23,7 @@ export default defineConfig({
         'test/secret-files.test.ts',
         'test/span-scrubbing.test.ts',
         'test/tracing-off.test.ts',
+        'test/transaction-pooler.test.ts',
         'test/trust-proxy.test.ts',
       ],
     }),

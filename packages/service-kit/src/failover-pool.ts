@@ -61,6 +61,11 @@ export interface FailoverPoolOptions {
    * retry is made whatever the window.
    */
   retryWindowMs?: number;
+  /**
+   * A statement timeout for every statement sent by `query`, as `SET LOCAL` in a transaction of
+   * its own: behind a transaction pooler a session setting cannot be relied on.
+   */
+  localStatementTimeoutMs?: number | undefined;
 }
 
 /**
@@ -84,6 +89,7 @@ export class FailoverPool extends pg.Pool {
   #current: pg.Pool;
   readonly #openInner: () => pg.Pool;
   readonly #retryWindowMs: number;
+  readonly #localStatementTimeoutMs: number | undefined;
   /** Set when `end()` starts: a statement failing while the pool closes is neither retried nor refreshed. */
   #closing = false;
 
@@ -92,6 +98,7 @@ export class FailoverPool extends pg.Pool {
     super({ max: 1 });
     this.#openInner = openInner;
     this.#retryWindowMs = options.retryWindowMs ?? DEFAULT_FAILOVER_RETRY_WINDOW_MS;
+    this.#localStatementTimeoutMs = options.localStatementTimeoutMs;
     this.#current = openInner();
   }
 
@@ -131,7 +138,7 @@ export class FailoverPool extends pg.Pool {
     for (let retry = 0; ; retry++) {
       const { client, pool } = await this.#acquire(deadline);
       try {
-        const result = await client.query(...(args as [string]));
+        const result = await this.#send(client, args);
         client.release();
         return result;
       } catch (error) {
@@ -145,6 +152,17 @@ export class FailoverPool extends pg.Pool {
         await pause(backoffMs(retry));
       }
     }
+  }
+
+  async #send(client: pg.PoolClient, args: AnyArgs): Promise<unknown> {
+    const timeoutMs = this.#localStatementTimeoutMs;
+    if (timeoutMs === undefined) return client.query(...(args as [string]));
+    // set_config(…, true) is SET LOCAL: it ends with this transaction, on this server connection.
+    await client.query('begin');
+    await client.query("select set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
+    const result = await client.query(...(args as [string]));
+    await client.query('commit');
+    return result;
   }
 
   /**

@@ -64,4 +64,9 @@ export {
 export type { SpanRedaction } from './tracing/span-scrubbing.js';
 export type { Tracing, TracingOptions } from './tracing/start-tracing.js';
 export { startTracingWhenConfigured } from './tracing/when-configured.js';
+export {
+  TRANSACTION_POOLER_PARAMETER,
+  transactionPoolerMode,
+  UnnamedStatementClient,
+} from './transaction-pooler.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';
