@@ -62,6 +62,8 @@ export interface PatroniCluster {
   killLeaderPostgres(): Promise<{ name: string; pid: number }>;
   /** A planned switchover through the leader's REST API (`POST /switchover`), to `candidate` or the sync standby. */
   switchover(candidate?: string): Promise<{ from: string; to: string }>;
+  /** Each running node's postmaster PID (from its postmaster.pid), e.g. to sample their CPU time. */
+  postmasterPids(): Promise<number[]>;
   /** What etcd, Patroni and HAProxy printed, for a failed test's message. */
   output(): string;
   stop(): Promise<void>;
@@ -379,8 +381,8 @@ function makeHandle({
     waitForStandbys: () => waitForStandbys(handle, synchronous),
     async killLeaderPostgres() {
       const name = await handle.leader();
-      const pidFile = await readFile(join(directory, name, 'postmaster.pid'), 'utf8');
-      const pid = Number(pidFile.split('\n')[0]);
+      const pid = await postmasterPid(directory, name);
+      if (pid === 0) throw new Error(`no postmaster.pid for the leader ${name}`);
       process.kill(pid, 'SIGKILL');
       return { name, pid };
     },
@@ -397,10 +399,21 @@ function makeHandle({
         throw new Error(`switchover refused: ${answer.status} ${JSON.stringify(answer.body)}`);
       return { from, to: await handle.waitForLeader({ not: from }) };
     },
+    async postmasterPids() {
+      const pids = await Promise.all(nodes.map((candidate) => postmasterPid(directory, candidate.name)));
+      return pids.filter((pid) => pid > 0);
+    },
     output,
     stop: () => stopAll(directory, nodes, children),
   };
   return handle;
+}
+
+/** The PID in a node's postmaster.pid, 0 when it has none (not running). */
+function postmasterPid(directory: string, name: string): Promise<number> {
+  return readFile(join(directory, name, 'postmaster.pid'), 'utf8')
+    .then((text) => Number(text.split('\n')[0]) || 0)
+    .catch(() => 0);
 }
 
 /**
@@ -419,9 +432,7 @@ async function stopAll(directory: string, nodes: NodePorts[], children: Child[])
   await Promise.all(named('haproxy').map(stopChild));
   await Promise.all(children.filter((child) => child.name.startsWith('pg')).map(stopChild));
   for (const node of nodes) {
-    const pid = await readFile(join(directory, node.name, 'postmaster.pid'), 'utf8')
-      .then((text) => Number(text.split('\n')[0]))
-      .catch(() => 0);
+    const pid = await postmasterPid(directory, node.name);
     if (pid > 0) {
       try {
         process.kill(pid, 'SIGKILL');
