@@ -43,8 +43,29 @@ function statementText(config: unknown): string {
 // biome-ignore lint/suspicious/noExplicitAny: forwarding pg.Pool's overloaded signatures
 type AnyArgs = any[];
 
-/** How long a statement that may be sent again keeps being sent while a failover is under way. */
-export const DEFAULT_FAILOVER_RETRY_WINDOW_MS = 10_000;
+/**
+ * How long a statement that may be sent again keeps being sent while no server answers: short by
+ * default, so requests still fail fast (503) while the database is simply down; a cluster whose
+ * switchover leaves a longer gap sets `failover_retry_ms` in DATABASE_URL (see below).
+ */
+export const DEFAULT_FAILOVER_RETRY_WINDOW_MS = 2000;
+
+/** DATABASE_URL's query parameter for the retry window, ms; removed before node-postgres sees the URL. */
+export const FAILOVER_RETRY_PARAMETER = 'failover_retry_ms';
+
+/** DATABASE_URL without `failover_retry_ms`, and its value (undefined: the default window). */
+export function failoverRetryWindow(connectionString: string): {
+  connectionString: string;
+  retryWindowMs: number | undefined;
+} {
+  const url = new URL(connectionString);
+  const value = url.searchParams.get(FAILOVER_RETRY_PARAMETER);
+  if (value === null) return { connectionString, retryWindowMs: undefined };
+  if (!/^\d+$/.test(value))
+    throw new RangeError(`${FAILOVER_RETRY_PARAMETER} must be a whole number of milliseconds`);
+  url.searchParams.delete(FAILOVER_RETRY_PARAMETER);
+  return { connectionString: url.toString(), retryWindowMs: Number(value) };
+}
 const MAX_BACKOFF_MS = 1000;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,10 +78,10 @@ function backoffMs(retry: number): number {
 export interface FailoverPoolOptions {
   /**
    * How long (ms) a statement that is safe to send again keeps being sent, with backoff, while no
-   * leader answers (a switchover leaves a few seconds without one); default 10 s. At least one
+   * leader answers (a switchover leaves a few seconds without one); default 2 s. At least one
    * retry is made whatever the window.
    */
-  retryWindowMs?: number;
+  retryWindowMs?: number | undefined;
   /**
    * A statement timeout for every statement sent by `query`, as `SET LOCAL` in a transaction of
    * its own: behind a transaction pooler a session setting cannot be relied on.

@@ -7,7 +7,14 @@ export {
 } from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
 export { DESIGN_TOKENS_CSS, withDesignTokens } from './design-tokens.js';
-export { databaseFailoverTally, FailoverPool, isRepeatableStatement } from './failover-pool.js';
+export {
+  DEFAULT_FAILOVER_RETRY_WINDOW_MS,
+  databaseFailoverTally,
+  FAILOVER_RETRY_PARAMETER,
+  FailoverPool,
+  failoverRetryWindow,
+  isRepeatableStatement,
+} from './failover-pool.js';
 export {
   type GracefulShutdownOptions,
   gracefulShutdown,

@@ -11,7 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { DatabaseUnavailableError } from './database-unavailable.js';
 import type { DatabaseLocation } from './database-url.js';
-import { FailoverPool } from './failover-pool.js';
+import { FailoverPool, failoverRetryWindow } from './failover-pool.js';
 import { claimPgliteDirectory, type PgliteDirectoryLock } from './pglite-directory-lock.js';
 import { sharePglite } from './pglite-share.js';
 import { isTracingOn } from './tracing/active-span.js';
@@ -159,7 +159,9 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
 ): DatabaseHandle<TSchema> {
   const drizzleOptions = { schema, ...(options.logger ? { logger: options.logger } : {}) };
   // Behind PgBouncer's transaction pooling nothing may live in a session (transaction-pooler.ts).
-  const { connectionString, transactionPooling } = transactionPoolerMode(databaseUrl);
+  const pooler = transactionPoolerMode(databaseUrl);
+  const { connectionString, retryWindowMs } = failoverRetryWindow(pooler.connectionString);
+  const { transactionPooling } = pooler;
   const openInnerPool = (config: pg.PoolConfig) => {
     const pool = new pg.Pool({
       connectionString,
@@ -180,7 +182,7 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
   };
   // Refreshed after a failover, retrying only what is safe to repeat (failover-pool.ts).
   const openPool = (config: pg.PoolConfig = {}, localStatementTimeoutMs?: number) =>
-    new FailoverPool(() => openInnerPool(config), { localStatementTimeoutMs });
+    new FailoverPool(() => openInnerPool(config), { localStatementTimeoutMs, retryWindowMs });
   const pool = openPool();
   const db = drizzleNodePg({ client: pool, ...drizzleOptions });
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { transactionPoolerMode, UnnamedStatementClient } from '../src/index.js';
+import { failoverRetryWindow, transactionPoolerMode, UnnamedStatementClient } from '../src/index.js';
 
 /**
  * Behind PgBouncer's transaction pooling (e2e/test/pgbouncer.test.ts runs both apps through it):
@@ -30,5 +30,24 @@ describe('UnnamedStatementClient', () => {
     pending.catch(() => {});
     queued.push(...(client as unknown as { queryQueue: Array<{ name?: string; text: string }> }).queryQueue);
     expect(queued).toEqual([expect.objectContaining({ text: 'select $1::int', name: undefined })]);
+  });
+});
+
+describe('failoverRetryWindow', () => {
+  it('reads failover_retry_ms and removes it from the URL node-postgres gets', () => {
+    expect(
+      failoverRetryWindow('postgres://u@haproxy:5000/auth?failover_retry_ms=10000&sslmode=require'),
+    ).toEqual({
+      connectionString: 'postgres://u@haproxy:5000/auth?sslmode=require',
+      retryWindowMs: 10000,
+    });
+    expect(failoverRetryWindow('postgres://u@db/auth')).toEqual({
+      connectionString: 'postgres://u@db/auth',
+      retryWindowMs: undefined,
+    });
+  });
+
+  it('refuses a value that is not whole milliseconds', () => {
+    expect(() => failoverRetryWindow('postgres://u@db/auth?failover_retry_ms=10s')).toThrow(RangeError);
   });
 });

@@ -311,6 +311,31 @@ async function waitForStandbys(
   }
 }
 
+/** The members as the first Patroni REST API that answers lists them (`GET /cluster`). */
+async function clusterMembers(nodes: NodePorts[]): Promise<PatroniMember[]> {
+  for (const candidate of nodes) {
+    const answer = await restJson(candidate.rest, '/cluster').catch(() => null);
+    const list = (answer?.body as { members?: PatroniMember[] } | undefined)?.members;
+    if (list) return list;
+  }
+  return [];
+}
+
+/**
+ * Whether HAProxy's address reaches the node listening on `leaderPort` and it takes a write (a
+ * temporary table): HAProxy may still send to the previous leader for a check interval.
+ */
+function servesWritesThroughProxy(proxyUrl: string, leaderPort: number): Promise<boolean> {
+  return withPostgresClient(proxyUrl, async (client) => {
+    const answer = await client.query<{ port: number; leader: boolean }>(
+      "select current_setting('port')::int as port, not pg_is_in_recovery() as leader",
+    );
+    if (answer.rows[0]?.port !== leaderPort || !answer.rows[0]?.leader) return false;
+    await client.query('create temporary table write_probe (n int)');
+    return true;
+  }).catch(() => false);
+}
+
 interface HandleParts {
   directory: string;
   nodes: NodePorts[];
@@ -334,23 +359,8 @@ function makeHandle({
     if (!found) throw new Error(`no node ${name}`);
     return found;
   };
-  const members = async (): Promise<PatroniMember[]> => {
-    for (const candidate of nodes) {
-      const answer = await restJson(candidate.rest, '/cluster').catch(() => null);
-      const list = (answer?.body as { members?: PatroniMember[] } | undefined)?.members;
-      if (list) return list;
-    }
-    return [];
-  };
-  const leaderNow = async () =>
-    (await members()).find((member) => member.role === 'leader' && member.state === 'running');
-  const acceptsWrites = () =>
-    withPostgresClient(url(), async (client) => {
-      const answer = await client.query<{ leader: boolean }>('select not pg_is_in_recovery() as leader');
-      if (!answer.rows[0]?.leader) return false;
-      await client.query('create temporary table write_probe (n int)');
-      return true;
-    }).catch(() => false);
+  const members = () => clusterMembers(nodes);
+  const proxyLeads = (leader: string) => servesWritesThroughProxy(url(), node(leader).postgres);
 
   const handle: PatroniCluster = {
     url,
@@ -363,14 +373,10 @@ function makeHandle({
     async waitForLeader({ not, timeoutMs = 120_000 } = {}) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const leader = await leaderNow();
-        if (leader && leader.name !== not && (await acceptsWrites())) {
-          // HAProxy may still send to the previous leader for a check interval: ask who answered.
-          const answered = await withPostgresClient(url(), (client) =>
-            client.query<{ port: number }>('select current_setting($1)::int as port', ['port']),
-          ).catch(() => null);
-          if (answered?.rows[0]?.port === node(leader.name).postgres) return leader.name;
-        }
+        const leader = (await members()).find(
+          (member) => member.role === 'leader' && member.state === 'running',
+        );
+        if (leader && leader.name !== not && (await proxyLeads(leader.name))) return leader.name;
         if (Date.now() > deadline)
           throw new Error(
             `no leader${not ? ` other than ${not}` : ''} within ${timeoutMs} ms: ${JSON.stringify(await members())}`,
