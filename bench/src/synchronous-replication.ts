@@ -1,15 +1,18 @@
 /**
  * What synchronous replication costs a refresh rotation: `pnpm --filter bench run synchronous-replication`.
- * For each mode (Patroni `synchronous_mode: true`, then `false`) a fresh three-node Patroni cluster
- * behind HAProxy (service-kit's fixture) and one auth server on it; one user signs in, then
- * `--rotations` refresh rotations are sent one after the other (each with the previous answer's
- * token) and, after that, `--concurrency` chains rotate in parallel for the same count. Prints, per
- * mode, the latency of a rotation (p50 / p95, ms), and the CPU time per rotation of the auth
- * server and of all PostgreSQL processes of the cluster (the leader's backends and WAL senders and
- * the standbys' WAL receivers and startup processes, from /proc), plus `uptime` for the conditions.
+ * Two three-node Patroni clusters behind HAProxy (service-kit's fixture), one with
+ * `synchronous_mode: true`, one with `false`, each with its own auth server. `--rotations` refresh
+ * rotations per mode are sent one after the other (each with the previous answer's token), then the
+ * same count over `--concurrency` chains in parallel. The two modes take turns in blocks of
+ * `--block` rotations, so a machine whose load changes during the run (a shared one) weighs on
+ * both alike. Prints, per mode and phase, the latency of a rotation (p50 / p95, ms) and the CPU
+ * time per rotation of the auth server and of all PostgreSQL processes of its cluster (the leader's
+ * backends and WAL senders, the standbys' WAL receivers and startup processes, from /proc), plus
+ * `uptime` for the conditions.
  *
  *   --rotations=N    rotations per phase (default 300)
  *   --concurrency=N  parallel chains in the second phase (default 8)
+ *   --block=N        rotations per turn of one mode (default 20)
  *
  * Needs Debian's patroni, etcd-server, haproxy and postgresql (deploy/ci/system-packages.json).
  */
@@ -26,10 +29,11 @@ import { authorizeThroughPages, CookieJar, exchangeCode, postForm } from './oaut
 import { readCpuMs } from './proc.js';
 
 const { values } = parseArgs({
-  options: { rotations: { type: 'string' }, concurrency: { type: 'string' } },
+  options: { rotations: { type: 'string' }, concurrency: { type: 'string' }, block: { type: 'string' } },
 });
 const ROTATIONS = Number(values.rotations ?? 300);
 const CONCURRENCY = Number(values.concurrency ?? 8);
+const BLOCK = Number(values.block ?? 20);
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const client = { id: 'bench-web', secret: 'bench-web-secret-0123456789abcdef' };
 const user = { username: 'bench', password: 'bench-password-0123456789' };
@@ -82,94 +86,122 @@ async function signIn(issuer: string): Promise<string> {
   return tokens.refresh_token;
 }
 
-/** Rotates `token` `count` times in a row; the latency of each, ms. */
-async function rotateChain(issuer: string, token: string, count: number): Promise<number[]> {
+/** Rotates `chain.token` `count` times in a row, keeping the newest token; the latency of each, ms. */
+async function rotateChain(issuer: string, chain: { token: string }, count: number): Promise<number[]> {
   const latencies: number[] = [];
-  let current = token;
   for (let index = 0; index < count; index++) {
     const began = performance.now();
     const answer = await postForm(
       `${issuer}/token`,
-      { grant_type: 'refresh_token', refresh_token: current },
+      { grant_type: 'refresh_token', refresh_token: chain.token },
       client,
     );
     latencies.push(performance.now() - began);
     if (answer.status !== 200) throw new Error(`refresh answered ${answer.status}: ${answer.body}`);
-    current = (JSON.parse(answer.body) as { refresh_token: string }).refresh_token;
+    chain.token = (JSON.parse(answer.body) as { refresh_token: string }).refresh_token;
   }
   return latencies;
 }
 
-interface PhaseResult {
-  p50: number;
-  p95: number;
+/** One mode's cluster and auth server, its chains, and what its rotations measured so far. */
+interface Target {
+  synchronousMode: boolean;
+  cluster: PatroniCluster;
+  auth: Awaited<ReturnType<typeof startAuthServer>>;
+  authPid: number;
+  sequential: { token: string };
+  parallel: Array<{ token: string }>;
+}
+
+interface Tally {
+  latencies: number[];
   authCpuMs: number;
   postgresCpuMs: number;
-  perSecond: number;
+  seconds: number;
 }
 
-async function phase(
-  run: () => Promise<number[]>,
-  pids: { auth: number; postgres: number[] },
-): Promise<PhaseResult> {
-  const before = { auth: await cpuMs([pids.auth]), postgres: await cpuMs(pids.postgres) };
-  const began = performance.now();
-  const latencies = (await run()).sort((a, b) => a - b);
-  const seconds = (performance.now() - began) / 1000;
-  const after = { auth: await cpuMs([pids.auth]), postgres: await cpuMs(pids.postgres) };
-  return {
-    p50: percentile(latencies, 0.5),
-    p95: percentile(latencies, 0.95),
-    authCpuMs: (after.auth - before.auth) / latencies.length,
-    postgresCpuMs: (after.postgres - before.postgres) / latencies.length,
-    perSecond: latencies.length / seconds,
-  };
-}
-
-async function measure(synchronousMode: boolean): Promise<Record<string, PhaseResult>> {
-  let cluster: PatroniCluster | undefined;
-  let auth: Awaited<ReturnType<typeof startAuthServer>> | undefined;
+async function startTarget(synchronousMode: boolean): Promise<Target> {
+  const cluster = await startPatroniCluster({ synchronousMode });
+  let auth: Target['auth'] | undefined;
   try {
-    cluster = await startPatroniCluster({ synchronousMode });
     await withPostgresClient(cluster.url(), (admin) => admin.query('create database auth'));
-    auth = await startAuthServer({
+    const started = await startAuthServer({
       seed,
       database: { url: cluster.url('auth') },
       env: { NODE_ENV: 'production', LOGIN_MAX_FAILURES_PER_USERNAME: '0', LOGIN_MAX_FAILURES_PER_IP: '0' },
     });
-    const issuer = auth.issuer;
-    const authPid = auth.process().child.pid!;
+    auth = started;
     // One chain to warm up (JIT, pool, statement plans), one for the sequential phase, the rest in parallel.
     const [warmUp, sequential, ...parallel] = await Promise.all(
-      Array.from({ length: CONCURRENCY + 2 }, () => signIn(issuer)),
+      Array.from({ length: CONCURRENCY + 2 }, async () => ({ token: await signIn(started.issuer) })),
     );
-    await rotateChain(issuer, warmUp!, 30);
-    const pids = { auth: authPid, postgres: await postgresProcesses(await cluster.postmasterPids()) };
-    const perChain = Math.ceil(ROTATIONS / CONCURRENCY);
-    return {
-      sequential: await phase(() => rotateChain(issuer, sequential!, ROTATIONS), pids),
-      [`${CONCURRENCY} in parallel`]: await phase(
-        async () => (await Promise.all(parallel.map((token) => rotateChain(issuer, token, perChain)))).flat(),
-        pids,
-      ),
-    };
-  } finally {
+    await rotateChain(started.issuer, warmUp!, 30);
+    const authPid = started.process().child.pid!;
+    return { synchronousMode, cluster, auth: started, authPid, sequential: sequential!, parallel };
+  } catch (error) {
     await auth?.stop();
-    await cluster?.stop();
+    await cluster.stop();
+    throw error;
+  }
+}
+
+/** One turn: `run` on `target`, its latencies and the CPU its processes spent added to `tally`. */
+async function turn(target: Target, tally: Tally, run: () => Promise<number[]>): Promise<void> {
+  // Listed again each turn: a connection the pool opened since has a backend of its own.
+  const postgres = await postgresProcesses(await target.cluster.postmasterPids());
+  const before = { auth: await cpuMs([target.authPid]), postgres: await cpuMs(postgres) };
+  const began = performance.now();
+  tally.latencies.push(...(await run()));
+  tally.seconds += (performance.now() - began) / 1000;
+  tally.authCpuMs += (await cpuMs([target.authPid])) - before.auth;
+  tally.postgresCpuMs += (await cpuMs(postgres)) - before.postgres;
+}
+
+function report(target: Target, phase: string, tally: Tally): void {
+  const sorted = [...tally.latencies].sort((a, b) => a - b);
+  const count = sorted.length;
+  console.log(
+    `synchronous_mode=${target.synchronousMode} ${phase}: ${count} rotations, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, ` +
+      `p95 ${percentile(sorted, 0.95).toFixed(1)} ms, ${(count / tally.seconds).toFixed(0)}/s, CPU per rotation: ` +
+      `auth server ${(tally.authCpuMs / count).toFixed(2)} ms, PostgreSQL (3 nodes) ${(tally.postgresCpuMs / count).toFixed(2)} ms`,
+  );
+}
+
+/** Both phases, the modes taking turns block by block. */
+async function measure(targets: Target[]): Promise<void> {
+  const blocks = Math.ceil(ROTATIONS / BLOCK);
+  const perChain = Math.max(1, Math.round(BLOCK / CONCURRENCY));
+  const phases = {
+    sequential: (target: Target) => rotateChain(target.auth.issuer, target.sequential, BLOCK),
+    [`${CONCURRENCY} chains in parallel`]: async (target: Target) =>
+      (
+        await Promise.all(target.parallel.map((chain) => rotateChain(target.auth.issuer, chain, perChain)))
+      ).flat(),
+  };
+  for (const [phase, run] of Object.entries(phases)) {
+    const tallies = targets.map(
+      () => ({ latencies: [], authCpuMs: 0, postgresCpuMs: 0, seconds: 0 }) as Tally,
+    );
+    for (let block = 0; block < blocks; block++) {
+      for (const [index, target] of targets.entries()) await turn(target, tallies[index]!, () => run(target));
+    }
+    for (const [index, target] of targets.entries()) report(target, phase, tallies[index]!);
   }
 }
 
 const uptime = () => execFileSync('uptime').toString().trim();
-console.log(`rotations per phase: ${ROTATIONS}, parallel chains: ${CONCURRENCY}`);
-for (const synchronousMode of [true, false]) {
-  console.log(`before (${synchronousMode ? 'synchronous' : 'asynchronous'}): ${uptime()}`);
-  const results = await measure(synchronousMode);
-  for (const [name, result] of Object.entries(results)) {
-    console.log(
-      `synchronous_mode=${synchronousMode} ${name}: p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, ` +
-        `${result.perSecond.toFixed(0)}/s, CPU per rotation: auth server ${result.authCpuMs.toFixed(2)} ms, ` +
-        `PostgreSQL (3 nodes) ${result.postgresCpuMs.toFixed(2)} ms`,
-    );
+console.log(
+  `rotations per mode and phase: ${ROTATIONS}, in blocks of ${BLOCK}; parallel chains: ${CONCURRENCY}`,
+);
+const targets: Target[] = [];
+try {
+  for (const synchronousMode of [true, false]) targets.push(await startTarget(synchronousMode));
+  console.log(`before: ${uptime()}`);
+  await measure(targets);
+  console.log(`after: ${uptime()}`);
+} finally {
+  for (const target of targets) {
+    await target.auth.stop();
+    await target.cluster.stop();
   }
 }
-console.log(`after: ${uptime()}`);
