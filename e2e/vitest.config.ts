@@ -15,6 +15,8 @@ const database = databaseTier([
   'test/gateway.test.ts',
   'test/k8s-manifests.test.ts',
   'test/multi-instance.test.ts',
+  'test/patroni-failover.test.ts',
+  'test/pgbouncer.test.ts',
   'test/prometheus.test.ts',
   'test/prometheus-rules.test.ts',
   'test/readme-commands.test.ts',

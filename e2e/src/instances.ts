@@ -45,6 +45,8 @@ export interface InstanceOptions {
   issuerPort?: number;
   /** Another stack's secrets (a restore from its backup); fresh random ones by default. */
   secrets?: Instances['secrets'];
+  /** Seed members added to a client, by client_id (e.g. `refresh_token_reuse_interval`). */
+  clientSettings?: Record<string, Record<string, unknown>>;
 }
 
 /** One more process of a running stack, started with the stack's configuration. */
@@ -171,6 +173,7 @@ export async function startInstances(options: InstanceOptions): Promise<Instance
     ],
     users: [user],
   };
+  for (const client of seed.clients) Object.assign(client, options.clientSettings?.[client.client_id]);
   const directory = await mkdtemp(join(tmpdir(), 'e2e-instances-'));
   const seedFile = join(directory, 'seed.json');
   await writeFile(seedFile, JSON.stringify(seed), { mode: 0o600 });

@@ -24,6 +24,7 @@ export default defineConfig({
         'test/span-scrubbing.test.ts',
         'test/system-programs.test.ts',
         'test/tracing-off.test.ts',
+        'test/transaction-pooler.test.ts',
         'test/trust-proxy.test.ts',
       ],
     }),

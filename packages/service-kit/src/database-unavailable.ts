@@ -30,6 +30,7 @@ export type DatabaseFailureKind =
   | 'crash_shutdown'
   | 'cannot_connect_now'
   | 'connection_reset'
+  | 'client_closed'
   | 'connection_refused'
   | 'connection_exception'
   | 'insufficient_resources'
@@ -63,6 +64,14 @@ const FAILURE_RULES: readonly FailureRule[] = [
     codes: ['ECONNRESET', 'EPIPE'],
     messages: ['Connection terminated', 'Client has encountered a connection error'],
     neverCommitted: false,
+    staleConnections: true,
+  },
+  // node-postgres refuses to send on a connection that already ended (the server or a proxy in
+  // front of it closed it while it sat in the pool): the statement never left the process.
+  {
+    kind: 'client_closed',
+    messages: ['Client was closed and is not queryable'],
+    neverCommitted: true,
     staleConnections: true,
   },
   // No connection was made, so no statement was sent: 08001 / 08004 (unable to establish /

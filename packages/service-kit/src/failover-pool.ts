@@ -1,5 +1,9 @@
 import pg from 'pg';
-import { classifyDatabaseFailure, type DatabaseFailureKind } from './database-unavailable.js';
+import {
+  classifyDatabaseFailure,
+  type DatabaseFailure,
+  type DatabaseFailureKind,
+} from './database-unavailable.js';
 
 /**
  * What a failover did to this process's database statements, by failure kind, since it started:
@@ -40,29 +44,82 @@ function statementText(config: unknown): string {
 type AnyArgs = any[];
 
 /**
+ * How long a statement that may be sent again keeps being sent while no server answers: short by
+ * default, so requests still fail fast (503) while the database is simply down; a cluster whose
+ * switchover leaves a longer gap sets `failover_retry_ms` in DATABASE_URL (see below).
+ */
+export const DEFAULT_FAILOVER_RETRY_WINDOW_MS = 2000;
+
+/** DATABASE_URL's query parameter for the retry window, ms; removed before node-postgres sees the URL. */
+export const FAILOVER_RETRY_PARAMETER = 'failover_retry_ms';
+
+/** DATABASE_URL without `failover_retry_ms`, and its value (undefined: the default window). */
+export function failoverRetryWindow(connectionString: string): {
+  connectionString: string;
+  retryWindowMs: number | undefined;
+} {
+  const url = new URL(connectionString);
+  const value = url.searchParams.get(FAILOVER_RETRY_PARAMETER);
+  if (value === null) return { connectionString, retryWindowMs: undefined };
+  if (!/^\d+$/.test(value))
+    throw new RangeError(`${FAILOVER_RETRY_PARAMETER} must be a whole number of milliseconds`);
+  url.searchParams.delete(FAILOVER_RETRY_PARAMETER);
+  return { connectionString: url.toString(), retryWindowMs: Number(value) };
+}
+const MAX_BACKOFF_MS = 1000;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** 0 ms before the first retry (a refreshed pool usually answers at once), then 100, 200, 400 … 1000 ms. */
+function backoffMs(retry: number): number {
+  return retry === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 50 * 2 ** retry);
+}
+
+export interface FailoverPoolOptions {
+  /**
+   * How long (ms) a statement that is safe to send again keeps being sent, with backoff, while no
+   * leader answers (a switchover leaves a few seconds without one); default 2 s. At least one
+   * retry is made whatever the window.
+   */
+  retryWindowMs?: number | undefined;
+  /**
+   * A statement timeout for every statement sent by `query`, as `SET LOCAL` in a transaction of
+   * its own: behind a transaction pooler a session setting cannot be relied on.
+   */
+  localStatementTimeoutMs?: number | undefined;
+}
+
+/**
  * A node-postgres pool that survives a failover (a Patroni switchover, a killed leader behind
  * HAProxy or a pooler):
  * - a failure that says the pool's connections point at a server that is gone or demoted
  *   (`staleConnections`: read-only transaction, admin shutdown, connection reset) refreshes the
  *   pool: new statements get new connections (through the proxy, to the new leader) and the old
  *   pool is ended in the background once its checked-out clients come back;
- * - a statement that met a failure is sent once more only when that is safe: it cannot have
- *   committed (`neverCommitted`: refused before running, or by a read-only server), or it is a
- *   repeatable read (`isRepeatableStatement`). A write whose commit state is unknown is never
- *   retried here: the caller gets the error (a 503) and the client decides.
- * Transactions (`connect()`) go to the current pool as they are; their unit is the caller's.
+ * - a statement is sent again, with backoff for up to `retryWindowMs`, only when that is safe: it
+ *   never reached the server (its connection could not be made, a proxy with no leader behind it
+ *   closed it, or the client was already closed), it cannot have committed (`neverCommitted`:
+ *   refused before running, or by a read-only server), or it is a repeatable read
+ *   (`isRepeatableStatement`). A write whose commit state is unknown is never retried here: the
+ *   caller gets the error (a 503) and the client decides.
+ * - `connect()` (a transaction's connection) is retried the same way while it cannot be made;
+ *   once the transaction runs, its unit is the caller's.
  * Drizzle accepts it as its client because it is a `pg.Pool`.
  */
 export class FailoverPool extends pg.Pool {
   #current: pg.Pool;
   readonly #openInner: () => pg.Pool;
+  readonly #retryWindowMs: number;
+  readonly #localStatementTimeoutMs: number | undefined;
   /** Set when `end()` starts: a statement failing while the pool closes is neither retried nor refreshed. */
   #closing = false;
 
-  constructor(openInner: () => pg.Pool) {
+  constructor(openInner: () => pg.Pool, options: FailoverPoolOptions = {}) {
     // The base pool only satisfies `instanceof pg.Pool`; it never opens a connection.
     super({ max: 1 });
     this.#openInner = openInner;
+    this.#retryWindowMs = options.retryWindowMs ?? DEFAULT_FAILOVER_RETRY_WINDOW_MS;
+    this.#localStatementTimeoutMs = options.localStatementTimeoutMs;
     this.#current = openInner();
   }
 
@@ -72,7 +129,8 @@ export class FailoverPool extends pg.Pool {
   }
 
   override connect(...args: AnyArgs): AnyArgs[number] {
-    return this.#current.connect(...(args as []));
+    if (typeof args[0] === 'function') return this.#current.connect(...(args as []));
+    return this.#acquire(Date.now() + this.#retryWindowMs).then(({ client }) => client);
   }
 
   /** The current pool's connections (the base pool has none). */
@@ -96,21 +154,69 @@ export class FailoverPool extends pg.Pool {
   }
 
   async #queryWithFailover(args: AnyArgs): Promise<unknown> {
-    const pool = this.#current;
-    try {
-      return await pool.query(...(args as [string]));
-    } catch (error) {
-      const failure = classifyDatabaseFailure(error);
-      if (failure === null || this.#closing) throw error;
-      count(databaseFailoverTally.failures, failure.kind);
-      // Only the first of the statements that failed on one pool replaces it.
-      if (failure.staleConnections && pool === this.#current) {
-        count(databaseFailoverTally.poolRefreshes, failure.kind);
-        this.refresh();
+    const deadline = Date.now() + this.#retryWindowMs;
+    const repeatable = isRepeatableStatement(statementText(args[0]));
+    for (let retry = 0; ; retry++) {
+      const { client, pool } = await this.#acquire(deadline);
+      try {
+        const result = await this.#send(client, args);
+        client.release();
+        return result;
+      } catch (error) {
+        // As pg.Pool#query does: a client whose statement failed is not given to the next caller.
+        client.release(error instanceof Error ? error : true);
+        const failure = this.#noteFailure(error, pool);
+        if (failure === null) throw error;
+        if (!failure.neverCommitted && !repeatable) throw error;
+        if (retry > 0 && Date.now() >= deadline) throw error;
+        count(databaseFailoverTally.retries, failure.kind);
+        await pause(backoffMs(retry));
       }
-      if (!failure.neverCommitted && !isRepeatableStatement(statementText(args[0]))) throw error;
-      count(databaseFailoverTally.retries, failure.kind);
-      return this.#current.query(...(args as [string]));
     }
+  }
+
+  async #send(client: pg.PoolClient, args: AnyArgs): Promise<unknown> {
+    const timeoutMs = this.#localStatementTimeoutMs;
+    if (timeoutMs === undefined) return client.query(...(args as [string]));
+    // set_config(…, true) is SET LOCAL: it ends with this transaction, on this server connection.
+    await client.query('begin');
+    await client.query("select set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
+    const result = await client.query(...(args as [string]));
+    await client.query('commit');
+    return result;
+  }
+
+  /**
+   * A connection from the current pool. Nothing was sent on a connection that could not be made
+   * (refused, cut by a proxy without a leader, a server starting up), so making it is retried
+   * until `deadline` whatever the failure says about commit state.
+   */
+  async #acquire(deadline: number): Promise<{ client: pg.PoolClient; pool: pg.Pool }> {
+    for (let retry = 0; ; retry++) {
+      const pool = this.#current;
+      try {
+        return { client: await pool.connect(), pool };
+      } catch (error) {
+        const failure = this.#noteFailure(error, pool);
+        if (failure === null || Date.now() >= deadline) throw error;
+        count(databaseFailoverTally.retries, failure.kind);
+        await pause(backoffMs(retry + 1));
+      }
+    }
+  }
+
+  /**
+   * Classifies and counts a failure on `pool`, refreshing it when its connections are stale (only
+   * the first of the statements that failed on one pool replaces it); null: not an outage.
+   */
+  #noteFailure(error: unknown, pool: pg.Pool): DatabaseFailure | null {
+    const failure = classifyDatabaseFailure(error);
+    if (failure === null || this.#closing) return null;
+    count(databaseFailoverTally.failures, failure.kind);
+    if (failure.staleConnections && pool === this.#current) {
+      count(databaseFailoverTally.poolRefreshes, failure.kind);
+      this.refresh();
+    }
+    return failure;
   }
 }

@@ -7,7 +7,14 @@ export {
 } from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';
 export { DESIGN_TOKENS_CSS, withDesignTokens } from './design-tokens.js';
-export { databaseFailoverTally, FailoverPool, isRepeatableStatement } from './failover-pool.js';
+export {
+  DEFAULT_FAILOVER_RETRY_WINDOW_MS,
+  databaseFailoverTally,
+  FAILOVER_RETRY_PARAMETER,
+  FailoverPool,
+  failoverRetryWindow,
+  isRepeatableStatement,
+} from './failover-pool.js';
 export {
   type GracefulShutdownOptions,
   gracefulShutdown,
@@ -64,4 +71,9 @@ export {
 export type { SpanRedaction } from './tracing/span-scrubbing.js';
 export type { Tracing, TracingOptions } from './tracing/start-tracing.js';
 export { startTracingWhenConfigured } from './tracing/when-configured.js';
+export {
+  TRANSACTION_POOLER_PARAMETER,
+  transactionPoolerMode,
+  UnnamedStatementClient,
+} from './transaction-pooler.js';
 export { parseTrustProxy, type TrustProxy, toFastifyTrustProxy } from './trust-proxy.js';

@@ -11,11 +11,12 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { DatabaseUnavailableError } from './database-unavailable.js';
 import type { DatabaseLocation } from './database-url.js';
-import { FailoverPool } from './failover-pool.js';
+import { FailoverPool, failoverRetryWindow } from './failover-pool.js';
 import { claimPgliteDirectory, type PgliteDirectoryLock } from './pglite-directory-lock.js';
 import { sharePglite } from './pglite-share.js';
 import { isTracingOn } from './tracing/active-span.js';
 import { withStatementSpans } from './tracing/pglite-spans.js';
+import { transactionPoolerMode, UnnamedStatementClient } from './transaction-pooler.js';
 
 /**
  * The one type every repository takes. Both drivers' databases and their transactions
@@ -152,14 +153,19 @@ export function pgliteDatabase<TSchema extends Record<string, unknown>>(
 }
 
 function openNodePostgres<TSchema extends Record<string, unknown>>(
-  connectionString: string,
+  databaseUrl: string,
   { schema, migrationsFolder, migrationLockKey }: DatabaseDefinition<TSchema>,
   options: OpenDatabaseOptions,
 ): DatabaseHandle<TSchema> {
   const drizzleOptions = { schema, ...(options.logger ? { logger: options.logger } : {}) };
+  // Behind PgBouncer's transaction pooling nothing may live in a session (transaction-pooler.ts).
+  const pooler = transactionPoolerMode(databaseUrl);
+  const { connectionString, retryWindowMs } = failoverRetryWindow(pooler.connectionString);
+  const { transactionPooling } = pooler;
   const openInnerPool = (config: pg.PoolConfig) => {
     const pool = new pg.Pool({
       connectionString,
+      ...(transactionPooling ? { Client: UnnamedStatementClient } : {}),
       ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
       ...(options.connectTimeoutMs !== undefined
         ? { connectionTimeoutMillis: options.connectTimeoutMs }
@@ -175,21 +181,30 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
     return pool;
   };
   // Refreshed after a failover, retrying only what is safe to repeat (failover-pool.ts).
-  const openPool = (config: pg.PoolConfig = {}) => new FailoverPool(() => openInnerPool(config));
+  const openPool = (config: pg.PoolConfig = {}, localStatementTimeoutMs?: number) =>
+    new FailoverPool(() => openInnerPool(config), { localStatementTimeoutMs, retryWindowMs });
   const pool = openPool();
   const db = drizzleNodePg({ client: pool, ...drizzleOptions });
   return {
     db,
     driver: 'pg',
-    migrate: () => migrateUnderLock(pool, migrationsFolder, migrationLockKey),
+    migrate: () =>
+      (transactionPooling ? migrateInOneTransaction : migrateUnderLock)(
+        pool,
+        migrationsFolder,
+        migrationLockKey,
+      ),
     poolStats: () => pool.stats(),
     ping: (timeoutMs) => pingDatabase(() => db.execute(sql`select 1`), timeoutMs),
     close: () => endPool(pool),
     withStatementTimeout: (timeoutMs) => {
       if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
         throw new RangeError('timeoutMs must be a positive integer');
-      // libpq's `options` startup parameter: the setting holds for the whole session.
-      const bounded = openPool({ options: `-c statement_timeout=${timeoutMs}` });
+      // libpq's `options` startup parameter: the setting holds for the whole session. A transaction
+      // pooler refuses it, so there each statement gets its own SET LOCAL instead.
+      const bounded = transactionPooling
+        ? openPool({}, timeoutMs)
+        : openPool({ options: `-c statement_timeout=${timeoutMs}` });
       return { db: drizzleNodePg({ client: bounded, ...drizzleOptions }), close: () => endPool(bounded) };
     },
   };
@@ -211,6 +226,29 @@ async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string, lockKey
     await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
   } finally {
     await client.query('select pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);
+    client.release();
+  }
+}
+
+/**
+ * The migration lock behind a transaction pooler: a session lock could be taken on one server
+ * connection and its unlock sent on another (held for ever), so the lock is transaction-scoped and
+ * the migrator runs inside that transaction, on one server connection. Drizzle's own BEGIN inside
+ * it is only a warning; its COMMIT (or ROLLBACK) ends the whole unit and releases the lock.
+ */
+async function migrateInOneTransaction(
+  pool: pg.Pool,
+  migrationsFolder: string,
+  lockKey: number,
+): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock($1)', [lockKey]);
+    await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+  } finally {
+    // Nothing is left open when the migrator committed; after a failure this ends the transaction.
+    await client.query('rollback').catch(() => undefined);
     client.release();
   }
 }

@@ -112,6 +112,13 @@ describe('classifyDatabaseFailure', () => {
       true,
     ],
     ['too many connections', withCode('too many clients', '53300'), 'insufficient_resources', false, false],
+    [
+      'a pooled connection a proxy already closed (never sent)',
+      new Error('Client was closed and is not queryable'),
+      'client_closed',
+      true,
+      true,
+    ],
   ] as const)('%s', (_name, error, kind, neverCommitted, staleConnections) => {
     expect(classifyDatabaseFailure(wrapped(error))).toEqual({ kind, neverCommitted, staleConnections });
   });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type DatabaseFailureKind,
   type DatabaseHandle,
@@ -12,7 +13,7 @@ import {
   openDatabase,
   registerMetrics,
 } from '../src/index.js';
-import { postgresForThisFile } from '../src/testing/index.js';
+import { postgresForThisFile, withPostgresClient } from '../src/testing/index.js';
 
 /**
  * The pool after a failover, against the real local PostgreSQL: a backend terminated under a
@@ -33,6 +34,7 @@ function withApplicationName(url: string, name: string): string {
   return parsed.toString();
 }
 
+const allRetries = () => [...databaseFailoverTally.retries.values()].reduce((sum, n) => sum + n, 0);
 const snapshot = (tally: Map<DatabaseFailureKind, number>, kind: DatabaseFailureKind) => tally.get(kind) ?? 0;
 
 describe.runIf(runs)('FailoverPool on PostgreSQL', () => {
@@ -163,5 +165,85 @@ describe('isRepeatableStatement', () => {
     ['update t set a = 1', false],
   ])('%s → %s', (text, repeatable) => {
     expect(isRepeatableStatement(text)).toBe(repeatable);
+  });
+});
+
+/**
+ * What a client sees behind HAProxy while no node is the leader (a switchover, a failover): the
+ * proxy accepts the connection and closes it at once. Nothing was sent, so even a write is sent
+ * again, with backoff, until a leader answers; a transaction's connection is waited for the same way.
+ */
+describe.runIf(runs)('FailoverPool behind a proxy without a leader', () => {
+  const target = new URL(adminUrl);
+  let leaderAway = false;
+  const open = new Set<Socket>();
+  let proxy: Server;
+  /** No leader from now on; the sessions still open are closed (HAProxy's `shutdown-sessions`). */
+  const leaderGoesAway = async () => {
+    leaderAway = true;
+    for (const socket of open) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  let handle: DatabaseHandle<Record<string, never>>;
+
+  beforeAll(async () => {
+    proxy = createServer((socket) => {
+      if (leaderAway) return socket.destroy();
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      socket.pipe(upstream).pipe(socket);
+      const close = () => {
+        socket.destroy();
+        upstream.destroy();
+      };
+      socket.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const through = new URL(adminUrl);
+    through.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    handle = await openDatabase(
+      { driver: 'pg', connectionString: through.toString() },
+      { schema: {}, migrationsFolder: '/nonexistent', migrationLockKey: 1 },
+      { maxConnections: 2 },
+    );
+    await handle.db.execute(sql.raw(`create table ${table}_proxy (v int)`));
+  });
+  afterAll(async () => {
+    await handle?.db.execute(sql.raw(`drop table if exists ${table}_proxy`)).catch(() => {});
+    await handle?.close();
+    await new Promise((resolve) => proxy?.close(resolve));
+  });
+
+  it('a write whose connection is cut before it was sent waits for the leader and is written once', async () => {
+    const retries = allRetries();
+    await leaderGoesAway();
+    // Drizzle sends when awaited: `then` sends it now.
+    const write = handle.db
+      .execute(sql.raw(`insert into ${table}_proxy (v) values (1)`))
+      .then((answer) => answer);
+    // The pool keeps trying (and counting) while the proxy has no leader behind it.
+    await vi.waitFor(() => expect(allRetries()).toBeGreaterThan(retries + 1));
+    leaderAway = false;
+    await write;
+    const { rows } = await withPostgresClient(adminUrl, (client) =>
+      client.query(`select count(*)::int as n from ${table}_proxy where v = 1`),
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('a transaction waits for its connection the same way', async () => {
+    await leaderGoesAway();
+    const transaction = handle.db.transaction((tx) =>
+      tx.execute(sql.raw(`insert into ${table}_proxy (v) values (2)`)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    leaderAway = false;
+    await transaction;
+    const { rows } = await withPostgresClient(adminUrl, (client) =>
+      client.query(`select count(*)::int as n from ${table}_proxy where v = 2`),
+    );
+    expect(rows[0].n).toBe(1);
   });
 });

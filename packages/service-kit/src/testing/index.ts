@@ -3,7 +3,8 @@
  * (`@oidc-orders/service-kit/testing`): pooled PGlite databases for in-process tests, free ports,
  * per-test PostgreSQL databases, the real services as child processes, and the fixtures of the
  * external systems (OpenLDAP, an SMTP server, an upstream OpenID provider, an MIT Kerberos realm,
- * Prometheus, an OTLP receiver, a throw-away certificate), each naming the entry of
+ * Prometheus, an OTLP receiver, a throw-away certificate, a Patroni cluster of etcd, three PostgreSQL
+ * nodes and HAProxy, PgBouncer), each naming the entry of
  * deploy/ci/system-packages.json it runs. Never import this from production code: its
  * dependencies (ldapts, oidc-provider, smtp-server, mailparser) are development dependencies.
  */
@@ -11,6 +12,8 @@ export * from './free-port.js';
 export * from './kerberos-realm.js';
 export * from './node-process.js';
 export * from './otlp-receiver.js';
+export * from './patroni-cluster.js';
+export * from './pgbouncer.js';
 export * from './pglite-pool.js';
 export * from './prometheus.js';
 export * from './services.js';
