@@ -127,6 +127,7 @@ const PEER_WORKLOADS: ReadonlySet<WorkloadName> = new Set([
   'introspect',
   'refresh',
   'code',
+  'signin',
   'discovery',
   'jwks',
 ]);

@@ -285,7 +285,16 @@ async function main(): Promise<number> {
     start: options.start,
     ...(pin?.pinned ? { serverCpu: pin.serverCpu } : {}),
   };
-  const auth: WorkloadName[] = ['cc-jwt', 'cc-opaque', 'introspect', 'refresh', 'code', 'discovery', 'jwks'];
+  const auth: WorkloadName[] = [
+    'cc-jwt',
+    'cc-opaque',
+    'introspect',
+    'refresh',
+    'code',
+    'signin',
+    'discovery',
+    'jwks',
+  ];
   const providerWorkloads = auth;
   const ordersWorkloads: WorkloadName[] = ['orders-create', 'orders-list'];
   const wants = (names: WorkloadName[]) => names.some((name) => options.only.has(name));
