@@ -1,5 +1,6 @@
 import type { RefreshToken, RefreshTokenStore } from '@oidc-orders/oauth-core';
 import { and, eq, isNull } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
@@ -19,6 +20,14 @@ export function createRefreshTokenStore(
       await db
         .insert(refreshTokens)
         .values({ ...token, scopes: [...token.scopes], resources: [...token.resources] });
+      // Outside a rotation's single statement (see consumeAndStore), the parent learns its
+      // successor here, for findRefreshTokenSuccessor.
+      if (token.parentHash !== null) {
+        await db
+          .update(refreshTokens)
+          .set({ successorHash: token.tokenHash })
+          .where(eq(refreshTokens.tokenHash, token.parentHash));
+      }
     },
     async findRefreshToken(tokenHash) {
       const row = lookups
@@ -42,12 +51,15 @@ export function createRefreshTokenStore(
       return won.length === 1;
     },
     async findRefreshTokenSuccessor(parentHash) {
+      // Two primary-key reads: the parent names its successor (`successor_hash`).
+      const parent = alias(refreshTokens, 'parent');
       const [row] = await db
-        .select()
-        .from(refreshTokens)
-        .where(eq(refreshTokens.parentHash, parentHash))
+        .select({ token: refreshTokens })
+        .from(parent)
+        .innerJoin(refreshTokens, eq(refreshTokens.tokenHash, parent.successorHash))
+        .where(eq(parent.tokenHash, parentHash))
         .limit(1);
-      return row ? refreshTokenFromRow(row) : null;
+      return row ? refreshTokenFromRow(row.token) : null;
     },
     async revokeRefreshToken(tokenHash, at) {
       await db
