@@ -21,6 +21,24 @@ describe(`token storage layout on ${databaseKind}`, () => {
     return (result as unknown as { rows: T[] }).rows;
   }
 
+  it('keeps authorization codes in an unlogged table and refresh tokens in a logged one', async () => {
+    const tables = await rows<{ relname: string; relpersistence: string }>(
+      sql`select relname, relpersistence from pg_class
+          where relname in ('authorization_codes', 'refresh_tokens') and relkind = 'r' order by relname`,
+    );
+    expect(tables).toEqual([
+      { relname: 'authorization_codes', relpersistence: 'u' },
+      { relname: 'refresh_tokens', relpersistence: 'p' },
+    ]);
+  });
+
+  it('leaves room on refresh-token pages for the one update of each row (fillfactor 70)', async () => {
+    const [table] = await rows<{ reloptions: string[] | string | null }>(
+      sql`select reloptions from pg_class where relname = 'refresh_tokens' and relkind = 'r'`,
+    );
+    expect(String(table?.reloptions)).toContain('fillfactor=70');
+  });
+
   it('indexes codes by hash only, and refresh tokens by hash and by grant', async () => {
     const indexes = await rows<{ tablename: string; indexname: string }>(
       sql`select tablename, indexname from pg_indexes
