@@ -128,6 +128,7 @@ const PEER_WORKLOADS: ReadonlySet<WorkloadName> = new Set([
   'refresh',
   'code',
   'signin',
+  'signin-cheap-hash',
   'discovery',
   'jwks',
 ]);

@@ -292,6 +292,7 @@ async function main(): Promise<number> {
     'refresh',
     'code',
     'signin',
+    'signin-cheap-hash',
     'discovery',
     'jwks',
   ];

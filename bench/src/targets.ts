@@ -261,7 +261,13 @@ function authWorkloads(target: AuthTarget): Workload[] {
     clientCredentialsWorkload(target, 'opaque'),
     introspectWorkload(target),
   ];
-  if (target.codeFlow) list.push(refreshWorkload(target), codeWorkload(target), signInWorkload(target));
+  if (target.codeFlow)
+    list.push(
+      refreshWorkload(target),
+      codeWorkload(target),
+      signInWorkload(target, 'signin'),
+      signInWorkload(target, 'signin-cheap-hash'),
+    );
   list.push(discoveryWorkload(target), jwksWorkload(target));
   return list;
 }
@@ -273,6 +279,7 @@ const AUTH_WORKLOADS = [
   'refresh',
   'code',
   'signin',
+  'signin-cheap-hash',
   'discovery',
   'jwks',
 ] as const;
@@ -440,6 +447,7 @@ async function ourAuthTarget(issuer: string, ids: BenchIdentities, redirectUri: 
     jwtResource: ids.jwtResource,
     opaqueResource: ids.opaqueResource,
     ...(document.userinfo_endpoint ? { userinfoEndpoint: document.userinfo_endpoint } : {}),
+    cheapHashUser: { username: ids.cheapHashUser.username, password: ids.user.password },
     codeFlow,
   };
 }

@@ -96,11 +96,19 @@ export async function passwordHashCpuMs(n = 5): Promise<number> {
   return samples[Math.floor(samples.length / 2)] ?? 0;
 }
 
-export function signInWorkload(target: AuthTarget): Workload {
-  const flow = target.codeFlow ? { ...target.codeFlow, scope: SIGN_IN_SCOPE } : undefined;
+/**
+ * `signin`, or `signin-cheap-hash`: the same sign-in as a user whose password is stored at the
+ * least scrypt cost, so the difference between the two is the hash (ours; the peer's login page
+ * hashes nothing, so it signs in its one user in both).
+ */
+export function signInWorkload(target: AuthTarget, name: 'signin' | 'signin-cheap-hash'): Workload {
+  const user = name === 'signin-cheap-hash' ? target.cheapHashUser : undefined;
+  const flow = target.codeFlow
+    ? { ...target.codeFlow, scope: SIGN_IN_SCOPE, ...(user ? { user } : {}) }
+    : undefined;
   const userinfo = target.userinfoEndpoint;
   return {
-    name: 'signin',
+    name,
     async preflight() {
       if (!flow || !userinfo)
         return { ok: false, unavailable: true, detail: 'no browser flow or UserInfo endpoint' };

@@ -9,6 +9,7 @@ export const WORKLOAD_NAMES = [
   'refresh',
   'code',
   'signin',
+  'signin-cheap-hash',
   'discovery',
   'jwks',
   'orders-create',
@@ -77,6 +78,8 @@ export interface AuthTarget {
   opaqueResource: { id: string; scope: string };
   /** The browser flow that mints codes and refresh tokens (ours, and oidc-provider's login pages). */
   codeFlow?: CodeFlowSettings;
+  /** A user whose password is stored at the least scrypt cost (ours only; the peer hashes nothing). */
+  cheapHashUser?: { username: string; password: string };
   /** OIDC Core §5.3: the UserInfo endpoint, from discovery. */
   userinfoEndpoint?: string;
   /** Most codes the server can hold at once (oidc-provider's in-memory LRU); no limit when absent. */
