@@ -243,8 +243,8 @@ export const refreshTokens = pgTable(
     sealedUnderParent: text('sealed_under_parent'),
     /**
      * The token that replaced this one, written by the rotation's own UPDATE: a retry within the
-     * reuse interval finds the successor by two primary-key reads, so no index on `parent_hash`
-     * costs every rotation an index insert.
+     * reuse interval finds the successor by two primary-key reads (rows without it: by `grant_id`
+     * and `parent_hash`), so no index on `parent_hash` costs every rotation an index insert.
      */
     successorHash: text('successor_hash'),
   },

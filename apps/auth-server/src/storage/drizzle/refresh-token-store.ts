@@ -1,6 +1,5 @@
 import type { RefreshToken, RefreshTokenStore } from '@oidc-orders/oauth-core';
 import { and, eq, isNull } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
@@ -20,14 +19,6 @@ export function createRefreshTokenStore(
       await db
         .insert(refreshTokens)
         .values({ ...token, scopes: [...token.scopes], resources: [...token.resources] });
-      // Outside a rotation's single statement (see consumeAndStore), the parent learns its
-      // successor here, for findRefreshTokenSuccessor.
-      if (token.parentHash !== null) {
-        await db
-          .update(refreshTokens)
-          .set({ successorHash: token.tokenHash })
-          .where(eq(refreshTokens.tokenHash, token.parentHash));
-      }
     },
     async findRefreshToken(tokenHash) {
       const row = lookups
@@ -51,15 +42,21 @@ export function createRefreshTokenStore(
       return won.length === 1;
     },
     async findRefreshTokenSuccessor(parentHash) {
-      // Two primary-key reads: the parent names its successor (`successor_hash`).
-      const parent = alias(refreshTokens, 'parent');
-      const [row] = await db
-        .select({ token: refreshTokens })
-        .from(parent)
-        .innerJoin(refreshTokens, eq(refreshTokens.tokenHash, parent.successorHash))
-        .where(eq(parent.tokenHash, parentHash))
+      const [parent] = await hot.findRefreshToken().execute({ hash: parentHash });
+      if (!parent) return null;
+      // A rotation names the successor in the rotated row: one primary-key read.
+      if (parent.successorHash !== null) {
+        const [successor] = await hot.findRefreshToken().execute({ hash: parent.successorHash });
+        return successor ? refreshTokenFromRow(successor) : null;
+      }
+      // Written outside a rotation, or rotated by a release from before `successor_hash`: the
+      // child among its grant's tokens (the `grant_id` index), so no index on `parent_hash`.
+      const [child] = await db
+        .select()
+        .from(refreshTokens)
+        .where(and(eq(refreshTokens.grantId, parent.grantId), eq(refreshTokens.parentHash, parentHash)))
         .limit(1);
-      return row ? refreshTokenFromRow(row.token) : null;
+      return child ? refreshTokenFromRow(child) : null;
     },
     async revokeRefreshToken(tokenHash, at) {
       await db
