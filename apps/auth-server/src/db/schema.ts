@@ -219,9 +219,10 @@ export const authorizationCodes = pgTable(
     dpopJkt: text('dpop_jkt'),
   },
   // Only the primary key: a code is looked up by its hash and by nothing else. The table is
-  // UNLOGGED (the `token_storage_writes` migration): codes live 60 s and are single use, so a crash or a failover loses
-  // only codes in flight, and their sign-ins start again (RFC 6749 §4.1.2.1 `invalid_grant` at the
-  // token endpoint); in exchange neither the code's insert nor its consumption writes WAL.
+  // UNLOGGED (the `token_storage_writes` migration): codes live 60 s and are single use, so a
+  // crash or a failover loses only codes in flight, whose exchange answers `invalid_grant` and
+  // whose sign-in starts again; in exchange neither a code's insert nor its consumption writes
+  // WAL (docs/token-storage.md).
 );
 
 export const refreshTokens = pgTable(

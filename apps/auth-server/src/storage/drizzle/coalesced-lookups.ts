@@ -10,8 +10,8 @@ import { type Coalescer, createCoalescer } from './coalescer.js';
 import { lazy } from './prepared-statements.js';
 
 /**
- * The reads by token hash that every introspection and every refresh makes, coalesced: the requests
- * of one event-loop turn share one `token_hash = any($1)` statement (see coalescer.ts). Only for
+ * The reads by token hash that every introspection, refresh and code exchange makes, coalesced: the
+ * requests of one event-loop turn share one `… = any($1)` statement (see coalescer.ts). Only for
  * the store set on the pool: inside a transaction the reads stay one statement each, on that
  * transaction's connection.
  *
