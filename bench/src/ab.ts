@@ -34,8 +34,9 @@ import { readCpuMs } from './proc.js';
 import { freePort, type ServerProcess, startServer } from './processes.js';
 import { type BenchIdentities, newIdentities, writeSeedFile } from './seed.js';
 import { BENCH_DIR } from './targets.js';
+import { codeWorkload } from './workloads/code.js';
 import { refreshWorkload } from './workloads/refresh.js';
-import { loadDiscovery } from './workloads/types.js';
+import { type AuthTarget, loadDiscovery } from './workloads/types.js';
 
 export const AB_WORKLOADS = [
   'cc-jwt',
@@ -43,6 +44,7 @@ export const AB_WORKLOADS = [
   'introspect',
   'introspect-distinct',
   'refresh',
+  'code',
   'discovery',
   'jwks',
   'live',
@@ -144,7 +146,7 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 
 /** The request of a workload; introspection gets a fresh opaque token from the same server. */
 async function requestFor(
-  workload: Exclude<AbWorkload, 'refresh' | 'introspect-distinct'>,
+  workload: Exclude<AbWorkload, 'refresh' | 'code' | 'introspect-distinct'>,
   baseUrl: string,
   ids: BenchIdentities,
 ): Promise<AutocannonRequest> {
@@ -175,18 +177,20 @@ async function requestFor(
   }
 }
 
-/** autocannon options of one load of `workload`; `refresh` mints fresh chains for each load. */
+/** autocannon options of one load of `workload`; `refresh` mints fresh chains and `code` fresh codes for each load. */
 async function loadOptionsFor(
   workload: AbWorkload,
   target: Target,
   ids: BenchIdentities,
   connections: number,
+  seconds: number,
 ): Promise<autocannon.Options> {
   const baseUrl = target.server.baseUrl;
   if (workload === 'introspect-distinct') return introspectDistinct(baseUrl, ids, connections);
-  if (workload !== 'refresh') return { url: baseUrl, requests: [await requestFor(workload, baseUrl, ids)] };
+  if (workload !== 'refresh' && workload !== 'code')
+    return { url: baseUrl, requests: [await requestFor(workload, baseUrl, ids)] };
   const { url, document } = await loadDiscovery(baseUrl);
-  const plan = await refreshWorkload({
+  const authTarget: AuthTarget = {
     issuer: baseUrl,
     discoveryUrl: url,
     tokenEndpoint: document.token_endpoint,
@@ -204,9 +208,23 @@ async function loadOptionsFor(
       scope: ids.webScope,
       user: ids.user,
     },
-  }).plan({ phase: 'measure', seconds: 0, connections });
+  };
+  // `code` spends codes issued through the pages before the load: enough for `seconds` at the
+  // rate the two cores reach (a load that runs out answers 400s, which count in no reading).
+  const plan =
+    workload === 'refresh'
+      ? await refreshWorkload(authTarget).plan({ phase: 'measure', seconds: 0, connections })
+      : await codeWorkload(authTarget).plan({
+          phase: 'measure',
+          seconds,
+          connections,
+          expectedRps: CODE_RATE,
+        });
   return plan.options;
 }
+
+/** Code exchanges per second a pool is sized for in `ab` (what this machine reaches when busy). */
+const CODE_RATE = 400;
 
 /**
  * `introspect-distinct`: as `introspect`, but every connection introspects a token of its own, so the
@@ -255,13 +273,13 @@ async function measure(
 ) {
   const load = async (duration: number) =>
     autocannon({
-      ...(await loadOptionsFor(workload, target, ids, options.connections)),
+      ...(await loadOptionsFor(workload, target, ids, options.connections, duration)),
       connections: options.connections,
       duration,
     });
   await load(1);
   const database = options.postgres ? target.database : undefined;
-  const measuredLoad = await loadOptionsFor(workload, target, ids, options.connections);
+  const measuredLoad = await loadOptionsFor(workload, target, ids, options.connections, options.seconds);
   const pgBefore = database ? await readBackendCpu(admin, database) : undefined;
   const before = await readCpuMs(target.server.pid);
   const result = await autocannon({

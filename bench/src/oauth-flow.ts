@@ -186,7 +186,11 @@ async function send(jar: CookieJar, url: URL, init: RequestInit = {}): Promise<R
  * One authorization request through the pages. The jar keeps the single sign-on session, so after
  * the first login the server may answer straight with the code (still the real /authorize path).
  */
-export async function authorizeThroughPages(settings: CodeFlowSettings, jar: CookieJar): Promise<IssuedCode> {
+export async function authorizeThroughPages(
+  settings: CodeFlowSettings,
+  jar: CookieJar,
+  extraParameters: Record<string, string> = {},
+): Promise<IssuedCode> {
   const { verifier, challenge } = newPkce();
   const state = randomBytes(12).toString('base64url');
   const url = new URL(settings.authorizationEndpoint);
@@ -199,6 +203,7 @@ export async function authorizeThroughPages(settings: CodeFlowSettings, jar: Coo
     nonce: randomBytes(12).toString('base64url'),
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    ...extraParameters,
   }).toString();
 
   let response = await send(jar, url);

@@ -127,6 +127,8 @@ const PEER_WORKLOADS: ReadonlySet<WorkloadName> = new Set([
   'introspect',
   'refresh',
   'code',
+  'signin',
+  'signin-cheap-hash',
   'discovery',
   'jwks',
 ]);

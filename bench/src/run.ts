@@ -285,7 +285,17 @@ async function main(): Promise<number> {
     start: options.start,
     ...(pin?.pinned ? { serverCpu: pin.serverCpu } : {}),
   };
-  const auth: WorkloadName[] = ['cc-jwt', 'cc-opaque', 'introspect', 'refresh', 'code', 'discovery', 'jwks'];
+  const auth: WorkloadName[] = [
+    'cc-jwt',
+    'cc-opaque',
+    'introspect',
+    'refresh',
+    'code',
+    'signin',
+    'signin-cheap-hash',
+    'discovery',
+    'jwks',
+  ];
   const providerWorkloads = auth;
   const ordersWorkloads: WorkloadName[] = ['orders-create', 'orders-list'];
   const wants = (names: WorkloadName[]) => names.some((name) => options.only.has(name));

@@ -4,7 +4,7 @@
  */
 import autocannon from 'autocannon';
 import { type PacedResult, runPaced } from './paced.js';
-import type { BenchName, Workload } from './workloads/types.js';
+import type { BenchName, RunPlan, Workload } from './workloads/types.js';
 
 export type TargetLabel =
   | 'ours-postgres'
@@ -118,10 +118,15 @@ export async function runWorkload(
         seconds: settings.warmupSeconds,
         connections: settings.connections,
       });
-      const warm = await runAutocannon(
-        autocannonOptions(plan.options, settings, settings.warmupSeconds, plan.amount),
-      );
-      expectedRps = warm['2xx'] / Math.max(warm.duration, 0.01);
+      if (plan.drive) {
+        const warm = await plan.drive(settings.warmupSeconds);
+        expectedRps = warm.ok / Math.max(warm.seconds, 0.01);
+      } else {
+        const warm = await runAutocannon(
+          autocannonOptions(plan.options, settings, settings.warmupSeconds, plan.amount),
+        );
+        expectedRps = warm['2xx'] / Math.max(warm.duration, 0.01);
+      }
     }
 
     for (let run = 1; run <= settings.runs; run++) {
@@ -132,13 +137,10 @@ export async function runWorkload(
         ...(expectedRps === undefined ? {} : { expectedRps }),
       });
       const cpuBefore = await settings.cpuProbe?.();
-      const result = await runAutocannon(
-        autocannonOptions(plan.options, settings, settings.seconds, plan.amount),
-      );
+      const { record, ok } = await measuredRun(target, workload.name, run, plan, settings);
       const cpuAfter = await settings.cpuProbe?.();
-      const record = toRecord(target, workload.name, run, result, plan.note);
-      if (cpuBefore && cpuAfter && result['2xx'] > 0) {
-        record.cpuMsPerOk = cpuPerResponse(cpuBefore, cpuAfter, result['2xx']);
+      if (cpuBefore && cpuAfter && ok > 0) {
+        record.cpuMsPerOk = cpuPerResponse(cpuBefore, cpuAfter, ok);
       }
       outcome.runs.push(record);
       settings.onRecord(record);
@@ -186,6 +188,33 @@ export async function runWorkload(
     );
   }
   return outcome;
+}
+
+/** One measured run: autocannon, or the workload's own driver (`RunPlan.drive`). */
+async function measuredRun(
+  target: TargetLabel,
+  workload: BenchName,
+  run: number,
+  plan: RunPlan,
+  settings: RunSettings,
+): Promise<{ record: RunRecord; ok: number }> {
+  if (plan.drive) {
+    const result = await plan.drive(settings.seconds);
+    const { pacedRate: _, ...record } = pacedRecord(
+      target,
+      workload,
+      run,
+      0,
+      settings.connections,
+      result,
+      plan.note,
+    );
+    return { record, ok: result.ok };
+  }
+  const result = await runAutocannon(
+    autocannonOptions(plan.options, settings, settings.seconds, plan.amount),
+  );
+  return { record: toRecord(target, workload, run, result, plan.note), ok: result['2xx'] };
 }
 
 function autocannonOptions(

@@ -5,7 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hashPassword, type ScryptCost } from '../../packages/oauth-core/src/passwords.js';
 import type { Credentials } from './oauth-flow.js';
+
+/** The least scrypt cost a stored hash may name (N a power of two ≥ 2). */
+const CHEAP_SCRYPT_COST: ScryptCost = { N: 2, r: 1, p: 1 };
 
 export interface BenchIdentities {
   ccClient: Credentials;
@@ -15,6 +19,11 @@ export interface BenchIdentities {
   /** The opaque resource; its id and secret authenticate it at the introspection endpoint. */
   opaqueResource: { id: string; secret: string; scope: string };
   user: { sub: string; username: string; password: string; email: string };
+  /**
+   * A second user with the same password, stored as scrypt at the least cost the server accepts
+   * (N=2, r=1, p=1: microseconds): a sign-in as this user is a sign-in with the hash's cost set apart.
+   */
+  cheapHashUser: { sub: string; username: string };
   webScope: string;
   apiKey: string;
   sessionSecret: string;
@@ -30,6 +39,7 @@ export function newIdentities(): BenchIdentities {
     jwtResource: { id: 'orders-api', secret: secret(), scope: 'orders.read' },
     opaqueResource: { id: 'orders-opaque', secret: secret(), scope: 'opaque.read' },
     user: { sub: 'u-bench', username: 'bench-user', password: secret(12), email: 'bench-user@example.com' },
+    cheapHashUser: { sub: 'u-bench-cheap-hash', username: 'bench-cheap-hash' },
     // `email`: the orders API finds a user's orders by the token's email claim, which the server
     // copies into an access token only when the grant holds the scope covering it (OIDC Core §5.4).
     webScope: 'openid email offline_access orders.read',
@@ -97,6 +107,14 @@ export async function writeSeedFile(
         password: ids.user.password,
         name: 'Bench User',
         email: ids.user.email,
+        email_verified: true,
+      },
+      {
+        sub: ids.cheapHashUser.sub,
+        username: ids.cheapHashUser.username,
+        password_hash: await hashPassword(ids.user.password, { cost: CHEAP_SCRYPT_COST }),
+        name: 'Bench User (cheap hash)',
+        email: 'bench-cheap-hash@example.com',
         email_verified: true,
       },
     ],

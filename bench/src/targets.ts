@@ -21,6 +21,7 @@ import { introspectWorkload } from './workloads/introspect.js';
 import { discoveryWorkload, jwksWorkload } from './workloads/metadata.js';
 import { type OrdersTarget, ordersCreateWorkload, ordersListWorkload } from './workloads/orders.js';
 import { refreshWorkload } from './workloads/refresh.js';
+import { signInWorkload } from './workloads/signin.js';
 import { tokenFloorWorkload } from './workloads/token-floor.js';
 import { type AuthTarget, type Discovery, loadDiscovery, type Workload } from './workloads/types.js';
 import { issueUserTokens } from './workloads/user-flows.js';
@@ -201,6 +202,7 @@ function providerTarget(config: ProviderPeerConfig, document: Discovery, url: st
     introspector: config.introspector,
     jwtResource: config.jwtResource,
     opaqueResource: config.opaqueResource,
+    ...(document.userinfo_endpoint ? { userinfoEndpoint: document.userinfo_endpoint } : {}),
     codeFlow: {
       authorizationEndpoint: document.authorization_endpoint,
       tokenEndpoint: document.token_endpoint,
@@ -259,12 +261,28 @@ function authWorkloads(target: AuthTarget): Workload[] {
     clientCredentialsWorkload(target, 'opaque'),
     introspectWorkload(target),
   ];
-  if (target.codeFlow) list.push(refreshWorkload(target), codeWorkload(target));
+  if (target.codeFlow)
+    list.push(
+      refreshWorkload(target),
+      codeWorkload(target),
+      signInWorkload(target, 'signin'),
+      signInWorkload(target, 'signin-cheap-hash'),
+    );
   list.push(discoveryWorkload(target), jwksWorkload(target));
   return list;
 }
 
-const AUTH_WORKLOADS = ['cc-jwt', 'cc-opaque', 'introspect', 'refresh', 'code', 'discovery', 'jwks'] as const;
+const AUTH_WORKLOADS = [
+  'cc-jwt',
+  'cc-opaque',
+  'introspect',
+  'refresh',
+  'code',
+  'signin',
+  'signin-cheap-hash',
+  'discovery',
+  'jwks',
+] as const;
 const ORDERS_WORKLOADS = ['orders-create', 'orders-list'] as const;
 
 /**
@@ -428,6 +446,8 @@ async function ourAuthTarget(issuer: string, ids: BenchIdentities, redirectUri: 
     introspector: { id: ids.opaqueResource.id, secret: ids.opaqueResource.secret },
     jwtResource: ids.jwtResource,
     opaqueResource: ids.opaqueResource,
+    ...(document.userinfo_endpoint ? { userinfoEndpoint: document.userinfo_endpoint } : {}),
+    cheapHashUser: { username: ids.cheapHashUser.username, password: ids.user.password },
     codeFlow,
   };
 }

@@ -43,7 +43,7 @@ describe('parseAbArguments', () => {
   it('refuses what it does not know, with the reason', () => {
     expect(() => parseAbArguments([])).toThrow(/at least one build/);
     expect(() => parseAbArguments(['dist/server.js'])).toThrow(/label=path/);
-    expect(() => parseAbArguments(['a=x.js', '--workloads=code'])).toThrow(/unknown workload code/);
+    expect(() => parseAbArguments(['a=x.js', '--workloads=signin'])).toThrow(/unknown workload signin/);
     expect(() => parseAbArguments(['a=x.js', '--rounds=0'])).toThrow(/positive integer/);
     expect(() => parseAbArguments(['a=x.js', '--fast'])).toThrow(/unknown option --fast/);
   });

@@ -44,12 +44,15 @@ describe.runIf(runs)('coalesced lookups on PostgreSQL', () => {
         ...hashes.map((hash) => stores.accessTokens.findAccessToken(hash)),
         ...hashes.map((hash) => stores.refreshTokens.findRefreshToken(hash)),
         ...hashes.map((hash) => stores.refreshTokens.findRefreshTokenWithGrantAndUser!(hash)),
+        ...hashes.map((hash) => stores.codes.findAuthorizationCodeWithGrantAndUser!(hash)),
       ]);
     }
     // The single-row reads are named prepared statements on this connection, so the view sees them.
     await stores.grants.findGrant('missing');
     const statements = await preparedStatements();
     expect(statements.map((statement) => statement.name)).toContain('auth_find_grant');
+    // The code exchange's joined read is a batch read too, not its single-row prepared statement.
+    expect(statements.map((statement) => statement.name)).not.toContain('auth_code_with_grant_and_user');
     expect(statements.filter((statement) => /= any\(/i.test(statement.statement))).toEqual([]);
   });
 });

@@ -13,7 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration, errors, type ResourceServer } from 'oidc-provider';
+import Provider, {
+  type Configuration,
+  errors,
+  type KoaContextWithOIDC,
+  type ResourceServer,
+} from 'oidc-provider';
 import { redisAdapterFactory } from '../store/redis-adapter.js';
 import { exitWithParent, type ProviderPeerConfig, readPeerConfig } from './peer-config.js';
 import { handleLoginPages, type LoginSettings } from './provider-login.js';
@@ -98,7 +103,10 @@ const configuration: Configuration = {
     },
     resourceIndicators: {
       enabled: true,
-      defaultResource: () => config.jwtResource.id,
+      // The JWT resource when the scope asks for it; a sign-in with OpenID scopes only (the
+      // `signin` workload) gets an access token for UserInfo, as ours does.
+      defaultResource: (ctx) =>
+        requestedScope(ctx).includes(config.jwtResource.scope) ? config.jwtResource.id : undefined,
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, resourceIndicator, client) => {
         const allowed = client['urn:bench:resources'];
@@ -149,3 +157,10 @@ exitWithParent(async () => {
   await new Promise((resolve) => server.close(resolve));
   await redis?.quit();
 });
+
+/** The scope of the request, or of the code or refresh token it redeems, as a list. */
+function requestedScope(ctx: KoaContextWithOIDC): string[] {
+  const { params, entities } = ctx.oidc;
+  const scope = params?.scope ?? entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '';
+  return String(scope).split(' ');
+}

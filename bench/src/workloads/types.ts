@@ -1,6 +1,6 @@
 import type autocannon from 'autocannon';
 import type { CodeFlowSettings, Credentials } from '../oauth-flow.js';
-import type { PacedPlan } from '../paced.js';
+import type { PacedPlan, PacedResult } from '../paced.js';
 
 export const WORKLOAD_NAMES = [
   'cc-jwt',
@@ -8,6 +8,8 @@ export const WORKLOAD_NAMES = [
   'introspect',
   'refresh',
   'code',
+  'signin',
+  'signin-cheap-hash',
   'discovery',
   'jwks',
   'orders-create',
@@ -37,6 +39,11 @@ export interface RunPlan {
   options: autocannon.Options;
   /** A fixed number of requests instead of a duration: runs that spend pre-issued material. */
   amount?: number;
+  /**
+   * Drives the run itself instead of autocannon, for a workload of several requests per operation
+   * (a whole sign-in): one "2xx" is one operation that ended as it should.
+   */
+  drive?: (seconds: number) => Promise<PacedResult>;
   note?: string;
 }
 
@@ -71,6 +78,10 @@ export interface AuthTarget {
   opaqueResource: { id: string; scope: string };
   /** The browser flow that mints codes and refresh tokens (ours, and oidc-provider's login pages). */
   codeFlow?: CodeFlowSettings;
+  /** A user whose password is stored at the least scrypt cost (ours only; the peer hashes nothing). */
+  cheapHashUser?: { username: string; password: string };
+  /** OIDC Core §5.3: the UserInfo endpoint, from discovery. */
+  userinfoEndpoint?: string;
   /** Most codes the server can hold at once (oidc-provider's in-memory LRU); no limit when absent. */
   codePoolLimit?: number;
 }
@@ -81,6 +92,7 @@ export interface Discovery {
   authorization_endpoint: string;
   jwks_uri: string;
   introspection_endpoint?: string;
+  userinfo_endpoint?: string;
 }
 
 export async function loadDiscovery(issuer: string): Promise<{ url: string; document: Discovery }> {

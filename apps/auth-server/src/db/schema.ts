@@ -224,7 +224,10 @@ export const authorizationCodes = pgTable(
     /** RFC 9449 §10 `dpop_jkt`: the token request must prove this key. */
     dpopJkt: text('dpop_jkt'),
   },
-  (table) => [index('authorization_codes_grant_id_idx').on(table.grantId)],
+  // Only the primary key: a code is looked up by its hash and by nothing else. The table stays
+  // logged: an UNLOGGED one would save the WAL of a code's insert and consumption, but a standby
+  // would not have it, so every sign-in in flight at a failover would end in `invalid_grant`
+  // although the failover pool waits for the new primary (docs/token-storage.md).
 );
 
 export const refreshTokens = pgTable(
@@ -244,12 +247,17 @@ export const refreshTokens = pgTable(
     dpopJkt: text('dpop_jkt'),
     /** This token sealed under its parent token (oauth-core `tokens/successor-seal.ts`), for retries within the client's reuse interval. */
     sealedUnderParent: text('sealed_under_parent'),
+    /**
+     * The token that replaced this one, written by the rotation's own UPDATE: a retry within the
+     * reuse interval finds the successor by two primary-key reads (rows without it: by `grant_id`
+     * and `parent_hash`), so no index on `parent_hash` costs every rotation an index insert.
+     */
+    successorHash: text('successor_hash'),
   },
-  (table) => [
-    index('refresh_tokens_grant_id_idx').on(table.grantId),
-    // A retry within the reuse interval looks up the successor of the presented token.
-    index('refresh_tokens_parent_hash_idx').on(table.parentHash),
-  ],
+  // Revocation of a whole chain (RFC 9700 §4.14.2) finds the grant's tokens by `grant_id`. The
+  // table keeps 30 % of each page free (fillfactor 70, the `token_storage_writes` migration), so a
+  // rotation's update of the row stays on its page and touches no index.
+  (table) => [index('refresh_tokens_grant_id_idx').on(table.grantId)],
 );
 
 export const accessTokens = pgTable(

@@ -55,6 +55,21 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
       });
     });
 
+    it('findAuthorizationCodeWithGrantAndUser: 100 concurrent finds each answer their own code', async (context) => {
+      const find = t.stores.codes.findAuthorizationCodeWithGrantAndUser?.bind(t.stores.codes);
+      if (!find) return context.skip();
+      const codes = Array.from({ length: 40 }, (_, index) => t.code(`cc${index}`));
+      for (const code of codes) await t.stores.codes.createAuthorizationCode(code);
+      const hashes = Array.from({ length: 100 }, (_, index) =>
+        index % 5 === 4 ? `code-${t.n}-missing-${index}` : codes[index % codes.length]!.codeHash,
+      );
+      const found = await Promise.all(hashes.map((hash) => find(hash)));
+      found.forEach((answer, index) => {
+        const code = codes.find((candidate) => candidate.codeHash === hashes[index]);
+        expect(answer).toEqual(code ? { code, grant: t.grant(), user: t.user() } : null);
+      });
+    });
+
     it('findAuthorizationCodeWithGrantAndUser: the code, its grant and its user; nulls when gone', async (context) => {
       const find = t.stores.codes.findAuthorizationCodeWithGrantAndUser?.bind(t.stores.codes);
       if (!find) return context.skip();

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { authorizationCodes } from '../../db/schema.js';
+import type { CoalescedLookups } from './coalesced-lookups.js';
 import { grantFromRow } from './grant-store.js';
 import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
 
@@ -11,6 +12,7 @@ export function createAuthorizationCodeStore(
   db: AppDatabase,
   hot: HotPathStatements,
   statements: RedemptionStatements,
+  lookups: CoalescedLookups | null,
 ): AuthorizationCodeStore {
   return {
     async createAuthorizationCode(code) {
@@ -33,7 +35,11 @@ export function createAuthorizationCodeStore(
       return won.length === 1;
     },
     async findAuthorizationCodeWithGrantAndUser(codeHash) {
-      const [row] = await statements.codeWithGrantAndUser().execute({ hash: codeHash });
+      // Shared by the exchanges of one event-loop turn on the pool; the redemption that follows is
+      // still one conditional statement per code (RFC 6749 §10.5).
+      const row = lookups
+        ? await lookups.codeWithGrantAndUser(codeHash)
+        : (await statements.codeWithGrantAndUser().execute({ hash: codeHash }))[0];
       if (!row) return null;
       return {
         code: codeFromRow(row.code),

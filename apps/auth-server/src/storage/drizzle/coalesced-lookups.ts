@@ -1,14 +1,17 @@
 import { sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { selectRefreshTokenWithGrantAndUser } from '../../accounts/drizzle/account-joins.js';
+import {
+  selectCodeWithGrantAndUser,
+  selectRefreshTokenWithGrantAndUser,
+} from '../../accounts/drizzle/account-joins.js';
 import type { AppDatabase } from '../../db/client.js';
-import { accessTokens, refreshTokens } from '../../db/schema.js';
+import { accessTokens, authorizationCodes, refreshTokens } from '../../db/schema.js';
 import { type Coalescer, createCoalescer } from './coalescer.js';
 import { lazy } from './prepared-statements.js';
 
 /**
- * The reads by token hash that every introspection and every refresh makes, coalesced: the requests
- * of one event-loop turn share one `token_hash = any($1)` statement (see coalescer.ts). Only for
+ * The reads by token hash that every introspection, refresh and code exchange makes, coalesced: the
+ * requests of one event-loop turn share one `… = any($1)` statement (see coalescer.ts). Only for
  * the store set on the pool: inside a transaction the reads stay one statement each, on that
  * transaction's connection.
  *
@@ -23,12 +26,18 @@ export interface CoalescedLookups {
   accessToken: Coalescer<string, AccessTokenRow>;
   refreshToken: Coalescer<string, RefreshTokenRow>;
   refreshTokenWithGrantAndUser: Coalescer<string, RefreshTokenJoinRow>;
+  /** The code exchanges of one turn share their read too; each redemption stays its own statement. */
+  codeWithGrantAndUser: Coalescer<string, CodeJoinRow>;
 }
 
 type AccessTokenRow = typeof accessTokens.$inferSelect;
 type RefreshTokenRow = typeof refreshTokens.$inferSelect;
 type RefreshTokenJoinRow = Awaited<
   ReturnType<ReturnType<ReturnType<typeof createBatchReads>['refreshTokensWithGrantAndUser']>['execute']>
+>[number];
+
+type CodeJoinRow = Awaited<
+  ReturnType<ReturnType<ReturnType<typeof createBatchReads>['codesWithGrantAndUser']>['execute']>
 >[number];
 
 export interface CoalescedLookupOptions {
@@ -52,6 +61,9 @@ function createBatchReads(db: AppDatabase) {
     ),
     refreshTokensWithGrantAndUser: lazy(() =>
       selectRefreshTokenWithGrantAndUser(db).where(anyOfHashes(refreshTokens.tokenHash)).prepare(''),
+    ),
+    codesWithGrantAndUser: lazy(() =>
+      selectCodeWithGrantAndUser(db).where(anyOfHashes(authorizationCodes.codeHash)).prepare(''),
     ),
   };
 }
@@ -77,6 +89,11 @@ export function createCoalescedLookups(
     refreshTokenWithGrantAndUser: createCoalescer({
       readBatch: (hashes) => reads.refreshTokensWithGrantAndUser().execute(read(hashes)),
       keyOf: (row) => row.token.tokenHash,
+      maxBatch,
+    }),
+    codeWithGrantAndUser: createCoalescer({
+      readBatch: (hashes) => reads.codesWithGrantAndUser().execute(read(hashes)),
+      keyOf: (row) => row.code.codeHash,
       maxBatch,
     }),
   };

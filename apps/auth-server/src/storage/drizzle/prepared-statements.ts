@@ -156,7 +156,11 @@ function prepareConsumeAndStore(
       ? // RFC 9700 §4.14.2: exactly one caller may rotate a given refresh token.
         db
           .update(refreshTokens)
-          .set({ usedAt: sql`${p('at')}::bigint` })
+          .set({
+            usedAt: sql`${p('at')}::bigint`,
+            // The parent names its successor in the same row version (findRefreshTokenSuccessor).
+            ...(withRefresh ? { successorHash: sql`${p('rt_tokenHash')}::text` } : {}),
+          })
           .where(
             and(
               eq(refreshTokens.tokenHash, sql`${p('hash')}::text`),

@@ -42,12 +42,21 @@ export function createRefreshTokenStore(
       return won.length === 1;
     },
     async findRefreshTokenSuccessor(parentHash) {
-      const [row] = await db
+      const [parent] = await hot.findRefreshToken().execute({ hash: parentHash });
+      if (!parent) return null;
+      // A rotation names the successor in the rotated row: one primary-key read.
+      if (parent.successorHash !== null) {
+        const [successor] = await hot.findRefreshToken().execute({ hash: parent.successorHash });
+        return successor ? refreshTokenFromRow(successor) : null;
+      }
+      // Written outside a rotation, or rotated by a release from before `successor_hash`: the
+      // child among its grant's tokens (the `grant_id` index), so no index on `parent_hash`.
+      const [child] = await db
         .select()
         .from(refreshTokens)
-        .where(eq(refreshTokens.parentHash, parentHash))
+        .where(and(eq(refreshTokens.grantId, parent.grantId), eq(refreshTokens.parentHash, parentHash)))
         .limit(1);
-      return row ? refreshTokenFromRow(row) : null;
+      return child ? refreshTokenFromRow(child) : null;
     },
     async revokeRefreshToken(tokenHash, at) {
       await db

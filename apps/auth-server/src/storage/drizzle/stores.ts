@@ -88,7 +88,7 @@ function createTokenStores(db: AppDatabase, context: { inTransaction: boolean })
   const lookups = context.inTransaction ? null : createCoalescedLookups(db);
   return {
     grants: createGrantStore(db, hot, context),
-    codes: createAuthorizationCodeStore(db, hot, statements),
+    codes: createAuthorizationCodeStore(db, hot, statements, lookups),
     refreshTokens: createRefreshTokenStore(db, hot, statements, lookups),
     accessTokens: createAccessTokenStore(db, hot, lookups),
     deviceCodes: createDeviceCodeStore(db),
