@@ -283,8 +283,8 @@ describe('nothing LDAP is loaded without LDAP_URL', () => {
   });
 });
 
-describe('the README settings', () => {
-  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+describe('the documented settings (docs/directory-users.md)', () => {
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'directory-users.md'), 'utf8');
   /** The `KEY=value` lines of the first shell block under a heading, shell quotes removed. */
   function settingsUnder(heading: string): Record<string, string> {
     const section = readme.slice(readme.indexOf(`\n${heading}\n`));
@@ -306,13 +306,13 @@ describe('the README settings', () => {
   }
 
   it('for OpenLDAP are accepted as they stand', () => {
-    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### OpenLDAP')));
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('## OpenLDAP')));
     expect(problems).toEqual([]);
     expect(config).toMatchObject({ urls: [expect.any(String), expect.any(String)], startTls: true });
   });
 
   it('for Active Directory are accepted as they stand: objectGUID, sAMAccountName, nested groups, disabled accounts', () => {
-    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('### Active Directory')));
+    const { config, problems } = parseDirectoryConfig(withFiles(settingsUnder('## Active Directory')));
     expect(problems).toEqual([]);
     expect(config).toMatchObject({
       bindDn: 'CN=svc-auth-server,OU=Service Accounts,DC=corp,DC=example,DC=com',

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
  * server at its first start in production. Checked for both apps.
  */
 
-const IMPORT = /(?:^import\s[^;]*?from\s*|^export\s[^;]*?from\s*|\bimport\()\s*'([^'.][^']*)'/gms;
+// A re-export is `export * from` or `export { … } from`: a wider pattern would read the words
+// `from '…'` inside an exported object of strings as an import.
+const IMPORT =
+  /(?:^import\s[^;]*?from\s*|^export\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s*from\s*|\bimport\()\s*'([^'.][^']*)'/gms;
 
 function packageOf(specifier: string): string | null {
   if (specifier.startsWith('node:')) return null;

@@ -16,7 +16,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';
 
 /**
- * The seed member `identity_providers` (README "Upstream identity providers"): its rules fail the
+ * The seed member `identity_providers` (docs/upstream-providers.md): its rules fail the
  * start with one line naming the entry and member; the file is the truth, so a provider it no longer
  * names is disabled in the shared table (every instance hides its button).
  */
@@ -75,9 +75,9 @@ describe('identity_providers rules', () => {
     expect(problemOf([provider])).toContain(message);
   });
 
-  it('the README example marks every member the schema requires as required', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Upstream identity providers'));
+  it('the documented example (docs/upstream-providers.md) marks every member the schema requires as required', () => {
+    const readme = readFileSync(new URL('../../../docs/upstream-providers.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('# Upstream identity providers'));
     const example = /```jsonc\n"identity_providers": \[([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const lineOf = (member: string) => example.split('\n').find((line) => line.includes(`"${member}":`));
     const required = [...(SeedIdentityProviderSchema.required ?? [])];

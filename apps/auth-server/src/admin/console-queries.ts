@@ -1,7 +1,8 @@
 import { and, count, desc, eq, gt, gte, inArray, like, or, sql } from 'drizzle-orm';
+import { countUsers, usernamesBySub } from '../accounts/drizzle/operator-reads.js';
 import { AUDIT_EVENTS } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
-import { auditEvents, rateLimitCounters, ssoSessions, users } from '../db/schema.js';
+import { auditEvents, rateLimitCounters, ssoSessions } from '../db/schema.js';
 import { LOGIN_COUNTER_PREFIX } from '../http/database-rate-limit-store.js';
 
 /**
@@ -36,7 +37,6 @@ export interface SessionRow {
 const sessionColumns = {
   id: ssoSessions.id,
   sub: ssoSessions.sub,
-  username: users.username,
   methods: ssoSessions.methods,
   ip: ssoSessions.ip,
   createdAt: ssoSessions.createdAt,
@@ -64,15 +64,18 @@ export async function listSessions(
     db
       .select(sessionColumns)
       .from(ssoSessions)
-      .leftJoin(users, eq(users.sub, ssoSessions.sub))
       .where(where)
       .orderBy(desc(ssoSessions.createdAt))
       .limit(PAGE_SIZE)
       .offset(offsetOf(page)),
     db.select({ value: count() }).from(ssoSessions).where(where),
   ]);
+  const usernames = await usernamesBySub(
+    db,
+    rows.map((row) => row.sub),
+  );
   return {
-    rows: rows.map((row) => ({ ...row, ...toSessionRow(row) })),
+    rows: rows.map((row) => ({ ...row, ...toSessionRow(row), username: usernames.get(row.sub) ?? null })),
     page,
     total: total?.value ?? 0,
     pageSize: PAGE_SIZE,
@@ -180,22 +183,17 @@ export async function readOverview(
   lockout: LockoutSettings,
   hourly: HourlySignInCounts,
 ): Promise<Overview> {
-  const [perHour, lockouts, [sessions], [userCounts]] = await Promise.all([
+  const [perHour, lockouts, [sessions], userCounts] = await Promise.all([
     hourly(nowSeconds),
     lockoutsNow(db, nowSeconds, lockout),
     db.select({ value: count() }).from(ssoSessions).where(gt(ssoSessions.expiresAt, nowSeconds)),
-    db
-      .select({
-        total: count(),
-        disabled: sql<number>`count(*) filter (where ${users.disabledAt} is not null)`.mapWith(Number),
-      })
-      .from(users),
+    countUsers(db),
   ]);
   return {
     perHour,
     lockouts,
     activeSessions: sessions?.value ?? 0,
-    users: userCounts?.total ?? 0,
-    disabledUsers: userCounts?.disabled ?? 0,
+    users: userCounts.total,
+    disabledUsers: userCounts.disabled,
   };
 }

@@ -1,14 +1,8 @@
 import { adminApiResource, type Resource } from '@oidc-orders/oauth-core';
 import { and, arrayOverlaps, asc, count, eq, isNull, max, sql } from 'drizzle-orm';
+import { linkedAccountsOf } from '../accounts/drizzle/operator-reads.js';
 import type { AppDatabase } from '../db/client.js';
-import {
-  accessTokens,
-  clients,
-  externalIdentities,
-  grants,
-  identityProviders,
-  resources,
-} from '../db/schema.js';
+import { accessTokens, clients, grants, identityProviders, resources } from '../db/schema.js';
 import { AdminNotFoundError } from './admin-errors.js';
 
 /**
@@ -160,17 +154,14 @@ export function createRegistryAdmin(deps: { db: AppDatabase; issuer: string }) {
       return Promise.all(
         rows.map(async (row) => {
           // Linked identities carry the source `idp:<id>` (src/federation/).
-          const [linked] = await db
-            .select({ accounts: count(), newest: max(externalIdentities.lastSignInAt) })
-            .from(externalIdentities)
-            .where(eq(externalIdentities.source, `idp:${row.id}`));
+          const linked = await linkedAccountsOf(db, `idp:${row.id}`);
           return {
             id: row.id,
             issuer: row.issuer,
             displayName: row.displayName,
             status: statusOf(row.disabledAt),
-            linkedAccounts: linked?.accounts ?? 0,
-            lastSignInAt: linked?.newest ?? null,
+            linkedAccounts: linked.accounts,
+            lastSignInAt: linked.lastSignInAt,
           };
         }),
       );

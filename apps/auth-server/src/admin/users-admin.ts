@@ -2,6 +2,13 @@ import { type Clock, hashPassword, type RandomSource } from '@oidc-orders/oauth-
 import { and, count, eq, isNull } from 'drizzle-orm';
 import { accountKindOf, rulesOf } from '../accounts/account-kinds.js';
 import type { AccountRecord } from '../accounts/account-store.js';
+import {
+  linkedIdentitiesOf,
+  searchUsers,
+  summaryOf,
+  type UserDetail,
+  type UserSearch,
+} from '../accounts/drizzle/user-search.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { grants, ssoSessions } from '../db/schema.js';
@@ -14,15 +21,14 @@ import { setEntryDisabled } from '../storage/drizzle/registry-status.js';
 import type { AdminAuditRecorder } from './admin-audit.js';
 import { AdminActionRefusedError, AdminNotFoundError } from './admin-errors.js';
 import { createUserChanges } from './user-changes.js';
-import {
-  linkedIdentitiesOf,
-  searchUsers,
-  summaryOf,
-  type UserDetail,
-  type UserSearch,
-} from './user-search.js';
 
-export type { LinkedIdentity, UserDetail, UserSearch, UserSearchPage, UserSummary } from './user-search.js';
+export type {
+  LinkedIdentity,
+  UserDetail,
+  UserSearch,
+  UserSearchPage,
+  UserSummary,
+} from '../accounts/drizzle/user-search.js';
 
 /**
  * User administration on a running deployment's database (`pnpm --filter auth-server users …`).

@@ -1,21 +1,15 @@
 import { verifyPassword } from '@oidc-orders/oauth-core';
 import { inArray } from 'drizzle-orm';
+import { allUserRows, type StoredUserRow } from '../accounts/drizzle/operator-reads.js';
 import type { AppDatabase } from '../db/client.js';
-import {
-  clients,
-  identityProviders,
-  kerberosPrincipals,
-  resources,
-  totpCredentials,
-  users,
-} from '../db/schema.js';
+import { clients, identityProviders, kerberosPrincipals, resources, totpCredentials } from '../db/schema.js';
 import { readSeededTotpSecret, seededTotpId } from '../mfa/totp-repository.js';
 import type { SeedUser } from '../schemas/seed.js';
 import { clientFromRow, resourceFromRow } from '../storage/drizzle/registry.js';
 import type { CurrentRegistry, CurrentUser } from './plan.js';
 
 /** The user members `seed plan` compares, by seed member name, from a stored row. */
-export function storedUserAttributes(row: typeof users.$inferSelect): Record<string, unknown> {
+export function storedUserAttributes(row: StoredUserRow): Record<string, unknown> {
   return {
     username: row.username,
     name: row.name,
@@ -34,11 +28,11 @@ export async function readCurrentRegistry(
   db: AppDatabase,
   entries: ReadonlyMap<SeedUser, string>,
   keyEncryptionKey: Uint8Array | undefined,
-): Promise<{ registry: CurrentRegistry; userRows: Map<string, typeof users.$inferSelect> }> {
+): Promise<{ registry: CurrentRegistry; userRows: Map<string, StoredUserRow> }> {
   const [clientRows, resourceRows, userRows, principalRows, providerRows] = await Promise.all([
     db.select().from(clients),
     db.select().from(resources),
-    db.select().from(users),
+    allUserRows(db),
     db.select().from(kerberosPrincipals),
     db.select().from(identityProviders),
   ]);

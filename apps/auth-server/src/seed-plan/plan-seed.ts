@@ -1,8 +1,8 @@
 import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
+import type { StoredUserRow } from '../accounts/drizzle/operator-reads.js';
 import { usersChangedSinceApplied } from '../accounts/drizzle/seed-users.js';
 import type { AppConfig, LifetimeDefaults } from '../config.js';
 import type { AppDatabase } from '../db/client.js';
-import type { users } from '../db/schema.js';
 import { deriveSecretHashingKey } from '../keys/key-encryption.js';
 import type { SeedDocument, SeedUser } from '../schemas/seed.js';
 import { clientRecord, readSeedFile, resourceRecord } from '../seed.js';
@@ -68,11 +68,7 @@ export async function planSeedFile(
   return planSeed(db, await readSeedFile(path), context);
 }
 
-function desiredUser(
-  user: SeedUser,
-  fingerprint: string,
-  stored: typeof users.$inferSelect | undefined,
-): DesiredUser {
+function desiredUser(user: SeedUser, fingerprint: string, stored: StoredUserRow | undefined): DesiredUser {
   const email = user.email ?? null;
   return {
     sub: user.sub,

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, ilike, or } from 'drizzle-orm';
-import type { AccountRecord } from '../accounts/account-store.js';
-import type { AppDatabase } from '../db/client.js';
-import { externalIdentities, kerberosPrincipals, users } from '../db/schema.js';
+import type { AppDatabase } from '../../db/client.js';
+import { externalIdentities, kerberosPrincipals, users } from '../../db/schema.js';
+import type { AccountRecord } from '../account-store.js';
 
 /**
  * Finding users as an operator (the admin API and console): a search with keyset paging, and the
