@@ -1,9 +1,6 @@
-import {
-  CLIENT_AUTHENTICATION_METHOD_NAMES,
-  type ClientAuthenticationMethod,
-} from './client-auth-methods.js';
+import { CLIENT_AUTHENTICATION_METHOD_NAMES } from './client-auth-methods.js';
 import { OAuthError } from './errors.js';
-import type { Client, GrantType, SigningAlg } from './model.js';
+import type { Client, ClientAuthenticationMethod, GrantType, SigningAlg } from './model.js';
 import {
   type ClientMetadata,
   type ClientRegistrationContext,
