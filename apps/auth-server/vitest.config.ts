@@ -61,6 +61,7 @@ export default defineConfig({
         'test/backchannel-sender.test.ts',
         'test/coalesced-lookups-plans.test.ts',
         'test/coalescer.test.ts',
+        'test/cli-stdin.test.ts',
         'test/common-passwords.test.ts',
         'test/config.test.ts',
         'test/directory-ldap.test.ts',
