@@ -22,6 +22,7 @@ import { resolveProvider, type UpstreamProvider } from './federation/registry.js
 import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
+import { createLoginAttemptLimiter } from './interaction/login-attempt-limiter.js';
 import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
 import { userForPrincipal } from './kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
@@ -45,7 +46,6 @@ import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import type { KerberosSignIn } from './routes/interaction/index.js';
-import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
 import type { FederationSignIn } from './routes/interaction/options.js';
 import { oauthRoutes } from './routes/oauth/index.js';
 import { signInRoutes } from './routes/sign-in.js';
