@@ -18,15 +18,10 @@ import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { Directory } from './directory/types.js';
 import type { EnabledFeatures } from './endpoints.js';
-import { resolveProvider, type UpstreamProvider } from './federation/registry.js';
-import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
+import type { UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createLoginAttemptLimiter } from './interaction/login-attempt-limiter.js';
-import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
-import { userForPrincipal } from './kerberos/principal-mapping.js';
-import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
-import { createUpstreamLinkMail } from './mail/upstream-link.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
@@ -35,7 +30,9 @@ import { databasePlugin } from './plugins/db.js';
 import { directoryPlugin } from './plugins/directory.js';
 import { dpopPlugin } from './plugins/dpop.js';
 import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
+import { federationPlugin } from './plugins/federation.js';
 import { healthPlugin } from './plugins/health.js';
+import { kerberosPlugin } from './plugins/kerberos.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
 import { type MailPluginOptions, mailPlugin } from './plugins/mail.js';
@@ -45,13 +42,10 @@ import { protocolPlugin } from './plugins/protocol.js';
 import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
-import type { KerberosSignIn } from './routes/interaction/index.js';
-import type { FederationSignIn } from './routes/interaction/options.js';
 import { oauthRoutes } from './routes/oauth/index.js';
 import { signInRoutes } from './routes/sign-in.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
-import { createJtiReplayStore } from './storage/drizzle/jti-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {
@@ -105,17 +99,6 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const random = deps.random ?? systemRandom;
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
-  // Likewise a Kerberos setup that cannot work (keytab, binding, pinned principal): one line, no start.
-  // Secret and key files of upstream providers are read now: a missing one fails the start.
-  const upstreamProviders = new Map(
-    await Promise.all(
-      (seed?.identity_providers ?? []).map(
-        async (entry) => [entry.id, await resolveProvider(entry)] as const,
-      ),
-    ),
-  );
-  const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
-
   const app = Fastify({
     logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
     trustProxy: toFastifyTrustProxy(config.trustProxy),
@@ -173,6 +156,12 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
+  // Sign-in through other systems: Kerberos (KRB5_KTNAME), upstream providers (the seed's).
+  await app.register(kerberosPlugin);
+  await app.register(federationPlugin, {
+    providers: seed?.identity_providers,
+    clients: deps.upstreamClients,
+  });
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
@@ -188,9 +177,6 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
 
-  const federation =
-    upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;
-
   // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
   await app.register(signInRoutes, {
     db: app.database.db,
@@ -200,78 +186,27 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     ...(config.nodeEnv === 'development' && seed
       ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
       : {}),
-    // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
-    loginAttemptGuard: createLoginAttemptLimiter(
-      app.database.db,
-      {
-        maxFailuresPerUsername: app.config.rateLimits.loginMaxFailuresPerUsername,
-        maxFailuresPerIp: app.config.rateLimits.loginMaxFailuresPerIp,
-        windowSeconds: app.config.rateLimits.loginFailureWindowSeconds,
-      },
-      { nowMs: () => clock.nowSeconds() * 1000 },
-    ),
-    kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
-    federation,
+    loginAttemptGuard: loginAttemptLimiterOf(app, clock),
   });
-  if (federation) {
-    await app.register(upstreamLogoutRoutes, {
-      providers: upstreamProviders,
-      clients: federation.clients,
-      basePath: issuerBasePath(config.issuer),
-      nowSeconds: () => clock.nowSeconds(),
-    });
-  }
+  await app.register(upstreamLogoutRoutes, { basePath: issuerBasePath(config.issuer) });
 
   return app;
 }
 
 type App = Awaited<ReturnType<typeof Fastify>>;
 
-/** Kerberos at the login step: the acceptor, the principal → user mapping, the shared replay record. */
-function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
-  const db = app.database.db;
-  const usernameRealm = app.config.kerberos?.usernameRealm ?? null;
-  app.log.info(
-    { servicePrincipals: acceptor.servicePrincipals, usernameRealm },
-    `kerberos: accepting tickets for ${acceptor.servicePrincipals.join(', ')}`,
+/** Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table. */
+function loginAttemptLimiterOf(app: App, clock: Clock) {
+  const limits = app.config.rateLimits;
+  return createLoginAttemptLimiter(
+    app.database.db,
+    {
+      maxFailuresPerUsername: limits.loginMaxFailuresPerUsername,
+      maxFailuresPerIp: limits.loginMaxFailuresPerIp,
+      windowSeconds: limits.loginFailureWindowSeconds,
+    },
+    { nowMs: () => clock.nowSeconds() * 1000 },
   );
-  // The jti replay table is a generic "seen once" record (key, expiry), shared by every instance.
-  const replay = createJtiReplayStore(db);
-  return {
-    acceptor,
-    replay,
-    nowSeconds: () => app.protocol.clock.nowSeconds(),
-    userForPrincipal: async (principal) =>
-      // A principal no seed user claims may be a directory user's (userPrincipalName, krbPrincipalName).
-      (await userForPrincipal(principal, {
-        users: app.protocol.stores.users,
-        findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
-        usernameRealm,
-      })) ?? (app.directorySignIn ? app.directorySignIn.userForKerberosPrincipal(principal) : null),
-  };
-}
-
-/** Upstream OpenID providers at the login step (README "Upstream identity providers"). */
-function federationSignIn(
-  app: App,
-  providers: ReadonlyMap<string, UpstreamProvider>,
-  clients: UpstreamClients | undefined,
-): FederationSignIn {
-  return {
-    db: app.database.db,
-    providers,
-    clients: clients ?? createUpstreamClients(),
-    findUser: (sub) => app.protocol.stores.users.findUserBySub(sub),
-    linkMail: app.mailer
-      ? createUpstreamLinkMail({
-          db: app.database.db,
-          clock: app.protocol.clock,
-          random: app.protocol.random,
-          issuer: app.protocol.config.issuer,
-          mailer: app.mailer,
-        })
-      : null,
-  };
 }
 
 /** A server nobody can sign in to is almost always a forgotten SEED_FILE: say so at start. */

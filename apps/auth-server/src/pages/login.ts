@@ -10,8 +10,11 @@ export interface LoginPageInput {
   /** Shown above the form; always the same generic text for any credential failure. */
   errorMessage?: string;
   basePath: string;
-  /** Kerberos on: the link that starts the SPNEGO exchange (README "Kerberos"). */
-  kerberosHref?: string;
+  /**
+   * Ways in that start with a plain link (Kerberos: the SPNEGO exchange, README "Kerberos"): each a
+   * GET link marked `data-sign-in="<signIn>"`, below the other buttons.
+   */
+  signInLinks?: readonly SignInLink[];
   /** Where the form posts when the page is not served from the login URL (the Kerberos challenge). */
   formAction?: string;
   /**
@@ -23,6 +26,13 @@ export interface LoginPageInput {
   forgotPasswordHref?: string;
   /** Upstream OpenID providers (README "Upstream identity providers"): one button each. */
   identityProviders?: readonly { id: string; displayName: string; href: string }[];
+}
+
+export interface SignInLink {
+  /** The `data-sign-in` value tests and scripts find it by (CONTRACT). */
+  signIn: string;
+  href: string;
+  label: string;
 }
 
 /**
@@ -47,7 +57,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 ${input.forgotPasswordHref ? html`<p><a href="${input.forgotPasswordHref}" data-action="forgot-password">Forgot your password?</a></p>` : null}
 ${input.passkey ? renderPasskeyButton(input.passkey) : null}
 ${renderIdentityProviderButtons(input.identityProviders ?? [])}
-${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a></p>` : null}`;
+${(input.signInLinks ?? []).map((link) => html`<p><a href="${link.href}" data-sign-in="${link.signIn}">${link.label}</a></p>`)}`;
   return renderPage({
     title: 'Sign in',
     body,

@@ -11,11 +11,11 @@ import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { respondToValidationError, sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
 import type {
   CompleteStep,
+  FirstFactorMethod,
   InteractionPage,
   InteractionPurpose,
   InteractionRoutesOptions,
   LoginAttemptDecision,
-  SignInMethod,
 } from './options.js';
 import { accountPurpose, authorizationPurpose } from './purposes.js';
 import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './url.js';
@@ -67,7 +67,7 @@ export interface InteractionSteps {
     reply: FastifyReply,
     loaded: LoadedInteraction,
     user: User,
-    method: SignInMethod,
+    method: FirstFactorMethod,
     /** A passkey's WebAuthn flags (UV, backup state), or a federated sign-in's upstream amr. */
     flags?: MethodDetails,
     /** Runs once the session exists, before the next step (a federated sign-in records its origin). */
@@ -263,7 +263,7 @@ export function createInteractionSteps(
     reply: FastifyReply,
     loaded: LoadedInteraction,
     user: User,
-    method: SignInMethod,
+    method: FirstFactorMethod,
     flags?: MethodDetails,
     onSessionStarted?: (session: SsoSession) => Promise<void>,
   ) {

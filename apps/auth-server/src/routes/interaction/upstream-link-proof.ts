@@ -18,7 +18,7 @@ import {
 import { sendHtml } from '../../pages/respond.js';
 import { sendErrorPage } from '../authorization-reply.js';
 import { readLinkOfferCookie, setLinkOfferCookie } from './link-offer-cookie.js';
-import type { UpstreamSignInOptions } from './upstream.js';
+import type { UpstreamSignInOptions } from './upstream-options.js';
 import { interactionPageUrl } from './url.js';
 
 /**
