@@ -99,6 +99,25 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const random = deps.random ?? systemRandom;
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
+  const app = await createServer(config, deps);
+  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
+  const start: StartParts = { config, deps, seed, clock, random };
+  await registerInfrastructure(app, start);
+  await registerRoutes(app, start);
+  return app;
+}
+
+/** What buildApp starts from: the configuration, the caller's parts, the seed, time and randomness. */
+interface StartParts {
+  config: AppConfig;
+  deps: AppDependencies;
+  seed: SeedDocument | undefined;
+  clock: Clock;
+  random: RandomSource;
+}
+
+/** Fastify with the server-wide options and hooks, before any plugin. */
+async function createServer(config: AppConfig, deps: AppDependencies) {
   const app = Fastify({
     logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
     trustProxy: toFastifyTrustProxy(config.trustProxy),
@@ -121,9 +140,13 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     done();
   });
   for (const warning of config.warnings) app.log.warn(warning);
-  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
+  return app;
+}
 
-  // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
+type App = Awaited<ReturnType<typeof createServer>>;
+
+/** The named plugins (src/plugins/), each system the app talks to among them, in dependency order. */
+async function registerInfrastructure(app: App, { config, deps, seed, clock, random }: StartParts) {
   await app.register(configPlugin, { config });
   await app.register(errorHandlerPlugin);
   // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
@@ -143,14 +166,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
+  const fetchOrigins = seed?.client_registration?.fetch_origins;
   await app.register(clientAuthenticationPlugin, {
     clock,
-    keys: {
-      ...(seed?.client_registration?.fetch_origins
-        ? { registeredClientFetchOrigins: seed.client_registration.fetch_origins }
-        : {}),
-      ...deps.clientKeys,
-    },
+    keys: { ...(fetchOrigins ? { registeredClientFetchOrigins: fetchOrigins } : {}), ...deps.clientKeys },
   });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
@@ -167,8 +186,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
   // parameters arrive as arrays, which the OAuth endpoints reject (RFC 6749 §3.1, §3.2).
   await app.register(formbody, { parser: parseFormBody });
+}
 
-  // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
+/** The route areas: discovery, the OAuth endpoints, then everything a browser sees. */
+async function registerRoutes(app: App, { config, seed, clock, random }: StartParts) {
   await app.register(discoveryRoutes, {
     enabled: enabledFeatures(seed),
     metadataDocuments: seed?.client_id_metadata_documents !== undefined,
@@ -176,24 +197,19 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
-
-  // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
+  // Interaction: /authorize, login (each sign-in method), consent, SSO session, account pages.
   await app.register(signInRoutes, {
     db: app.database.db,
     protocol: app.protocol,
-    deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
-    keyEncryptionKey: app.config.keyEncryptionKey,
+    deviceUserCodeAttemptsPerMinute: config.device.userCodeAttemptsPerMinute,
+    keyEncryptionKey: config.keyEncryptionKey,
     ...(config.nodeEnv === 'development' && seed
       ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
       : {}),
     loginAttemptGuard: loginAttemptLimiterOf(app, clock),
   });
   await app.register(upstreamLogoutRoutes, { basePath: issuerBasePath(config.issuer) });
-
-  return app;
 }
-
-type App = Awaited<ReturnType<typeof Fastify>>;
 
 /** Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table. */
 function loginAttemptLimiterOf(app: App, clock: Clock) {
