@@ -71,6 +71,7 @@ export default defineConfig({
         'test/pages.test.ts',
         'test/production-dependencies.test.ts',
         'test/seed-file.test.ts',
+        'test/sign-in-methods.test.ts',
         'test/startup.test.ts',
         'test/user-agent.test.ts',
       ],
