@@ -67,6 +67,7 @@ export default defineConfig({
         'test/directory-ldap.test.ts',
         'test/directory-slapd-fixture.test.ts',
         'test/federation-claim-rules.test.ts',
+        'test/import-cycles.test.ts',
         'test/interaction-logic.test.ts',
         'test/pages.test.ts',
         'test/production-dependencies.test.ts',
