@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
+import { PAGES } from '../endpoints.js';
 import { takeStartedAuthorization } from '../federation/authorizations.js';
 import { forgetFederatedSessions, sessionsStartedBy } from '../federation/federated-sessions.js';
 import { LogoutTokenError, verifyLogoutToken } from '../federation/logout-token.js';
@@ -33,7 +34,7 @@ export const upstreamLogoutRoutes: FastifyPluginAsync<UpstreamLogoutOptions> = a
    * page. An unknown state ends on the signed-out page too: the person is signed out here anyway.
    */
   app.get<{ Params: { provider: string }; Querystring: { state?: string } }>(
-    '/idp/:provider/signed-out',
+    PAGES.upstreamSignedOut.path,
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const state = typeof request.query.state === 'string' ? request.query.state : '';

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath } from '../../endpoints.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { qrCodeDataUrl } from '../../mfa/qr-code.js';
 import { renderEnrolTotpPage } from '../../pages/enrol-totp.js';
@@ -77,7 +78,7 @@ export function registerEnrolRoutes(
   const sendRecoveryCodesOnce = recoveryCodesSender(steps, options);
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/enrol',
+    interactionPagePath('enrol'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -90,7 +91,7 @@ export function registerEnrolRoutes(
   );
 
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/enrol',
+    interactionPagePath('enrol'),
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -135,7 +136,7 @@ export function registerEnrolRoutes(
 
   /** After the recovery codes were shown: on with the interaction. */
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/continue',
+    interactionPagePath('continue'),
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);

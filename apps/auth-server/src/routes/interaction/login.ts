@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { interactionPagePath } from '../../endpoints.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -61,7 +62,7 @@ export async function registerLoginRoutes(
   };
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/login',
+    interactionPagePath('login'),
     { config: { interaction: {} } },
     async (request, reply) => area.showLoginPage(reply, steps.loaded(request), 200),
   );

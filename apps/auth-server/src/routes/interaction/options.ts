@@ -104,18 +104,8 @@ export type FirstFactorMethod = Extract<
   'password' | 'kerberos' | 'passkey' | 'federated'
 >;
 
-/** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
-export type InteractionPage =
-  | 'login'
-  | 'kerberos'
-  | 'otp'
-  | 'recovery'
-  | 'passkey'
-  | 'enrol'
-  | 'enrol-passkey'
-  | 'continue'
-  | 'consent'
-  | 'directory-password';
+/** The pages of an interaction, named as in their URL `/interaction/:id/<page>` (src/endpoints.ts). */
+export type { InteractionPage } from '../../endpoints.js';
 
 export {
   INVALID_CREDENTIALS_MESSAGE,

@@ -2,6 +2,7 @@ import type { User } from '@oidc-orders/oauth-core';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath } from '../../endpoints.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import {
@@ -196,7 +197,7 @@ export function registerPasskeyRoutes(
   }
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/passkey',
+    interactionPagePath('passkey'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -209,7 +210,7 @@ export function registerPasskeyRoutes(
   // No lockout here, unlike passwords and codes: an assertion is a signature over a fresh
   // challenge (WebAuthn §13.4.1), which trying cannot guess.
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/passkey',
+    interactionPagePath('passkey'),
     { config: { interaction: { csrf: 'passkey' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -280,7 +281,7 @@ function registerEnrolPasskeyRoutes(
   }
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/enrol-passkey',
+    interactionPagePath('enrol-passkey'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -291,7 +292,7 @@ function registerEnrolPasskeyRoutes(
   );
 
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/enrol-passkey',
+    interactionPagePath('enrol-passkey'),
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);

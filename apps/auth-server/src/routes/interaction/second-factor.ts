@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath, PAGES } from '../../endpoints.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { renderOtpPage } from '../../pages/otp.js';
@@ -100,7 +101,7 @@ export function registerSecondFactorRoutes(
       const page = renderRecoveryCodeUsedPage({
         remaining: await options.recoveryCodes.remaining(sub),
         continueUrl: steps.pageUrl(loaded.interaction, 'otp'),
-        accountUrl: `${pageContext.basePath}/account`,
+        accountUrl: `${pageContext.basePath}${PAGES.account.path}`,
         basePath: pageContext.basePath,
       });
       return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
@@ -155,7 +156,7 @@ export function registerSecondFactorRoutes(
     ['recovery', recoveryCheck],
   ] as const) {
     app.get<{ Params: { id: string } }>(
-      `/interaction/:id/${page}`,
+      interactionPagePath(page),
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
@@ -170,7 +171,7 @@ export function registerSecondFactorRoutes(
     );
 
     app.post<{ Params: { id: string } }>(
-      `/interaction/:id/${page}`,
+      interactionPagePath(page),
       { config: { interaction: { csrf: 'otp' } } },
       async (request, reply) => {
         const loaded = steps.loaded(request);

@@ -2,6 +2,7 @@ import type { CompletedMethod, User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { PAGES } from '../../endpoints.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
@@ -131,7 +132,7 @@ export function createInteractionSteps(
   /** The way on from a page of `clientId`: its registered home, or the account page for its sign-in. */
   async function wayOnTo(clientId: string | undefined) {
     if (clientId === ACCOUNT_CLIENT.clientId) {
-      return { href: `${pageContext.basePath}/account`, label: 'Go to your account' };
+      return { href: `${pageContext.basePath}${PAGES.account.path}`, label: 'Go to your account' };
     }
     return clientHomeLink(options.stores, clientId);
   }

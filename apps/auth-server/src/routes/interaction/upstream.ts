@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { decideUpstreamSignIn } from '../../accounts/first-sign-in.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { PAGES } from '../../endpoints.js';
 import { signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
 import { type StartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
 import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
@@ -53,7 +54,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
     }
 
     app.get<{ Params: { id: string; provider: string } }>(
-      '/interaction/:id/idp/:provider',
+      PAGES.upstreamSignIn.path,
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
@@ -82,7 +83,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
 
     // One callback per provider; what it finishes is the started authorization's `purpose`.
     app.get<CallbackRequest>(
-      '/idp/:provider/callback',
+      PAGES.upstreamCallback.path,
       { config: { interaction: { loadedBy: 'state' } } },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');

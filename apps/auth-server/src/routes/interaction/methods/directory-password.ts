@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { directoryLoginAccountId } from '../../../accounts/login-accounts.js';
 import { AUDIT_EVENTS, audit } from '../../../audit.js';
 import type { DirectorySignIn, DirectorySignInOutcome } from '../../../directory/directory-sign-in.js';
+import { interactionPagePath } from '../../../endpoints.js';
 import { csrfTokenFor } from '../../../interaction/csrf.js';
 import {
   INVALID_CREDENTIALS_MESSAGE,
@@ -245,12 +246,12 @@ export function registerDirectoryPasswordChange(
 ): void {
   const { steps, loginAttemptGuard: guard } = area;
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/directory-password',
+    interactionPagePath('directory-password'),
     { config: { interaction: {} } },
     async (request, reply) => steps.redirectToPage(reply, steps.loaded(request), 'login'),
   );
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/directory-password',
+    interactionPagePath('directory-password'),
     { config: { interaction: { csrf: 'directory-password' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../../audit.js';
+import { interactionPagePath } from '../../../endpoints.js';
 import { type SpnegoAcceptor, SpnegoRejectedError } from '../../../kerberos/gssapi-acceptor.js';
 import type { KerberosSignIn } from '../../../plugins/kerberos.js';
 import type { PageContext } from '../../authorization-reply.js';
@@ -92,7 +93,7 @@ export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignI
     }
 
     app.get<{ Params: { id: string } }>(
-      '/interaction/:id/kerberos',
+      interactionPagePath('kerberos'),
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);

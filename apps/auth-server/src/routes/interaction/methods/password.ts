@@ -2,6 +2,7 @@ import type { UserStore } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../../audit.js';
 import type { DirectorySignIn } from '../../../directory/directory-sign-in.js';
+import { interactionPagePath, PAGES } from '../../../endpoints.js';
 import {
   type LoginAttemptDecision,
   lastAttemptWarning,
@@ -95,7 +96,9 @@ export const passwordMethod = {
   enabledWith: (deps) => deps,
   async loginPage({ passwordRecovery }, _loaded, { pageContext }) {
     // Mail is on (README "Email"): the forgot-password page.
-    return passwordRecovery ? { forgotPasswordHref: `${pageContext.basePath}/forgot-password` } : {};
+    return passwordRecovery
+      ? { forgotPasswordHref: `${pageContext.basePath}${PAGES.forgotPassword.path}` }
+      : {};
   },
   register({ users, directory }, app, area) {
     const { steps, loginAttemptGuard: guard } = area;
@@ -107,7 +110,7 @@ export const passwordMethod = {
     if (directory) registerDirectoryPasswordChange(app, area, directory, answer);
 
     app.post<{ Params: { id: string } }>(
-      '/interaction/:id/login',
+      interactionPagePath('login'),
       { config: { interaction: { csrf: 'login' } } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
