@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { missingPaths, type SystemRequirement, systemRequirements } from '../deploy/ci/system-packages.mjs';
+import { type SystemRequirement, systemRequirements } from '../deploy/ci/system-packages.mjs';
+// By path, not the kit's testing entry: vitest.config.ts loads this file, and the entry's
+// TypeScript (and its fixtures' packages) is only loadable inside vitest.
+import { systemProgram } from '../packages/service-kit/src/testing/system-programs.js';
 
 /**
  * The e2e suites drive real system programs: Debian's chromium, nginx and openssl, MIT Kerberos,
@@ -40,13 +43,14 @@ const beyondThePackages: Record<string, { available: () => boolean; install: str
   },
 };
 
+/** The list's entry as the test kit's fixtures check it (service-kit's testing/system-programs.ts). */
 function fromTheList(entry: SystemRequirement): Requirement {
+  const program = systemProgram(entry.name, entry);
   const extra = beyondThePackages[entry.name];
-  const variable = entry.env?.split('/')[0];
   return {
-    name: entry.what,
-    available: () => missingPaths(entry).length === 0 && (extra?.available() ?? true),
-    install: `apt-get install ${entry.debian.join(' ')}${variable ? ` (or set ${variable})` : ''}${extra?.install ?? ''}`,
+    name: program.what,
+    available: () => program.missing().length === 0 && (extra?.available() ?? true),
+    install: `${program.install}${extra?.install ?? ''}`,
   };
 }
 

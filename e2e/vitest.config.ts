@@ -13,6 +13,7 @@ const database = databaseTier([
   'test/dev-launcher.test.ts',
   'test/dev-recipes.test.ts',
   'test/gateway.test.ts',
+  'test/k8s-manifests.test.ts',
   'test/multi-instance.test.ts',
   'test/prometheus.test.ts',
   'test/prometheus-rules.test.ts',

@@ -14,6 +14,8 @@ export default defineConfig({
         'test/fapi2.e2e.test.ts',
         'test/jarm.e2e.test.ts',
         'test/openid-client.e2e.test.ts',
+        // openid-client against the listening app, a back-channel logout receiver.
+        'test/admin-api.test.ts',
         // The OpenID Dynamic OP plan's modules: a listening app and a loopback jwks_uri listener.
         'test/dynamic-op-plan.e2e.test.ts',
         'test/request-uri.e2e.test.ts',
@@ -26,6 +28,7 @@ export default defineConfig({
         'test/startup.test.ts',
         'test/users-cli.test.ts',
         'test/clients-cli.test.ts',
+        'test/seed-plan-cli.test.ts',
         // A loopback listener serving Client ID Metadata Documents.
         'test/client-metadata-documents.test.ts',
         'test/admin-commands-database.test.ts',
@@ -38,6 +41,8 @@ export default defineConfig({
         'test/password-reset-instances.test.ts',
         'test/users-send-reset.test.ts',
         'test/security-notices.test.ts',
+        // The reset mail in the user's language, from the real SMTP server.
+        'test/languages.test.ts',
         'test/email-verification.test.ts',
         // A real OpenLDAP (slapd) per file.
         'test/directory-ldap.test.ts',

@@ -11,7 +11,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSlapd } from '../../apps/auth-server/test/helpers/slapd.js';
+import { startSlapd } from '@oidc-orders/service-kit/testing';
 import { connectAdmin, DEFAULT_ADMIN_URL } from './databases.js';
 import { authorizeThroughPages, type CodeFlowSettings, CookieJar } from './oauth-flow.js';
 import { freePort, type ServerProcess, startServer } from './processes.js';

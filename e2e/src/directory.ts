@@ -1,10 +1,10 @@
 /**
  * A directory for the e2e suites: the auth server's own slapd fixture (a real OpenLDAP in a
- * temporary folder, apps/auth-server/test/helpers/slapd.ts) and the `LDAP_*` environment that
+ * temporary folder, the service kit's testing/slapd.ts) and the `LDAP_*` environment that
  * points an auth-server process at it.
  */
 import { randomBytes } from 'node:crypto';
-import { type SlapdFixture, startSlapd } from '../../apps/auth-server/test/helpers/slapd.js';
+import { type SlapdFixture, startSlapd } from '@oidc-orders/service-kit/testing';
 
 export interface E2eDirectory {
   slapd: SlapdFixture;

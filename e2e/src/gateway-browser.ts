@@ -1,6 +1,6 @@
 /**
  * A browser reduced to what a sign-in through the gateway needs: requests over node:https trusting
- * the gateway's self-signed certificate, manual redirects, and a cookie jar per host name (like a
+ * the CA of the gateway's certificate, manual redirects, and a cookie jar per host name (like a
  * browser: ports share cookies, hosts do not) that keeps every Set-Cookie for attribute checks.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';

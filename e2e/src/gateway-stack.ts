@@ -5,7 +5,7 @@
  *
  * Host-based routing without DNS: the authorization server's public host is `127.0.0.1` and the
  * orders service's is `localhost`. Both resolve everywhere, they are different hosts for cookies
- * and for nginx's `server_name`, and one self-signed certificate names both. Only the ports differ
+ * and for nginx's `server_name`, and one certificate from a throw-away CA names both. Only the ports differ
  * from docker-compose.yml (high ports, so no privileges are needed).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   findFreePort,
+  makeThrowAwayCa,
   type RunningService,
   startAuthServer,
   startOrdersService,
@@ -42,7 +43,7 @@ export interface GatewayStack {
   /** `http://localhost:<port>`: the gateway's plain-HTTP listener. */
   ordersHttpUrl: string;
   httpsPort: number;
-  /** PEM of the self-signed gateway certificate, to trust in test requests. */
+  /** PEM of the CA that signed the gateway certificate, to trust in test requests. */
   ca: string;
   user: { username: string; password: string; name: string; sub: string };
   /** The rendered gateway configuration, as nginx runs it. */
@@ -100,32 +101,6 @@ http {
     include ${siteConfig};
 }
 `;
-}
-
-/** A self-signed P-256 certificate for both public hosts, valid one day. */
-async function createCertificate(dir: string): Promise<{ cert: string; key: string }> {
-  const cert = join(dir, 'gateway.crt');
-  const key = join(dir, 'gateway.key');
-  await execFileAsync('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-days',
-    '1',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  return { cert, key };
 }
 
 interface ManagedProcess {
@@ -248,8 +223,9 @@ export async function startGatewayStack(): Promise<GatewayStack> {
     ];
     const authUrl = `https://127.0.0.1:${httpsPort}`;
     const ordersUrl = `https://localhost:${httpsPort}`;
-    const { cert, key } = await createCertificate(dir);
-    const ca = await readFile(cert, 'utf8');
+    // Removed with `dir`; nginx serves the server certificate, the test requests trust the CA.
+    const certificate = makeThrowAwayCa(dir);
+    const ca = certificate.caPem;
 
     const clientSecret = secret();
     const resourceSecret = secret();
@@ -289,8 +265,8 @@ export async function startGatewayStack(): Promise<GatewayStack> {
       HTTPS_PORT: String(httpsPort),
       HTTP_PORT: String(httpPort),
       HTTPS_PUBLIC_PORT_SUFFIX: `:${httpsPort}`,
-      TLS_CERTIFICATE: cert,
-      TLS_CERTIFICATE_KEY: key,
+      TLS_CERTIFICATE: certificate.certFile,
+      TLS_CERTIFICATE_KEY: certificate.keyFile,
       // Never asked: both upstreams are addresses, not names.
       DNS_RESOLVER: '127.0.0.1',
     });
@@ -323,7 +299,7 @@ export async function startGatewayStack(): Promise<GatewayStack> {
       TRUST_PROXY: '1',
       SHUTDOWN_PAUSE_MS: '0',
       // The apps call each other through the gateway (discovery, token, back-channel logout).
-      NODE_EXTRA_CA_CERTS: cert,
+      NODE_EXTRA_CA_CERTS: certificate.caFile,
     };
     const authServer = await startAuthServer({
       seed,
@@ -333,7 +309,7 @@ export async function startGatewayStack(): Promise<GatewayStack> {
       env: common,
     });
     processes.push(serviceMember(authServer));
-    // Ready, and discovery through the gateway (https, the self-signed CA) succeeded.
+    // Ready, and discovery through the gateway (https, the throw-away CA) succeeded.
     const orders = await startOrdersService({
       issuer: authUrl,
       resourceSecret,

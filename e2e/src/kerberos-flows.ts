@@ -9,10 +9,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, startAuthServer } from '@oidc-orders/service-kit/testing';
+import {
+  createTestDatabase,
+  type KerberosRealm,
+  startAuthServer,
+  startKerberosRealm,
+  type UserPrincipal,
+} from '@oidc-orders/service-kit/testing';
 import { expect } from 'vitest';
 import { basicAuthorization, postForm } from './instances.js';
-import { type KerberosRealm, startKerberosRealm, type UserPrincipal } from './kerberos-realm.js';
 import { findFreePort, type ManagedProcess } from './processes.js';
 
 export interface CurlResponse {

@@ -34,6 +34,8 @@ export interface StackOptions {
   accessTokenTtl?: number;
   /** More environment for the authorization server (the mail suite's SMTP_URL). */
   authEnv?: Record<string, string>;
+  /** More seed users beside the stack's user, and the seed's `admins` (the console suite). */
+  seedExtras?: { users?: ReadonlyArray<object>; admins?: readonly string[] };
 }
 
 export interface Stack {
@@ -110,6 +112,15 @@ function buildSeed(
   };
 }
 
+function withExtras(seed: ReturnType<typeof buildSeed>, extras: StackOptions['seedExtras']) {
+  if (extras === undefined) return seed;
+  return {
+    ...seed,
+    users: [...seed.users, ...(extras.users ?? [])],
+    ...(extras.admins ? { admins: extras.admins } : {}),
+  };
+}
+
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const random = (bytes = 24) => randomBytes(bytes).toString('base64url');
   const [authPort, ordersPort, spaPort, dashboardPort] = await Promise.all([
@@ -140,7 +151,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const spa = startSpas(`http://localhost:${authPort}`, urls, spaPort, dashboardPort);
     services.push(...spa.processes);
     const auth = await startAuthServer({
-      seed: buildSeed(urls, secrets, user, options.accessTokenTtl ?? 300),
+      seed: withExtras(buildSeed(urls, secrets, user, options.accessTokenTtl ?? 300), options.seedExtras),
       hostname: 'localhost',
       port: authPort,
       // The CLI polls every second instead of five: the device test waits less, the protocol is the same.

@@ -1,6 +1,6 @@
 /**
  * Directory users in Chromium: a person whose account lives in OpenLDAP (the auth server's slapd
- * fixture, apps/auth-server/test/helpers/slapd.ts) signs in on the ordinary login page with the
+ * fixture, the service kit's testing/slapd.ts) signs in on the ordinary login page with the
  * directory password, then adds a passkey on the account page and signs in with it alone; the
  * ID tokens, checked by openid-client, carry the same `sub` each time.
  */

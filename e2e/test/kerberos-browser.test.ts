@@ -1,5 +1,5 @@
 /**
- * The Kerberos link in Debian's Chromium against a real MIT KDC (src/kerberos-realm.ts): the
+ * The Kerberos link in Debian's Chromium against a real MIT KDC (the service kit's testing/kerberos-realm.ts): the
  * browser runs with `--auth-server-allowlist=localhost` and KRB5CCNAME pointing at a credential
  * cache, as a signed-in desktop would. Left out where Kerberos or Chromium is missing (never under
  * CI, e2e/system-requirements.ts).

@@ -1,12 +1,12 @@
 /**
  * Kerberos and the directory together: a ticket whose principal no seed user claims is mapped to
  * the directory entry holding it (`krbPrincipalName`), and signs that directory user in, with the
- * same account record as the directory password gives. A real MIT KDC (src/kerberos-realm.ts),
+ * same account record as the directory password gives. A real MIT KDC (the service kit's testing/kerberos-realm.ts),
  * a real OpenLDAP (the auth server's slapd fixture) and curl `--negotiate` as the browser.
  */
 import { randomBytes } from 'node:crypto';
+import { REALM, type SlapdFixture, startSlapd } from '@oidc-orders/service-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SlapdFixture, startSlapd } from '../../apps/auth-server/test/helpers/slapd.js';
 import {
   CurlBrowser,
   csrfOf,
@@ -15,7 +15,6 @@ import {
   type KerberosScenario,
   startKerberosScenario,
 } from '../src/kerberos-flows.js';
-import { REALM } from '../src/kerberos-realm.js';
 
 let slapd: SlapdFixture;
 let scenario: KerberosScenario;

@@ -1,10 +1,12 @@
 /**
  * Kerberos single sign-on (SPNEGO, RFC 4559) against a real MIT Kerberos KDC in a throw-away
- * realm (src/kerberos-realm.ts): `kinit`, then the browser step done by curl `--negotiate`, the
+ * realm (the service kit's testing/kerberos-realm.ts): `kinit`, then the browser step done by curl `--negotiate`, the
  * code redeemed at the token endpoint and the ID token's `amr` read. Left out (with a line saying
  * what to install) where the MIT programs, curl or the optional `kerberos` binding are missing;
  * never under CI (e2e/system-requirements.ts). The Chromium flows are in kerberos-browser.test.ts.
  */
+
+import { REALM } from '@oidc-orders/service-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postForm } from '../src/instances.js';
 import {
@@ -21,7 +23,6 @@ import {
   REDIRECT_URI,
   startKerberosScenario,
 } from '../src/kerberos-flows.js';
-import { REALM } from '../src/kerberos-realm.js';
 
 let scenario: KerberosScenario;
 /** dave's ticket lives one minute: a token made at the start is presented after it expired. */
@@ -218,7 +219,7 @@ describe('the device flow', () => {
 
 describe('an expired ticket (a principal with a one-minute maximum life)', () => {
   it('is refused by the server, and a client holding it cannot answer: the login form both ways', async () => {
-    // The ticket's end plus the realm's 10 s clock skew (src/kerberos-realm.ts), then a margin.
+    // The ticket's end plus the realm's 10 s clock skew (the service kit's testing/kerberos-realm.ts), then a margin.
     const expiredAt = daveTicketAt + 60_000 + 10_000 + 2_000;
     await new Promise((done) => setTimeout(done, Math.max(0, expiredAt - Date.now())));
 

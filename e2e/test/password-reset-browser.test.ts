@@ -5,12 +5,9 @@
  * received. Screenshots of the new pages and of the mail rendered as HTML go to
  * test-artifacts/screenshots.
  */
+
+import { type SmtpFixture, startSmtpServer, urlsIn } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type SmtpFixture,
-  startSmtpServer,
-  urlsIn,
-} from '../../apps/auth-server/test/helpers/smtp-server.js';
 import { launchBrowser, type TestBrowser } from '../src/browser.js';
 import { expectLoginPage, signInWithPassword } from '../src/flows.js';
 import { expectAccessiblePage } from '../src/page-checks.js';

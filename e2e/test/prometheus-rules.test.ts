@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { PROMTOOL_BIN } from '@oidc-orders/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../src/processes.js';
-import { PROMTOOL_BIN } from '../src/prometheus.js';
 
 /**
  * The alert rules (deploy/prometheus/rules.yml) are valid for Prometheus (`promtool check rules`)

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Prometheus, startPrometheus } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Instances, startOnPrivatePostgres } from '../src/instances.js';
 import type { PrivatePostgres } from '../src/postgres.js';
 import { repositoryRoot } from '../src/processes.js';
-import { type Prometheus, startPrometheus } from '../src/prometheus.js';
 import { exportedSeriesNames, metricNamesIn } from '../src/promql-names.js';
 
 /**

@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { type AuthServer, startAuthServer } from '@oidc-orders/service-kit/testing';
+import {
+  type AuthServer,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  startAuthServer,
+  startOtlpReceiver,
+} from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directoryFixtureFor, type E2eDirectory } from '../src/directory.js';
 import { HttpBrowser } from '../src/http-browser.js';
@@ -10,7 +16,6 @@ import {
   startInstances,
   WEB_TEST_REDIRECT_URI,
 } from '../src/instances.js';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../src/otlp-receiver.js';
 import { createFreshDatabase, type FreshDatabase } from '../src/postgres.js';
 import { findFreePort, repositoryRoot, startNodeProcess, waitUntilReady } from '../src/processes.js';
 import { authorizationCode, ordersSignIn, redeemCode } from '../src/protocol-flows.js';

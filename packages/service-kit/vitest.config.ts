@@ -22,6 +22,7 @@ export default defineConfig({
         'test/pglite-directory.test.ts',
         'test/secret-files.test.ts',
         'test/span-scrubbing.test.ts',
+        'test/system-programs.test.ts',
         'test/tracing-off.test.ts',
         'test/trust-proxy.test.ts',
       ],

@@ -1,14 +1,14 @@
 /**
  * A local directory for `pnpm dev` (docs/development.md, "A directory"): `pnpm dev:directory` runs
- * the OpenLDAP server the tests use (test/helpers/slapd.ts: slapd in a temporary folder, on a
+ * the OpenLDAP server the tests use (the service kit's testing/slapd.ts: slapd in a temporary folder, on a
  * free loopback port) with one person, writes the `LDAP_*` settings that point the auth server at
  * it to <data folder>/directory.env, and keeps it running until Ctrl+C.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { slapdMissing, startSlapd } from '@oidc-orders/service-kit/testing';
 import { devDataDirectory } from '../src/cli/command-environment.js';
-import { slapdMissing, startSlapd } from '../test/helpers/slapd.js';
 
 const say = (line: string) => process.stdout.write(`[dev:directory] ${line}\n`);
 const missing = slapdMissing();

@@ -23,6 +23,8 @@ import { scrubText, scrubValue, serializeError, serializeRequest } from './http/
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
 import { createLoginAttemptLimiter } from './interaction/login-attempt-limiter.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
+import { adminPlugin } from './plugins/admin.js';
+import { auditEventsPlugin } from './plugins/audit-events.js';
 import { type ClientKeyOptions, clientAuthenticationPlugin } from './plugins/client-authentication.js';
 import { configPlugin } from './plugins/config.js';
 import { corsPlugin } from './plugins/cors.js';
@@ -40,12 +42,16 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { protocolPlugin } from './plugins/protocol.js';
 import { type StoresPluginOptions, storesPlugin } from './plugins/stores.js';
+import { adminApiRoutes } from './routes/admin-api/index.js';
+import { adminApiMetadataRoutes } from './routes/admin-api-metadata.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
 import { oauthRoutes } from './routes/oauth/index.js';
 import { signInRoutes } from './routes/sign-in.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
+import type { SeedPlan } from './seed-plan/plan.js';
+import { planSeed, planSeedFile, seedPlanContext } from './seed-plan/plan-seed.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {
@@ -155,6 +161,8 @@ async function registerInfrastructure(app: App, { config, deps, seed, clock, ran
   // guard so that GET /openapi.json answers errors like every other route.
   await app.register(openApiPlugin);
   await app.register(databasePlugin, { database: deps.database });
+  // Right after the database: an audit event of any later plugin or route is stored too.
+  await app.register(auditEventsPlugin, { clock });
   // Before every route: each request is counted and timed by its route (GET /metrics).
   await app.register(metricsPlugin);
   await app.register(storesPlugin, {
@@ -181,6 +189,8 @@ async function registerInfrastructure(app: App, { config, deps, seed, clock, ran
     providers: seed?.identity_providers,
     clients: deps.upstreamClients,
   });
+  // The operator's operations (src/admin/), for the admin API and the console.
+  await app.register(adminPlugin);
   await app.register(healthPlugin);
   await app.register(corsPlugin);
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
@@ -189,7 +199,7 @@ async function registerInfrastructure(app: App, { config, deps, seed, clock, ran
 }
 
 /** The route areas: discovery, the OAuth endpoints, then everything a browser sees. */
-async function registerRoutes(app: App, { config, seed, clock, random }: StartParts) {
+async function registerRoutes(app: App, { config, deps, seed, clock, random }: StartParts) {
   await app.register(discoveryRoutes, {
     enabled: enabledFeatures(seed),
     metadataDocuments: seed?.client_id_metadata_documents !== undefined,
@@ -197,6 +207,9 @@ async function registerRoutes(app: App, { config, seed, clock, random }: StartPa
   await app.register(oauthRoutes, {
     registration: seed?.client_registration && { settings: seed.client_registration, clock, random },
   });
+  // The seed plan compares with the file on disk (SEED_FILE), else with the seed given in code.
+  await app.register(adminApiRoutes, { seed: deps.seed });
+  await app.register(adminApiMetadataRoutes);
   // Interaction: /authorize, login (each sign-in method), consent, SSO session, account pages.
   await app.register(signInRoutes, {
     db: app.database.db,
@@ -207,6 +220,8 @@ async function registerRoutes(app: App, { config, seed, clock, random }: StartPa
       ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
       : {}),
     loginAttemptGuard: loginAttemptLimiterOf(app, clock),
+    admins: seed?.admins ?? [],
+    seedPlan: currentSeedPlan(app, config.seedFile ? undefined : seed),
   });
   await app.register(upstreamLogoutRoutes, { basePath: issuerBasePath(config.issuer) });
 }
@@ -223,6 +238,19 @@ function loginAttemptLimiterOf(app: App, clock: Clock) {
     },
     { nowMs: () => clock.nowSeconds() * 1000 },
   );
+}
+
+/**
+ * What applying the seed now would change: SEED_FILE read again each time (an edit shows before
+ * the restart), else the seed given in code; `null` without either.
+ */
+function currentSeedPlan(app: App, seed: SeedDocument | undefined): () => Promise<SeedPlan | null> {
+  const context = seedPlanContext(app.config);
+  const seedFile = app.config.seedFile;
+  return async () => {
+    if (seedFile !== undefined) return planSeedFile(app.database.db, seedFile, context);
+    return seed === undefined ? null : planSeed(app.database.db, seed, context);
+  };
 }
 
 /** A server nobody can sign in to is almost always a forgotten SEED_FILE: say so at start. */
@@ -272,7 +300,9 @@ function withLogRedaction(
   override: FastifyServerOptions['logger'] | undefined,
   pretty = false,
 ): FastifyServerOptions['logger'] {
-  if (override === false) return false;
+  // Silent rather than off: Fastify's "off" is one no-op logger shared by every app in the
+  // process, and the app's own logger carries its audit event sink (src/audit.ts `attachAuditSink`).
+  if (override === false) return { ...loggerOptions(config), level: 'silent' };
   const base = loggerOptions(config, pretty && override === undefined);
   return typeof override === 'object' && override !== null ? { ...base, ...override } : base;
 }

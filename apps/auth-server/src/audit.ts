@@ -5,7 +5,8 @@ import { auditEventsCounted, rateLimitRefusals } from './metrics.js';
  * Security events, written as ordinary pino lines at `info` with a stable `event` field (and
  * `audit: true`), so a log pipeline can route or alert on them by name. The names are part of the
  * operator interface (docs/security-and-operations.md, "Audit events"): renaming one is a breaking
- * change.
+ * change. Each event is also stored in the database (src/audit/), where the console, the admin API
+ * and the account page read it.
  */
 export const AUDIT_EVENTS = {
   /**
@@ -68,6 +69,19 @@ export const AUDIT_EVENTS = {
   adminPasswordReset: 'auth.admin.password_reset',
   /** `users reset-mfa` (`sub`, `count` authenticator apps and passkeys removed): factors and recovery codes removed. */
   adminMfaReset: 'auth.admin.mfa_reset',
+  /**
+   * An operator ended every session of a user through the admin API or console (`sub`, `actor`,
+   * `count` sessions): their relying parties were told over the back channel.
+   */
+  adminSessionsEnded: 'auth.admin.sessions_ended',
+  /** An operator ended one SSO session (`sub`, `sid`, `actor`). */
+  adminSessionRevoked: 'auth.admin.session_revoked',
+  /** An operator revoked one grant (`sub`, `client_id`, `grant_id`, `actor`). */
+  adminGrantRevoked: 'auth.admin.grant_revoked',
+  /** An operator had a password reset link mailed to a user (`sub`, `actor`). */
+  adminResetMailSent: 'auth.admin.reset_mail_sent',
+  /** A signed-in person who is not in the seed's `admins` asked for the operator console (`sub`, `ip`). */
+  adminConsoleRefused: 'auth.admin.console_refused',
   /** A factor was renamed (`sub`, `method`, `credential_id`). */
   factorRenamed: 'auth.mfa.renamed',
   /**
@@ -90,12 +104,30 @@ export const AUDIT_EVENTS = {
 export type AuditEvent = (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS];
 
 /**
+ * The events that record a refusal or a failure (stored with `outcome: 'failure'`); every other
+ * event records something done as asked. A denied consent is the user's choice, not a failure.
+ */
+export const FAILURE_EVENTS: ReadonlySet<AuditEvent> = new Set([
+  AUDIT_EVENTS.loginFailed,
+  AUDIT_EVENTS.tokenReuseDetected,
+  AUDIT_EVENTS.rateLimitExceeded,
+  AUDIT_EVENTS.factorFailed,
+  AUDIT_EVENTS.passwordChangeFailed,
+  AUDIT_EVENTS.clientRegistrationRefused,
+]);
+
+/**
  * What an audit line may carry. Deliberately a closed list of identifiers: no field can hold a
  * password, secret, code or token, and the typed username is never logged (people type passwords
  * into the username field).
  */
 export interface AuditFields {
   sub?: string;
+  /**
+   * Who made an operator's change: the admin's `sub` (console, or a user's token for the admin
+   * API) or the `client_id` of an automation's client credentials token.
+   */
+  actor?: string;
   client_id?: string;
   ip?: string;
   sid?: string;
@@ -130,12 +162,16 @@ export interface AuditFields {
   deleted?: string[];
 }
 
-/** Writes one security event through the request's (or the app's) logger. */
+/**
+ * Writes one security event through the request's (or the app's) logger, and hands it to the
+ * app's audit event sink (`attachAuditSink` below), which stores it without delaying the request.
+ */
 export function audit(log: FastifyBaseLogger, event: AuditEvent, fields: AuditFields = {}): void {
   auditEventsCounted.inc({ event });
   if (event === AUDIT_EVENTS.rateLimitExceeded && fields.limit)
     rateLimitRefusals.inc({ limit: fields.limit });
   log.info({ ...fields, event, audit: true }, event);
+  auditSinkOf(log)?.(event, fields);
 }
 
 /**
@@ -144,4 +180,26 @@ export function audit(log: FastifyBaseLogger, event: AuditEvent, fields: AuditFi
  */
 export function auditLine(event: AuditEvent, fields: AuditFields = {}, nowMs = Date.now()): string {
   return `${JSON.stringify({ level: 30, time: nowMs, ...fields, event, audit: true, msg: event })}\n`;
+}
+
+/** Receives every audit event of an app as it is written (src/plugins/audit-events.ts stores them). */
+export type AuditSink = (event: AuditEvent, fields: AuditFields) => void;
+
+const AUDIT_SINK = Symbol('auditSink');
+
+type LoggerWithSink = FastifyBaseLogger & { [AUDIT_SINK]?: AuditSink };
+
+/**
+ * The sink rides on the app's logger: every event site already passes a logger to `audit()` (the
+ * request's, or the app's), and a pino child logger (each request's) inherits its parent's
+ * properties through its prototype, so every event of this app reaches the sink while another app
+ * in the same process (tests) keeps its own. The app's logger is a pino instance even when logging
+ * is off (src/app.ts), never Fastify's shared no-op logger.
+ */
+export function attachAuditSink(log: FastifyBaseLogger, sink: AuditSink): void {
+  (log as LoggerWithSink)[AUDIT_SINK] = sink;
+}
+
+export function auditSinkOf(log: FastifyBaseLogger): AuditSink | undefined {
+  return (log as LoggerWithSink)[AUDIT_SINK];
 }

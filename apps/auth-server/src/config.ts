@@ -58,6 +58,8 @@ export const EnvironmentSchema = Type.Object({
   DEVICE_USER_CODE_ATTEMPTS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** How long discovery and JWKS responses may be cached by clients (Cache-Control max-age). */
   METADATA_MAX_AGE: Type.Integer({ minimum: 0, maximum: 86_400, default: 300 }),
+  /** Days stored audit events are kept (docs/configuration.md); older ones are deleted hourly. */
+  AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 90 }),
   /** Failed sign-ins per username within the window before it is locked until the window ends (0 = off). */
   LOGIN_MAX_FAILURES_PER_USERNAME: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 5 }),
   /** Failed sign-ins per client IP within the window before that IP is refused until it ends (0 = off). */
@@ -162,6 +164,8 @@ export interface AppConfig {
   keyEncryptionKeyIsDevelopmentOnly: boolean;
   shutdownPauseMs: number;
   metadataMaxAgeSeconds: number;
+  /** Stored audit events older than this many days are deleted. */
+  auditRetentionDays: number;
   protocol: ProtocolConfig;
   lifetimes: LifetimeDefaults;
   device: DeviceFlowConfig;
@@ -260,6 +264,7 @@ export function loadConfig(environmentWithFiles: Readonly<Record<string, string 
       environment.SHUTDOWN_PAUSE_MS ??
       (environment.NODE_ENV === 'production' ? PRODUCTION_SHUTDOWN_PAUSE_MS : DEVELOPMENT_SHUTDOWN_PAUSE_MS),
     metadataMaxAgeSeconds: environment.METADATA_MAX_AGE,
+    auditRetentionDays: environment.AUDIT_RETENTION_DAYS,
     protocol: {
       issuer,
       authorizationCodeTtl: environment.AUTHORIZATION_CODE_TTL,

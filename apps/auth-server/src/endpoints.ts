@@ -1,4 +1,8 @@
-import type { ClientAuthenticationEndpoint } from '@oidc-orders/oauth-core';
+import {
+  ADMIN_API_PATH,
+  type ClientAuthenticationEndpoint,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+} from '@oidc-orders/oauth-core';
 
 /**
  * The protocol endpoints of the server, one row each: the one place a path is written. Discovery
@@ -18,10 +22,14 @@ export interface ProtocolEndpoint {
    * §6.3.4): answers a CORS preflight, and carries the CORS headers on its answers.
    */
   readonly browserCors: boolean;
-  /** Where its routes live: `oauth` is src/routes/oauth/ (back-channel, form or bearer, never cached). */
-  readonly area: 'oauth' | 'front-channel' | 'discovery';
+  /**
+   * Where its routes live: `oauth` is src/routes/oauth/ (back-channel, form or bearer, never cached);
+   * `admin-api` is src/routes/admin-api/ (access tokens for the built-in admin resource, problem details);
+   * `admin-console` is src/routes/admin-console/ (the operator console's pages, behind one guard).
+   */
+  readonly area: 'oauth' | 'front-channel' | 'discovery' | 'admin-api' | 'admin-console';
   /** The OpenAPI tag of its operations. */
-  readonly tag: 'oauth' | 'openid' | 'pages';
+  readonly tag: 'oauth' | 'openid' | 'pages' | 'admin';
   /**
    * The seed member that turns the endpoint on: without it the route does not exist and discovery
    * does not name it (discovery advertises exactly what is enabled).
@@ -116,7 +124,45 @@ export const ENDPOINTS = {
   },
   // RFC 8628 §3.3: where the user types the code; its URL is sent in the device response.
   deviceVerification: { path: '/device', browserCors: false, area: 'front-channel', tag: 'pages' },
+  // RFC 9728 §3.1: the administration API's metadata, at the path derived from its identifier.
+  adminApiMetadata: {
+    path: `${PROTECTED_RESOURCE_WELL_KNOWN}${ADMIN_API_PATH}`,
+    browserCors: false,
+    area: 'discovery',
+    tag: 'admin',
+  },
+  // The operator console: its pages live under this path (src/routes/admin-console/), behind one guard.
+  adminConsole: { path: '/admin', browserCors: false, area: 'admin-console', tag: 'pages' },
+  // The administration API (oauth-core admin-api.ts: the resource `<issuer>/admin/api`).
+  adminUsers: adminApi('/users'),
+  adminUser: adminApi('/users/:sub'),
+  adminUserDisable: adminApi('/users/:sub/disable'),
+  adminUserEnable: adminApi('/users/:sub/enable'),
+  adminUserResetMfa: adminApi('/users/:sub/reset-mfa'),
+  adminUserResetMail: adminApi('/users/:sub/reset-mail'),
+  adminUserSessions: adminApi('/users/:sub/sessions'),
+  adminUserGrants: adminApi('/users/:sub/grants'),
+  adminSession: adminApi('/sessions/:sid'),
+  adminGrant: adminApi('/grants/:grantId'),
+  adminClients: adminApi('/clients'),
+  adminClient: adminApi('/clients/:clientId'),
+  adminResources: adminApi('/resources'),
+  adminProviders: adminApi('/providers'),
+  adminKeys: adminApi('/keys'),
+  adminKeysRotate: adminApi('/keys/rotate'),
+  adminAudit: adminApi('/audit'),
+  adminSeedPlan: adminApi('/seed/plan'),
 } as const satisfies Record<string, ProtocolEndpoint>;
+
+/** A row of the administration API, its path under ADMIN_API_PATH. */
+function adminApi<const Path extends string>(path: Path) {
+  return {
+    path: `${ADMIN_API_PATH}${path}` as `/admin/api${Path}`,
+    browserCors: false,
+    area: 'admin-api',
+    tag: 'admin',
+  } as const;
+}
 
 const rows: readonly ProtocolEndpoint[] = Object.values(ENDPOINTS);
 

@@ -13,6 +13,24 @@ export const auditEventsCounted = new Counter({
   registers: [],
 });
 
+/**
+ * Audit events given up without being stored (src/audit/audit-event-writer.ts): the database
+ * refused them for longer than the writer's queue could hold, or the instance stopped first. Their
+ * log lines were written; alert when this grows.
+ */
+export const auditEventsDropped = new Counter({
+  name: 'auth_server_audit_events_dropped_total',
+  help: 'Audit events not stored in the database (store outage longer than the queue holds, or shutdown); the log line was written',
+  registers: [],
+});
+
+/** Failed batch writes of audit events (each is retried until the queue overflows). */
+export const auditEventWriteFailures = new Counter({
+  name: 'auth_server_audit_event_write_failures_total',
+  help: 'Batch writes of audit events to the database that failed (retried)',
+  registers: [],
+});
+
 export const tokensIssued = new Counter({
   name: 'auth_server_tokens_issued_total',
   help: 'Successful token responses of /token, by grant type',

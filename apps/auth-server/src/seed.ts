@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Client, Resource, SecretHasher, User } from '@oidc-orders/oauth-core';
 import {
+  adminApiScopesIn,
   type ClientRegistrationContext,
   clientDefaults,
   clientRegistrationProblems,
   DEFAULT_SCRYPT_COST,
   forbiddenGrantReason,
+  isAdminApiScope,
   type ScryptCost,
 } from '@oidc-orders/oauth-core';
 import { Value } from '@sinclair/typebox/value';
@@ -109,11 +111,35 @@ export function parseSeedDocument(value: unknown): SeedDocument {
   checkUsers(document.users ?? []);
   checkIdentityProviders(document.identity_providers ?? []);
   checkClientRegistration(document.client_registration);
+  checkAdmins(document.admins ?? []);
+  refuseAdminScopes('client_id_metadata_documents.scope', document.client_id_metadata_documents?.scope);
   return document;
+}
+
+/**
+ * `admins` names people, not records of this file: a directory or federated user is known only
+ * once they sign in, so a name is checked for its shape only, and a repeated one is a typo.
+ */
+function checkAdmins(admins: readonly string[]): void {
+  const duplicate = admins.findIndex((name, index) => admins.indexOf(name) !== index);
+  if (duplicate !== -1)
+    throw new SeedError(`admins[${duplicate}] (${admins[duplicate]}): duplicate username`);
+}
+
+/**
+ * The administration API's scopes go to a seed client that lists them, never to a client that
+ * registers itself (oauth-core admin-api.ts): a policy naming them is a mistake said at start.
+ */
+function refuseAdminScopes(member: string, scope: string | undefined): void {
+  const listed = adminApiScopesIn((scope ?? '').split(' '));
+  if (listed.length > 0) {
+    throw new SeedError(`${member}: ${listed.join(' ')} may only be given to seed clients (their own scope)`);
+  }
 }
 
 /** Registration needs a gate: initial access tokens, or `open` said out loud. */
 function checkClientRegistration(registration: SeedDocument['client_registration']): void {
+  refuseAdminScopes('client_registration.scope', registration?.scope);
   if (registration === undefined || registration.open === true) return;
   const tokens =
     (registration.initial_access_tokens?.length ?? 0) +
@@ -204,6 +230,9 @@ function checkResources(seedResources: readonly SeedResource[]): void {
       throw new SeedError(`${where}: give secret or secret_hash, not both`);
     }
     for (const scope of resource.scopes) {
+      // The built-in administration API owns its scopes (oauth-core admin-api.ts).
+      if (isAdminApiScope(scope))
+        throw new SeedError(`${where}: scope "${scope}" belongs to the built-in administration API`);
       // A resource owns its scopes: a scope maps to exactly one audience.
       const owner = scopeOwners.get(scope);
       if (owner !== undefined)
@@ -354,14 +383,21 @@ async function applySeededTotpSecrets(
   }
 }
 
-function clientRecord(client: SeedClient, deps: SeedDependencies): Client {
+/** The client record an entry writes (also what `seed plan` compares, src/seed-plan/). */
+export function clientRecord(
+  client: SeedClient,
+  deps: Pick<SeedDependencies, 'secrets' | 'lifetimes'>,
+): Client {
   const secretHash =
     client.client_secret_hash ??
     (client.client_secret === undefined ? null : deps.secrets.hash(client.client_secret));
   return clientDefaults(client, { secretHash, lifetimes: deps.lifetimes });
 }
 
-function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resource {
+export function resourceRecord(
+  resource: SeedResource,
+  deps: Pick<SeedDependencies, 'secrets' | 'lifetimes'>,
+): Resource {
   return {
     id: resource.id,
     scopes: resource.scopes,
@@ -375,7 +411,7 @@ function resourceRecord(resource: SeedResource, deps: SeedDependencies): Resourc
   };
 }
 
-function userRecord(user: SeedUser, passwordHash: string): User {
+export function userRecord(user: SeedUser, passwordHash: string): User {
   return {
     sub: user.sub,
     username: user.username,

@@ -1,3 +1,12 @@
+import {
+  findFreePort,
+  type SmtpFixture,
+  startSmtpServer,
+  startUpstreamProvider,
+  type UpstreamAccount,
+  type UpstreamProviderFixture,
+  urlsIn,
+} from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalIdentities, mailTokens, users } from '../src/db/schema.js';
@@ -9,13 +18,6 @@ import { upstreamProviderEntry } from './helpers/federation-app.js';
 import { federationFlows } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
-import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
-import {
-  freeLoopbackPort,
-  startUpstreamProvider,
-  type UpstreamAccount,
-  type UpstreamProviderFixture,
-} from './helpers/upstream-provider.js';
 import { CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -58,7 +60,7 @@ function seed(): SeedDocument {
 }
 
 beforeAll(async () => {
-  const port = await freeLoopbackPort();
+  const port = await findFreePort();
   issuer = `http://127.0.0.1:${port}`;
   smtp = await startSmtpServer();
   upstream = await startUpstreamProvider({ redirectUris: [`${issuer}/idp/plain/callback`] });

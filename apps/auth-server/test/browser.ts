@@ -12,10 +12,11 @@ export class TestBrowser {
   /**
    * `remoteAddress`: the client IP the server sees (per-IP rate limits); default 127.0.0.1.
    * `userAgent`: the User-Agent header sent; default light-my-request's own.
+   * `acceptLanguage`: the Accept-Language header sent; default none.
    */
   constructor(
     private readonly app: FastifyInstance,
-    private readonly options: { remoteAddress?: string; userAgent?: string } = {},
+    private readonly options: { remoteAddress?: string; userAgent?: string; acceptLanguage?: string } = {},
   ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
@@ -46,6 +47,7 @@ export class TestBrowser {
       headers: {
         ...(cookie ? { cookie } : {}),
         ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}),
+        ...(this.options.acceptLanguage ? { 'accept-language': this.options.acceptLanguage } : {}),
         ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       ...(body !== undefined ? { payload: body } : {}),

@@ -1,11 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { describeWithSlapd, type SlapdFixture, startSlapd } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DirectoryConfig, parseDirectoryConfig } from '../src/directory/config.js';
 import { createLdapDirectory } from '../src/directory/ldap-directory.js';
 import type { Directory } from '../src/directory/types.js';
-import { describeWithSlapd, type SlapdFixture, startSlapd } from './helpers/slapd.js';
 
-/** The LDAP side of directory users against a real OpenLDAP (test/helpers/slapd.ts). */
+/** The LDAP side of directory users against a real OpenLDAP (the service kit's testing/slapd.ts). */
 
 const warnings: string[] = [];
 const log = {

@@ -1,5 +1,5 @@
 /**
- * Directory users against a real OpenLDAP (helpers/slapd.ts): sign-in on the login form, the local
+ * Directory users against a real OpenLDAP (the service kit's testing/slapd.ts): sign-in on the login form, the local
  * account record keyed by `entryUUID`, groups in tokens, lockout, the directory as the truth at
  * refresh, a stopped and restarted directory, and a second factor on a directory user. The
  * directory client is the server's own (src/directory/), nothing stands in for it.
@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ACR_VALUES } from '@oidc-orders/oauth-core';
 import { createTestClock } from '@oidc-orders/oauth-core/testing';
+import { describeWithSlapd } from '@oidc-orders/service-kit/testing';
 import { and, eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
@@ -31,7 +32,6 @@ import {
   testSeed,
   WEB_REDIRECT_URI,
 } from './helpers/seed.js';
-import { describeWithSlapd } from './helpers/slapd.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 
 const STRICT = REQUIRE_MFA_CLIENT;

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { describeWithSlapd, type SlapdFixture, startSlapd } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithSlapd, type SlapdFixture, startSlapd } from './helpers/slapd.js';
 
 /** The slapd fixture itself, seen through Debian's own tools (ldap-utils), not through ldapts. */
 

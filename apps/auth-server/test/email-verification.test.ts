@@ -1,3 +1,9 @@
+import {
+  type SmtpFixture,
+  startSmtpServer,
+  startStallingServer,
+  urlsIn,
+} from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,13 +12,7 @@ import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { testSeed } from './helpers/seed.js';
-import {
-  type SmtpFixture,
-  STALL_TEST_SMTP_TIMINGS,
-  startSmtpServer,
-  startStallingServer,
-  urlsIn,
-} from './helpers/smtp-server.js';
+import { STALL_TEST_SMTP_TIMINGS } from './helpers/smtp-timings.js';
 
 /**
  * Verified addresses (README "Email"): the account page says whether the address is verified and

@@ -1,3 +1,10 @@
+import {
+  findFreePort,
+  type SmtpFixture,
+  startSmtpServer,
+  startUpstreamProvider,
+  type UpstreamProviderFixture,
+} from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_EVENTS } from '../src/audit.js';
@@ -8,12 +15,6 @@ import { upstreamProviderEntry } from './helpers/federation-app.js';
 import { expectCodeFlowStart, federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import { captureLogs } from './helpers/security.js';
-import { type SmtpFixture, startSmtpServer } from './helpers/smtp-server.js';
-import {
-  freeLoopbackPort,
-  startUpstreamProvider,
-  type UpstreamProviderFixture,
-} from './helpers/upstream-provider.js';
 import { ALICE, BOB, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -33,7 +34,7 @@ let clockOffsetSeconds = 0;
 const clock = { nowSeconds: () => Math.floor(Date.now() / 1000) + clockOffsetSeconds };
 
 beforeAll(async () => {
-  const port = await freeLoopbackPort();
+  const port = await findFreePort();
   issuer = `http://127.0.0.1:${port}`;
   upstream = await startUpstreamProvider({
     redirectUris: ['upstream', 'second'].map((id) => `${issuer}/idp/${id}/callback`),

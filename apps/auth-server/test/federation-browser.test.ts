@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
+import { findFreePort } from '@oidc-orders/service-kit/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedDocument } from '../src/schemas/seed.js';
 import { startRelyingPartyFlow } from './helpers/relying-party.js';
-import { freeLoopbackPort } from './helpers/upstream-provider.js';
 import { ALICE, BOB, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -39,8 +39,8 @@ async function signInWithPassword(page: Page, user: { username: string; password
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH))
     throw new Error(`install chromium (apt-get install chromium) or set CHROMIUM_PATH`);
-  issuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
-  upstreamIssuer = `http://localhost:${await freeLoopbackPort()}`;
+  issuer = `http://127.0.0.1:${await findFreePort()}`;
+  upstreamIssuer = `http://localhost:${await findFreePort()}`;
   const seed = signInSeed();
   upstream = await startSignInApp({
     env: { ISSUER: upstreamIssuer },

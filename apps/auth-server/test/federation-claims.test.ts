@@ -1,3 +1,4 @@
+import type { UpstreamBehaviour, UpstreamProviderFixture } from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,6 @@ import type { SeedDocument } from '../src/schemas/seed.js';
 import { startFederatedApp, upstreamProviderEntry } from './helpers/federation-app.js';
 import { type FlowClient, federationFlows, hidden } from './helpers/federation-flow.js';
 import { ORDERS_API, REQUIRE_MFA_CLIENT, requireMfaClientEntry } from './helpers/seed.js';
-import type { UpstreamBehaviour, UpstreamProviderFixture } from './helpers/upstream-provider.js';
 import { ALICE, CONSENTING, signInSeed } from './sign-in-fixtures.js';
 
 /**

@@ -1,3 +1,11 @@
+import {
+  findFreePort,
+  type SmtpFixture,
+  startSmtpServer,
+  startUpstreamProvider,
+  type UpstreamProviderFixture,
+  urlsIn,
+} from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalIdentities, users } from '../src/db/schema.js';
@@ -8,12 +16,6 @@ import { upstreamProviderEntry } from './helpers/federation-app.js';
 import { federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
 import { captureLogs } from './helpers/security.js';
-import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
-import {
-  freeLoopbackPort,
-  startUpstreamProvider,
-  type UpstreamProviderFixture,
-} from './helpers/upstream-provider.js';
 import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -81,7 +83,7 @@ async function startApp(
 }
 
 beforeAll(async () => {
-  const ports = [await freeLoopbackPort(), await freeLoopbackPort()];
+  const ports = [await findFreePort(), await findFreePort()];
   smtp = await startSmtpServer();
   upstream = await startUpstreamProvider({
     redirectUris: ports.map((port) => `http://127.0.0.1:${port}/idp/linking/callback`),

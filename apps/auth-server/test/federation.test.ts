@@ -2,6 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  findFreePort,
+  startUpstreamProvider,
+  type UpstreamProviderFixture,
+} from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import { generateKeyPair, SignJWT } from 'jose';
 import * as client from 'openid-client';
@@ -18,11 +23,6 @@ import type { SeedDocument } from '../src/schemas/seed.js';
 import { upstreamProviderEntry } from './helpers/federation-app.js';
 import { expectCodeFlowStart, federationFlows, hidden } from './helpers/federation-flow.js';
 import { FetchBrowser } from './helpers/fetch-browser.js';
-import {
-  freeLoopbackPort,
-  startUpstreamProvider,
-  type UpstreamProviderFixture,
-} from './helpers/upstream-provider.js';
 import { ALICE, CONSENTING, signInSeed, startSignInApp } from './sign-in-fixtures.js';
 
 /**
@@ -89,8 +89,8 @@ function federationSeed(downIssuer: string, slowIssuer: string, keyFile: string)
 }
 
 beforeAll(async () => {
-  ourUpstreamIssuer = `http://127.0.0.1:${await freeLoopbackPort()}`;
-  const port = await freeLoopbackPort();
+  ourUpstreamIssuer = `http://127.0.0.1:${await findFreePort()}`;
+  const port = await findFreePort();
   issuer = `http://127.0.0.1:${port}`;
   upstream = await startUpstreamProvider({
     redirectUris: ['upstream', 'untrusted', 'keyed'].map((id) => `${issuer}/idp/${id}/callback`),
@@ -101,7 +101,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
   const stalledPort = (stalled.address() as { port: number }).port;
   seedDocument = federationSeed(
-    `http://127.0.0.1:${await freeLoopbackPort()}`,
+    `http://127.0.0.1:${await findFreePort()}`,
     `http://127.0.0.1:${stalledPort}`,
     keyFileOf(upstream.keyedClient.privateKeyPem),
   );
@@ -313,7 +313,7 @@ describe('assurance', () => {
 
 describe('several instances', () => {
   it('finishes at another instance (same database and issuer) a sign-in this one started', async () => {
-    const otherPort = await freeLoopbackPort();
+    const otherPort = await findFreePort();
     const other = await startSignInApp({
       env: { ISSUER: issuer },
       database: started.database,

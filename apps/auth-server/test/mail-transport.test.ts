@@ -1,11 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailer, type OutgoingMail, type SmtpTimings } from '../src/mail/mailer.js';
-import { mailsSent } from '../src/metrics.js';
-import { testConfig } from './helpers/app.js';
 import {
   closedPort,
   makeThrowAwayCa,
@@ -13,7 +8,12 @@ import {
   startSmtpServer,
   startStallingServer,
   type ThrowAwayCa,
-} from './helpers/smtp-server.js';
+} from '@oidc-orders/service-kit/testing';
+import type { FastifyBaseLogger } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailer, type OutgoingMail, type SmtpTimings } from '../src/mail/mailer.js';
+import { mailsSent } from '../src/metrics.js';
+import { testConfig } from './helpers/app.js';
 
 /**
  * Sending mail over real SMTP (README "Email"): a real server on a loopback port receives it,

@@ -1,15 +1,11 @@
+import { type SmtpFixture, startSmtpServer, startStallingServer } from '@oidc-orders/service-kit/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hiddenFields, TestBrowser } from './browser.js';
 import { startTestApp } from './helpers/app.js';
 import { createPostgresTestDatabase, postgresForThisFile, type TestDatabase } from './helpers/database.js';
 import { captureLogs } from './helpers/security.js';
-import {
-  type SmtpFixture,
-  STALL_TEST_SMTP_TIMINGS,
-  startSmtpServer,
-  startStallingServer,
-} from './helpers/smtp-server.js';
+import { STALL_TEST_SMTP_TIMINGS } from './helpers/smtp-timings.js';
 
 /**
  * The forgot-password form behind a load balancer: two instances on one PostgreSQL database share

@@ -1,5 +1,6 @@
 import { hashPassword } from '@oidc-orders/oauth-core';
 import { createTestClock } from '@oidc-orders/oauth-core/testing';
+import { type SmtpFixture, startSmtpServer, urlsIn } from '@oidc-orders/service-kit/testing';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,6 @@ import { startTestApp, TEST_ISSUER } from './helpers/app.js';
 import { refreshWithWebClient, webClientTokens } from './helpers/flows.js';
 import { captureLogs, openLoginPage, submitLogin } from './helpers/security.js';
 import { testSeed } from './helpers/seed.js';
-import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
 
 /**
  * Self-service password reset by mail (CONTRACT "Email and self-service recovery", README "Email"),

@@ -353,6 +353,7 @@ describe('control characters, lone surrogates and bytes that are not UTF-8', () 
   ] as const;
   // Pages: the issuer landing page (/), the sign-in flow, the device page, logout, /account, the favicon.
   const BROWSER_AREA = /^\/(authorize|interaction\/|device$|logout|assets\/|account|favicon|$)/;
+  const ADMIN_API_AREA = /^\/admin\/api\//;
   const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
   let requestCounter = 0;
 
@@ -393,9 +394,15 @@ describe('control characters, lone surrogates and bytes that are not UTF-8', () 
           const remoteAddress = `2001:db8:${requestCounter.toString(16)}::77`;
           const response = await started.app.inject({ ...options, headers, remoteAddress });
           const where = `${options.method} ${options.url} ${String(options.payload ?? '')} ${JSON.stringify(headers)}`;
-          expect(response.statusCode, where).toBe(400);
+          const adminApi = ADMIN_API_AREA.test(route.path);
+          // The admin API authenticates before it reads a body: without a token, 401 comes first.
+          expect(response.statusCode, where).toBe(adminApi && options.payload !== undefined ? 401 : 400);
           if (browser) {
             expect(response.headers['content-type'], where).toMatch(/^text\/html/);
+          } else if (adminApi) {
+            // RFC 9457 problem details; a path the router cannot decode never reaches the area.
+            expect(response.headers['content-type'], where).toMatch(/^application\/(problem\+)?json/);
+            if (response.statusCode === 400) expect(response.json().error, where).toBe('invalid_request');
           } else {
             expect(response.headers['content-type'], where).toMatch(/^application\/json/);
             expect(response.json().error, where).toBe('invalid_request');
@@ -428,7 +435,8 @@ describe('control characters, lone surrogates and bytes that are not UTF-8', () 
         payload: Buffer.concat([Buffer.from('client_id='), Buffer.from([0xff, 0xfe]), Buffer.from('&a=1')]),
         remoteAddress: '192.0.2.78',
       });
-      expect(raw.statusCode, `POST ${url} raw bytes`).toBe(400);
+      // The admin API authenticates before it reads a body: without a token, 401 comes first.
+      expect(raw.statusCode, `POST ${url} raw bytes`).toBe(url.startsWith('/admin/api/') ? 401 : 400);
     }
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { systemClock, systemRandom } from '@oidc-orders/oauth-core';
+import { type SmtpFixture, startSmtpServer, urlsIn } from '@oidc-orders/service-kit/testing';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
@@ -9,7 +10,6 @@ import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER, TEST_KEY_ENCRYPTION_KEY } from './helpers/app.js';
 import { openLoginPage, submitLogin } from './helpers/security.js';
 import { testSeed } from './helpers/seed.js';
-import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
 import { createPasskeyResponse } from './helpers/software-authenticator.js';
 
 /**
@@ -70,9 +70,11 @@ async function signedInAccount(who: { username: string; password: string }, remo
 function expectNoticeOf(mail: { text?: string; html?: string | false }, what: RegExp, ip: string) {
   for (const part of [mail.text ?? '', mail.html || '']) {
     expect(part).toMatch(what);
-    // When: the day and time in UTC, as the sessions list shows them.
-    expect(part).toContain(new Date().toUTCString().slice(0, 16));
-    expect(part).toMatch(/\d{2}:\d{2}:\d{2} GMT/);
+    // When: the day and time in UTC, written as the recipient's language writes dates (Intl).
+    expect(part).toContain(
+      new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date()),
+    );
+    expect(part).toMatch(/\d{1,2}:\d{2}:\d{2}\s[AP]M UTC/);
     expect(part).toMatch(/Chrome/);
     expect(part).toContain(ip);
     expect(part).toContain('If this was not you');

@@ -6,6 +6,8 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { DirectorySignIn } from '../src/directory/directory-sign-in.js';
+import { translatorFor } from '../src/i18n/translator.js';
+import { renderLoginPage } from '../src/pages/login.js';
 import type { FederationSignIn } from '../src/plugins/federation.js';
 import type { KerberosSignIn } from '../src/plugins/kerberos.js';
 import {
@@ -15,7 +17,7 @@ import {
   type SignInMethod,
   type SignInServices,
 } from '../src/routes/interaction/methods/index.js';
-import { kerberosMethod } from '../src/routes/interaction/methods/kerberos.js';
+import { KERBEROS_LINK_LABEL, kerberosMethod } from '../src/routes/interaction/methods/kerberos.js';
 import { passwordMethod } from '../src/routes/interaction/methods/password.js';
 
 const users = { findUserByUsername: async () => null };
@@ -80,7 +82,7 @@ describe('the sign-in methods this app has', () => {
 
 describe('the login page from every method', () => {
   it('joins the lists (provider buttons, links) and keeps the other parts', () => {
-    const link = (signIn: string) => ({ signIn, href: `/${signIn}`, label: signIn });
+    const link = (signIn: string) => ({ signIn, href: `/${signIn}`, label: 'login.withKerberos' as const });
     const provider = (id: string) => ({ id, displayName: id, href: `/idp/${id}` });
     expect(
       mergeLoginPageParts([
@@ -95,5 +97,24 @@ describe('the login page from every method', () => {
       signInLinks: [link('kerberos'), link('other')],
       formAction: '/login',
     });
+  });
+});
+
+describe('a sign-in link in the page language', () => {
+  it('reads the Kerberos link from the catalogue, so a German page says it in German', () => {
+    const page = (language: 'en' | 'de') =>
+      renderLoginPage({
+        clientName: 'Orders',
+        csrfToken: 'token',
+        basePath: '',
+        signInLinks: [{ signIn: 'kerberos', href: '/interaction/i/kerberos', label: KERBEROS_LINK_LABEL }],
+        language: { t: translatorFor(language) },
+      });
+    expect(page('de')).toContain(
+      '<a href="/interaction/i/kerberos" data-sign-in="kerberos">Mit dem Konto Ihrer Organisation anmelden (Kerberos)</a>',
+    );
+    expect(page('en')).toContain(
+      'data-sign-in="kerberos">Sign in with your organisation account (Kerberos)</a>',
+    );
   });
 });

@@ -111,6 +111,13 @@ describe.runIf(postgres)('users CLI, a separate process on the running server’
     expect(auditLines(run)).toEqual([
       expect.objectContaining({ event: 'auth.admin.user_disabled', sub: 'u-alice' }),
     ]);
+    // Stored too, for the console's audit log.
+    const stored = await app.auditEvents.query({
+      sub: 'u-alice',
+      event: 'auth.admin.user_disabled',
+      limit: 5,
+    });
+    expect(stored.events).toEqual([expect.objectContaining({ outcome: 'success', actor: null })]);
 
     // The server, untouched and not restarted, refuses everything of Alice's on the next request.
     const refresh = await refreshWithWebClient(app, tokens.refresh_token as string);

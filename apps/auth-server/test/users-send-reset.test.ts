@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { type SmtpFixture, startSmtpServer, urlsIn } from '@oidc-orders/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestBrowser } from './browser.js';
 import { startTestApp, TEST_ISSUER, TEST_KEY_ENCRYPTION_KEY, type TestApp } from './helpers/app.js';
 import { createPostgresTestDatabase, postgresForThisFile, type TestDatabase } from './helpers/database.js';
-import { type SmtpFixture, startSmtpServer, urlsIn } from './helpers/smtp-server.js';
 
 /**
  * `users send-reset <username>` mails a reset link from the operator's process (SMTP_URL as the

@@ -1,3 +1,4 @@
+import { isAdminApiScope } from './admin-api.js';
 import { CLIENT_AUTHENTICATION_METHOD_NAMES } from './client-auth-methods.js';
 import { OAuthError } from './errors.js';
 import type { Client, ClientAuthenticationMethod, GrantType, SigningAlg } from './model.js';
@@ -164,9 +165,10 @@ function authMethod(value: unknown): ClientAuthenticationMethod {
 
 /** RFC 7591 §2 `scope`: the policy's scopes when none is asked; asking beyond them is refused. */
 function cappedScope(requested: string | undefined, policy: RegistrationPolicy): string {
-  if (requested === undefined) return policy.scopes.join(' ');
+  if (requested === undefined) return policy.scopes.filter((scope) => !isAdminApiScope(scope)).join(' ');
   const scopes = requested.split(' ').filter((scope) => scope !== '');
-  const beyond = scopes.filter((scope) => !policy.scopes.includes(scope));
+  // The administration API's scopes are the seed file's to give (src/admin-api.ts), whatever the policy says.
+  const beyond = scopes.filter((scope) => !policy.scopes.includes(scope) || isAdminApiScope(scope));
   if (beyond.length > 0) throw invalidMetadata(`scope ${beyond.join(' ')} may not be registered here`);
   return [...new Set(scopes)].join(' ');
 }

@@ -1,3 +1,4 @@
+export * from './admin-api.js';
 export * from './authentication-level.js';
 export * from './authorization.js';
 export * from './challenge.js';
@@ -30,6 +31,7 @@ export * from './redirect-uri.js';
 export * from './registration.js';
 export * from './request-object.js';
 export * from './request-uri.js';
+export * from './resource-access.js';
 export * from './response-modes.js';
 export * from './revocation.js';
 export * from './runtime.js';

@@ -239,3 +239,17 @@ describe('RFC 7592 updates and the response', () => {
     });
   });
 });
+
+describe('readRegistrationRequest: the administration API scopes are the seed file’s to give', () => {
+  const generous: RegistrationPolicy = { ...POLICY, scopes: [...POLICY.scopes, 'admin.read', 'admin.write'] };
+
+  it('refuses admin.read and admin.write even when the policy names them', () => {
+    expect(
+      errorCode(() => readRegistrationRequest({ ...PUBLIC_APP, scope: 'openid admin.read' }, generous)),
+    ).toBe('invalid_client_metadata');
+  });
+
+  it('leaves them out of the default scope a registration gets', () => {
+    expect(readRegistrationRequest(PUBLIC_APP, generous).scope).toBe('openid profile orders.read');
+  });
+});

@@ -34,6 +34,11 @@ export interface AccountStore {
   findAccount(sub: string): Promise<AccountRecord | null>;
   /** The account of this exact username, enabled or not, or `null` (the operator commands name users so). */
   findAccountByUsername(username: string): Promise<AccountRecord | null>;
+  /**
+   * Remembers the language the user's pages were in (a supported code), so mails sent later
+   * without a page (reset, notices) speak it. Writes only when it changed.
+   */
+  recordLanguage(sub: string, language: string): Promise<void>;
   /** Every account, by username. */
   listAccounts(): Promise<AccountRecord[]>;
   /** A `local` account an operator adds (`users add`): the seed file does not name it and leaves it alone. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { User } from '@oidc-orders/oauth-core';
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { externalIdentities, users } from '../db/schema.js';
 import { rulesOf } from './account-kinds.js';
@@ -146,6 +146,14 @@ export function createDrizzleAccountStore(db: AppDatabase): AccountStore {
         .update(users)
         .set({ email, emailVerified, claimSources: locallyOwned('email'), updatedAt: now })
         .where(eq(users.sub, sub));
+    },
+
+    async recordLanguage(sub, language) {
+      // Conditional, so the sign-in of someone whose language did not change writes nothing.
+      await db
+        .update(users)
+        .set({ locale: language })
+        .where(and(eq(users.sub, sub), or(isNull(users.locale), ne(users.locale, language))));
     },
 
     async markAddressVerified(sub, email, now) {

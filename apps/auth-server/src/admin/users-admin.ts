@@ -6,10 +6,23 @@ import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js'
 import type { AppDatabase } from '../db/client.js';
 import { grants, ssoSessions } from '../db/schema.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
+import type { PasswordRecovery } from '../mail/password-reset.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
 import { createRecoveryCodeRepository } from '../mfa/recovery-codes.js';
 import { createTotpRepository } from '../mfa/totp-repository.js';
 import { setEntryDisabled } from '../storage/drizzle/registry-status.js';
+import type { AdminAuditRecorder } from './admin-audit.js';
+import { AdminActionRefusedError, AdminNotFoundError } from './admin-errors.js';
+import { createUserChanges } from './user-changes.js';
+import {
+  linkedIdentitiesOf,
+  searchUsers,
+  summaryOf,
+  type UserDetail,
+  type UserSearch,
+} from './user-search.js';
+
+export type { LinkedIdentity, UserDetail, UserSearch, UserSearchPage, UserSummary } from './user-search.js';
 
 /**
  * User administration on a running deployment's database (`pnpm --filter auth-server users …`).
@@ -24,6 +37,13 @@ export interface UsersAdminDeps {
   issuer: string;
   /** Ends sessions (with back-channel logout to their relying parties) and revokes grants. */
   signOut: Pick<UserSignOut, 'endUserSessions'>;
+  /**
+   * Writes the audit event of each change made through the `…BySub` operations (the admin API and
+   * console); the `users` command writes its own lines.
+   */
+  audit?: AdminAuditRecorder;
+  /** Mails reset links; `null` or absent when mail is off. */
+  passwordRecovery?: Pick<PasswordRecovery, 'sendResetLinkTo'> | null;
 }
 
 export interface UserOverview {
@@ -112,6 +132,84 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
    */
   const endEverything = (sub: string) => deps.signOut.endUserSessions(sub);
 
+  async function findBySub(sub: string): Promise<AccountRecord> {
+    const row = await accounts.findAccount(sub);
+    if (!row) throw new AdminNotFoundError('user', sub);
+    return row;
+  }
+
+  const record: AdminAuditRecorder = (event, fields) => deps.audit?.(event, fields);
+
+  async function detail(sub: string): Promise<UserDetail> {
+    const row = await findBySub(sub);
+    const counts = await overview(row);
+    return {
+      ...summaryOf(row),
+      emailVerified: row.emailVerified,
+      mfaRequired: row.mfaRequired,
+      groups: row.groups,
+      factors: {
+        authenticatorApps: await totp.list(sub),
+        passkeys: (await passkeys.list(sub)).map(({ id, name, createdAt, lastUsedAt }) => ({
+          id,
+          name,
+          createdAt,
+          lastUsedAt,
+        })),
+        recoveryCodesRemaining: counts.recoveryCodesRemaining,
+      },
+      linkedIdentities: await linkedIdentitiesOf(db, sub),
+      activeSessions: counts.activeSessions,
+      activeGrants: counts.activeGrants,
+    };
+  }
+
+  async function disableBySub(sub: string) {
+    const row = await findBySub(sub);
+    const changed = await setEntryDisabled(db, 'users', sub, clock.nowSeconds());
+    const ended = await endEverything(sub);
+    return { sub, kind: accountKindOf(row.managedBy), changed, ...ended };
+  }
+
+  async function enableBySub(sub: string) {
+    await findBySub(sub);
+    return { sub, changed: await setEntryDisabled(db, 'users', sub, null) };
+  }
+
+  async function resetMfaBySub(sub: string) {
+    await findBySub(sub);
+    return {
+      sub,
+      authenticatorApps: await totp.removeAll(sub),
+      passkeys: await passkeys.removeAll(sub),
+      recoveryCodes: await recoveryCodes.removeAll(sub),
+      ...(await endEverything(sub)),
+    };
+  }
+
+  /** The reset mail as `users send-reset` sends it: only to an address that is the account's own. */
+  async function sendResetMailBySub(sub: string) {
+    await findBySub(sub);
+    if (!deps.passwordRecovery) throw new AdminActionRefusedError('mail_off', 'mail is off (no SMTP_URL)');
+    const outcome = await deps.passwordRecovery.sendResetLinkTo(sub);
+    if (outcome.sent) return { sub };
+    const reason = outcome.reason;
+    if (reason === 'no_email' || reason === 'no_local_password') {
+      throw new AdminActionRefusedError(
+        reason,
+        reason === 'no_email'
+          ? 'the user has no e-mail address of their own'
+          : 'the user has no password here (a directory or federated account)',
+      );
+    }
+    throw new AdminActionRefusedError('mail_failed', `the mail was not sent (${reason})`);
+  }
+
+  const changes = createUserChanges(
+    { findBySub, disableBySub, enableBySub, resetMfaBySub, sendResetMailBySub, endEverything },
+    record,
+  );
+
   return {
     async list(): Promise<UserOverview[]> {
       return Promise.all((await accounts.listAccounts()).map(overview));
@@ -180,6 +278,10 @@ export function createUsersAdmin(deps: UsersAdminDeps) {
 
     endEverything,
     find,
+    findBySub,
+    search: (query: UserSearch) => searchUsers(db, query),
+    detail,
+    changes,
   };
 }
 

@@ -11,7 +11,8 @@ import {
   UserNotFoundError,
   type UserOverview,
 } from '../admin/users-admin.js';
-import { AUDIT_EVENTS, auditLine } from '../audit.js';
+import { commandAuditEvents } from '../audit/command-audit-events.js';
+import { AUDIT_EVENTS, type AuditEvent, type AuditFields } from '../audit.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { type AppDatabase, openDatabase } from '../db/client.js';
 import { openDirectory } from '../directory/open-directory.js';
@@ -34,7 +35,8 @@ import { DIRECTORY_USAGE, DirectoryCommandError, runDirectoryCommand } from './u
  * Operator commands: `pnpm --filter auth-server users <command>`, against DATABASE_URL while the
  * server runs (without DATABASE_URL: the `pnpm dev` database, see command-environment.ts).
  * Passwords are read from standard input, never from arguments (`ps`, shell history).
- * What a command did goes to stdout; its audit event to stderr as a JSON log line.
+ * What a command did goes to stdout; its audit event to stderr as a JSON log line, and to the
+ * stored audit events the console reads (src/audit/command-audit-events.ts).
  */
 const USAGE = `usage: users <command>
   list                                  every user, with factors, sessions and grants
@@ -110,7 +112,19 @@ async function main(args: string[]): Promise<void> {
       issuer: config.issuer,
       signOut,
     });
-    await run(admin, command, username, rest, (sub) => mailResetLink(config, database.db, signOut, sub));
+    const events = commandAuditEvents(database.db, (line) => process.stderr.write(`users: ${line}\n`));
+    try {
+      await run(
+        admin,
+        command,
+        username,
+        rest,
+        (sub) => mailResetLink(config, database.db, signOut, sub),
+        events.record,
+      );
+    } finally {
+      await events.written();
+    }
   } finally {
     // This process ended the sessions, so it tells their relying parties, retries included,
     // before it exits (OIDC Back-Channel Logout 1.0 §2.5).
@@ -196,10 +210,11 @@ async function run(
   username: string,
   rest: string[],
   sendReset: (sub: string) => Promise<void>,
+  record: (name: AuditEvent, fields: AuditFields) => void,
 ): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const event = (name: (typeof AUDIT_EVENTS)[keyof typeof AUDIT_EVENTS], sub: string, count?: number) =>
-    process.stderr.write(auditLine(name, { sub, ...(count === undefined ? {} : { count }) }));
+  const event = (name: AuditEvent, sub: string, count?: number) =>
+    record(name, { sub, ...(count === undefined ? {} : { count }) });
   switch (command) {
     case 'list':
       for (const user of await admin.list()) out(describe(user));

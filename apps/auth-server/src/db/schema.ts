@@ -17,6 +17,7 @@ import type { JWK } from 'jose';
  *   7. Kerberos principals: which user a ticket's client principal signs in (seed).
  *   8. Passkeys: WebAuthn credentials and the challenges of ceremonies in progress.
  *   9. Mail links: the single-use tokens of mailed links (password reset).
+ *  10. Audit events: the security events of src/audit.ts, kept for the retention period.
  *
  * Keep this file free of relative imports: drizzle-kit loads it on its own.
  */
@@ -173,6 +174,11 @@ export const users = pgTable('users', {
     .$type<Partial<Record<'name' | 'email' | 'groups', string>>>()
     .notNull()
     .default({}),
+  /**
+   * The language of the pages the user last signed in with (src/i18n/languages.ts, `de`): mails
+   * go out in it. Null until the first sign-in after this column (mails then use the fallback).
+   */
+  locale: text('locale'),
 });
 
 // ─── 2. Protocol records ─────────────────────────────────────────────────────────────────────────
@@ -704,5 +710,42 @@ export const mailTokens = pgTable(
   (table) => [
     primaryKey({ columns: [table.sub, table.purpose] }),
     index('mail_tokens_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+// ─── 10. Audit events ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * One security event (src/audit.ts) as stored for the console, the admin API and the account page,
+ * besides its log line. Written in batches by src/audit/audit-event-writer.ts; rows older than
+ * AUDIT_RETENTION_DAYS are deleted in batches by every instance. Read newest first by keyset
+ * pagination on (`time`, `id`): each filter the console offers (subject, client, event name) has
+ * its own index ending in those two columns, so a page is an index range scan at any table size.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    time: epochSeconds('time').notNull(),
+    /** An AUDIT_EVENTS value (`auth.login.succeeded`, …). */
+    event: text('event').notNull(),
+    sub: text('sub'),
+    clientId: text('client_id'),
+    ip: text('ip'),
+    /** The operator who acted (admin API, console): their `sub`; null for the user's own actions. */
+    actor: text('actor'),
+    outcome: text('outcome').$type<'success' | 'failure'>().notNull(),
+    /** The event's other identifiers (AuditFields), scrubbed like the log line. */
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+  },
+  (table) => [
+    index('audit_events_time_idx').on(table.time, table.id),
+    index('audit_events_sub_time_idx')
+      .on(table.sub, table.time, table.id)
+      .where(sql`${table.sub} is not null`),
+    index('audit_events_client_time_idx')
+      .on(table.clientId, table.time, table.id)
+      .where(sql`${table.clientId} is not null`),
+    index('audit_events_event_time_idx').on(table.event, table.time, table.id),
   ],
 );

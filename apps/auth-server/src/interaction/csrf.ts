@@ -18,7 +18,8 @@ export type CsrfPurpose =
   | 'account'
   | 'passkey'
   | 'recovery'
-  | 'directory-password';
+  | 'directory-password'
+  | 'admin-console';
 
 export function csrfTokenFor(browserKey: string, purpose: CsrfPurpose, boundTo: string): string {
   return createHmac('sha256', browserKey).update(`${purpose}:${boundTo}`).digest('base64url');

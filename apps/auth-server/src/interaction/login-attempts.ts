@@ -1,3 +1,4 @@
+import { ENGLISH, type Translator } from '../i18n/translator.js';
 /**
  * Login attempts as the rate limits see them, and the words a person reads about them: shared by
  * the login form, the second-factor pages and the account page's password change, which all count
@@ -38,20 +39,22 @@ export interface LoginAttemptGuard {
 }
 
 /** Tells a locked-out person when to come back (the same time as `Retry-After`). */
-export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
-  const minutes = Math.ceil(retryAfterSeconds / 60);
-  const wait =
-    retryAfterSeconds < 60 ? `${retryAfterSeconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  return `Too many failed sign-in attempts. Please try again in ${wait}.`;
+export function tooManyAttemptsMessage(retryAfterSeconds: number, t: Translator = ENGLISH): string {
+  return retryAfterSeconds < 60
+    ? t.text('login.tooManyAttempts', { unit: 'seconds', count: retryAfterSeconds })
+    : t.text('login.tooManyAttempts', { unit: 'minutes', count: Math.ceil(retryAfterSeconds / 60) });
 }
 
 /**
  * Said with a failure that leaves one attempt: a person who mistyped learns before the lock, not
  * after. Counted per username whether or not it exists, so it tells nothing about accounts.
  */
-export function lastAttemptWarning(decision: LoginAttemptDecision): string | undefined {
+export function lastAttemptWarning(
+  decision: LoginAttemptDecision,
+  t: Translator = ENGLISH,
+): string | undefined {
   if (!decision.allowed || decision.remaining !== 1 || decision.lockSeconds === undefined) return undefined;
-  return `1 attempt left before a ${Math.ceil(decision.lockSeconds / 60)}-minute lock.`;
+  return t.text('login.lastAttempt', { minutes: Math.ceil(decision.lockSeconds / 60) });
 }
 
 /** Same text for an unknown user and a wrong password, so the page does not reveal which usernames exist. */

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { mailTokens } from '../db/schema.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository } from './mail-tokens.js';
@@ -69,6 +70,7 @@ export function createEmailChange(deps: {
       });
       const sent = await deps.mailer.send(
         emailChangeConfirmationMail({
+          t: translatorForAccount(user),
           issuer: deps.issuer,
           to: newAddress,
           link: link('confirm-email', confirm),
@@ -83,6 +85,7 @@ export function createEmailChange(deps: {
         ttlSeconds: EMAIL_CHANGE_UNDO_TTL_SECONDS,
       });
       const notice = {
+        t: translatorForAccount(user),
         issuer: deps.issuer,
         to: from,
         newAddress,

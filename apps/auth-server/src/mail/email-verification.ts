@@ -1,6 +1,7 @@
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import { addressBinding, createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { emailVerificationMail } from './messages.js';
@@ -44,7 +45,13 @@ export function createEmailVerification(deps: {
       const token = await tokens.issue({ sub, purpose, binding, email: user.email, ttlSeconds });
       const link = `${deps.issuer}/verify-email?token=${encodeURIComponent(token)}`;
       return deps.mailer.send(
-        emailVerificationMail({ issuer: deps.issuer, to: user.email, link, hours: 24 }),
+        emailVerificationMail({
+          t: translatorForAccount(user),
+          issuer: deps.issuer,
+          to: user.email,
+          link,
+          hours: 24,
+        }),
       );
     },
 

@@ -1,3 +1,5 @@
+import type { MessageKey } from '../i18n/catalogues/en.js';
+import { ENGLISH, type Translator } from '../i18n/translator.js';
 import { html, type SafeHtml } from '../pages/html.js';
 import type { OutgoingMail } from './mailer.js';
 
@@ -18,6 +20,8 @@ interface MailFrame {
   /** The one action of the mail, a button in HTML and the bare URL in the text part. */
   action?: { label: string; url: string };
   footer: string;
+  /** The recipient's language (the one they last used, src/i18n/): `lang` and `dir` of the HTML part. */
+  t: Translator;
 }
 
 function renderHtml(frame: MailFrame): string {
@@ -26,7 +30,7 @@ function renderHtml(frame: MailFrame): string {
     ? html`<p style="margin:24px 0"><a href="${frame.action.url}" style="background:#1d4ed8;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:600">${frame.action.label}</a></p>`
     : null;
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${frame.heading}</title></head>
+<html lang="${frame.t.language}"${frame.t.direction === 'rtl' ? html` dir="rtl"` : null}><head><meta charset="utf-8"><title>${frame.heading}</title></head>
 <body style="margin:0;padding:24px;background:#f3f4f6;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111827">
 <div style="max-width:32rem;margin:0 auto;background:#ffffff;border-radius:12px;padding:32px;border:1px solid #e5e7eb">
 <h1 style="font-size:1.4rem;margin:0 0 16px">${frame.heading}</h1>
@@ -57,21 +61,30 @@ function mailOf(
   return { purpose, to, subject, text: renderText(frame), html: renderHtml(frame) };
 }
 
-export function passwordResetMail(input: {
-  issuer: string;
-  to: string;
-  link: string;
-  minutes: number;
-}): OutgoingMail {
-  const name = issuerName(input.issuer);
-  return mailOf('password_reset', input.to, `Reset your password for ${name}`, {
-    heading: 'Reset your password',
+/** Every mail's input: the recipient's language, English when no language is known. */
+interface MailLanguage {
+  t?: Translator;
+}
+
+export function passwordResetMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    link: string;
+    minutes: number;
+  },
+): OutgoingMail {
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
+  return mailOf('password_reset', input.to, t.text('mail.reset.subject', { site }), {
+    t,
+    heading: t.text('mail.reset.heading'),
     paragraphs: [
-      `Someone asked to reset the password of the account with this address at ${name}.`,
-      `The link below works once, for ${input.minutes} minutes. Opening it changes nothing until you choose a new password on the page.`,
+      t.text('mail.reset.asked', { site }),
+      t.text('mail.reset.validity', { minutes: input.minutes }),
     ],
-    action: { label: 'Choose a new password', url: input.link },
-    footer: 'If you did not ask for this, ignore this mail: your password stays as it is.',
+    action: { label: t.text('mail.reset.action'), url: input.link },
+    footer: t.text('mail.reset.footer'),
   });
 }
 
@@ -94,143 +107,171 @@ export type SecurityNoticeKind =
 /** `what` of a notice: `service` names the upstream provider of a link or unlink. */
 const NOTICES: Record<
   Exclude<SecurityNoticeKind, 'password_changed'>,
-  { subject: string; heading: string; what: string | ((service: string) => string) }
+  { subject: MessageKey; heading: MessageKey; what: MessageKey }
 > = {
   factor_added: {
-    subject: 'A sign-in method was added to your account',
-    heading: 'A sign-in method was added',
-    what: 'A passkey or authenticator app was added to your account',
+    subject: 'mail.factorAdded.subject',
+    heading: 'mail.factorAdded.heading',
+    what: 'mail.factorAdded.what',
   },
   factor_removed: {
-    subject: 'A sign-in method was removed from your account',
-    heading: 'A sign-in method was removed',
-    what: 'A passkey or authenticator app was removed from your account',
+    subject: 'mail.factorRemoved.subject',
+    heading: 'mail.factorRemoved.heading',
+    what: 'mail.factorRemoved.what',
   },
   recovery_code_used: {
-    subject: 'A recovery code of your account was used',
-    heading: 'A recovery code was used',
-    what: 'One of your recovery codes was used to sign in to your account',
+    subject: 'mail.recoveryCodeUsed.subject',
+    heading: 'mail.recoveryCodeUsed.heading',
+    what: 'mail.recoveryCodeUsed.what',
   },
   identity_linked: {
-    subject: 'A sign-in service was linked to your account',
-    heading: 'A sign-in service was linked',
-    what: (service) => `Signing in with ${service} was linked to your account`,
+    subject: 'mail.identityLinked.subject',
+    heading: 'mail.identityLinked.heading',
+    what: 'mail.identityLinked.what',
   },
   identity_unlinked: {
-    subject: 'A sign-in service was unlinked from your account',
-    heading: 'A sign-in service was unlinked',
-    what: (service) => `Signing in with ${service} was unlinked from your account`,
+    subject: 'mail.identityUnlinked.subject',
+    heading: 'mail.identityUnlinked.heading',
+    what: 'mail.identityUnlinked.what',
   },
 };
 
 /** A notice of a change to the account's sign-in methods: what, when, from where, what to do. */
-export function securityNoticeMail(input: {
-  issuer: string;
-  to: string;
-  kind: SecurityNoticeKind;
-  context: ChangeContext;
-  /** The upstream provider's display name, for `identity_linked` / `identity_unlinked`. */
-  service?: string;
-}): OutgoingMail {
+export function securityNoticeMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    kind: SecurityNoticeKind;
+    context: ChangeContext;
+    /** The upstream provider's display name, for `identity_linked` / `identity_unlinked`. */
+    service?: string;
+  },
+): OutgoingMail {
   if (input.kind === 'password_changed') return passwordChangedMail(input);
-  const name = issuerName(input.issuer);
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
   const notice = NOTICES[input.kind];
-  const what =
-    typeof notice.what === 'string' ? notice.what : notice.what(input.service ?? 'another service');
+  const what = t.text(notice.what, { service: input.service ?? t.text('mail.anotherService') });
   const { at, device, ip } = input.context;
-  return mailOf('security_notice', input.to, `${notice.subject} at ${name}`, {
-    heading: notice.heading,
-    paragraphs: [`${what} at ${name} on ${at.toUTCString()}, from ${device} (address ${ip}).`],
-    footer: `If this was not you, change your password at once on the account page of ${name} (or with "Forgot your password?" on its sign-in page), check your sign-in methods, and tell your administrator.`,
+  const subject = t.text('mail.notice.subjectAt', { subject: t.text(notice.subject), site });
+  return mailOf('security_notice', input.to, subject, {
+    t,
+    heading: t.text(notice.heading),
+    paragraphs: [t.text('mail.notice.happened', { what, site, at: t.dateTime(at), device, ip })],
+    footer: t.text('mail.notice.footer', { site }),
   });
 }
 
-export function passwordChangedMail(input: {
-  issuer: string;
-  to: string;
-  context: ChangeContext;
-}): OutgoingMail {
-  const name = issuerName(input.issuer);
+export function passwordChangedMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    context: ChangeContext;
+  },
+): OutgoingMail {
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
   const { at, device, ip } = input.context;
-  return mailOf('password_changed', input.to, `Your password for ${name} was changed`, {
-    heading: 'Your password was changed',
+  return mailOf('password_changed', input.to, t.text('mail.passwordChanged.subject', { site }), {
+    t,
+    heading: t.text('mail.passwordChanged.heading'),
     paragraphs: [
-      `The password of your account at ${name} was changed on ${at.toUTCString()} from ${device} (address ${ip}).`,
-      'Every session and app sign-in of the account was ended; sign in again with the new password.',
+      t.text('mail.passwordChanged.what', { site, at: t.dateTime(at), device, ip }),
+      t.text('mail.passwordChanged.ended'),
     ],
-    footer: `If this was not you, reset your password at once with "Forgot your password?" on the sign-in page of ${name}, and tell your administrator.`,
+    footer: t.text('mail.passwordChanged.footer', { site }),
   });
 }
 
-export function emailVerificationMail(input: {
-  issuer: string;
-  to: string;
-  link: string;
-  hours: number;
-}): OutgoingMail {
-  const name = issuerName(input.issuer);
-  return mailOf('email_verification', input.to, `Confirm your address for ${name}`, {
-    heading: 'Confirm your address',
+export function emailVerificationMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    link: string;
+    hours: number;
+  },
+): OutgoingMail {
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
+  return mailOf('email_verification', input.to, t.text('mail.verify.subject', { site }), {
+    t,
+    heading: t.text('mail.verify.heading'),
     paragraphs: [
-      `Someone asked ${name} to confirm that this address belongs to their account.`,
-      `The link below works once, for ${input.hours} hours. Opening it changes nothing until you press the button on the page.`,
+      t.text('mail.verify.asked', { site }),
+      t.text('mail.verify.validity', { hours: input.hours }),
     ],
-    action: { label: 'Confirm this address', url: input.link },
-    footer: 'If you did not ask for this, ignore this mail.',
+    action: { label: t.text('mail.verify.action'), url: input.link },
+    footer: t.text('mail.ignore'),
   });
 }
 
-export function emailChangeConfirmationMail(input: {
-  issuer: string;
-  to: string;
-  link: string;
-}): OutgoingMail {
-  const name = issuerName(input.issuer);
-  return mailOf('email_change', input.to, `Confirm your new address for ${name}`, {
-    heading: 'Confirm your new address',
-    paragraphs: [
-      `Someone asked ${name} to use this address for their account. Until it is confirmed, the account keeps its old address.`,
-      'The link below works once, for 24 hours. Opening it changes nothing until you press the button on the page.',
-    ],
-    action: { label: 'Use this address', url: input.link },
-    footer: 'If you did not ask for this, ignore this mail.',
+export function emailChangeConfirmationMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    link: string;
+  },
+): OutgoingMail {
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
+  return mailOf('email_change', input.to, t.text('mail.change.subject', { site }), {
+    t,
+    heading: t.text('mail.change.heading'),
+    paragraphs: [t.text('mail.change.asked', { site }), t.text('mail.change.validity')],
+    action: { label: t.text('mail.change.action'), url: input.link },
+    footer: t.text('mail.ignore'),
   });
 }
 
-export function emailChangeNoticeMail(input: {
-  issuer: string;
-  to: string;
-  newAddress: string;
-  link: string;
-  context: ChangeContext;
-}): OutgoingMail {
-  const name = issuerName(input.issuer);
+export function emailChangeNoticeMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    newAddress: string;
+    link: string;
+    context: ChangeContext;
+  },
+): OutgoingMail {
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
   const { at, device, ip } = input.context;
-  return mailOf('security_notice', input.to, `The address of your account at ${name} is being changed`, {
-    heading: 'Your address is being changed',
+  return mailOf('security_notice', input.to, t.text('mail.changeNotice.subject', { site }), {
+    t,
+    heading: t.text('mail.changeNotice.heading'),
     paragraphs: [
-      `On ${at.toUTCString()}, from ${device} (address ${ip}), your account at ${name} asked to use ${input.newAddress} instead of this address. The change happens once the new address is confirmed.`,
+      t.text('mail.changeNotice.what', {
+        at: t.dateTime(at),
+        device,
+        ip,
+        site,
+        newAddress: input.newAddress,
+      }),
     ],
-    action: { label: 'This was not me: undo it and sign out everywhere', url: input.link },
-    footer: 'The link works once, for 7 days. If this was you, there is nothing to do.',
+    action: { label: t.text('mail.changeNotice.action'), url: input.link },
+    footer: t.text('mail.changeNotice.footer'),
   });
 }
 
-export function upstreamLinkMail(input: {
-  issuer: string;
-  to: string;
-  providerName: string;
-  link: string;
-  minutes: number;
-}): OutgoingMail {
-  const name = issuerName(input.issuer);
-  return mailOf('upstream_link', input.to, `Link ${input.providerName} to your account at ${name}`, {
-    heading: `Use ${input.providerName} to sign in`,
+export function upstreamLinkMail(
+  input: MailLanguage & {
+    issuer: string;
+    to: string;
+    providerName: string;
+    link: string;
+    minutes: number;
+  },
+): OutgoingMail {
+  const { t = ENGLISH } = input;
+  const site = issuerName(input.issuer);
+  const provider = input.providerName;
+  return mailOf('upstream_link', input.to, t.text('mail.link.subject', { provider, site }), {
+    t,
+    heading: t.text('mail.link.heading', { provider }),
     paragraphs: [
-      `Someone signing in to ${name} with ${input.providerName} asked to link that sign-in to the account with this address.`,
-      `The link below works once, for ${input.minutes} minutes, and only in the browser where that sign-in started. Opening it changes nothing until you press the button on the page.`,
+      t.text('mail.link.asked', { site, provider }),
+      t.text('mail.link.validity', { minutes: input.minutes }),
     ],
-    action: { label: `Link ${input.providerName} and sign in`, url: input.link },
-    footer: 'If you did not ask for this, ignore this mail: nothing is linked without it.',
+    action: { label: t.text('mail.link.action', { provider }), url: input.link },
+    footer: t.text('mail.link.footer'),
   });
 }

@@ -6,6 +6,7 @@ import type { AccountRecord } from '../accounts/account-store.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import type { UserSignOut } from '../logout/user-sign-out.js';
 import { createMailRateLimiter, type MailRateLimits } from './mail-rate-limits.js';
 import { createMailTokenRepository, type MailTokenRecord, passwordBinding } from './mail-tokens.js';
@@ -95,6 +96,8 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
     });
     const link = resetLink(deps.issuer, token);
     const mail = passwordResetMail({
+      // In the language the user last signed in with: the form's language may be anyone's.
+      t: translatorForAccount(user),
       issuer: deps.issuer,
       to: user.email,
       link,
@@ -166,7 +169,12 @@ export function createPasswordRecovery(deps: PasswordRecoveryDeps) {
       const usable = await usableLink(token);
       const outcome = await setNewPassword(token, newPassword);
       if (outcome.kind === 'changed' && usable?.user.email) {
-        const mail = passwordChangedMail({ issuer: deps.issuer, to: usable.user.email, context });
+        const mail = passwordChangedMail({
+          t: translatorForAccount(usable.user),
+          issuer: deps.issuer,
+          to: usable.user.email,
+          context,
+        });
         inBackground(async () => void (await deps.mailer.send(mail)));
       }
       return outcome;

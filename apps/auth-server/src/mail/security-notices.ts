@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { describeUserAgent } from '../account/user-agent.js';
+import { ENGLISH } from '../i18n/translator.js';
 import type { Mailer } from './mailer.js';
 import { type ChangeContext, type SecurityNoticeKind, securityNoticeMail } from './messages.js';
 
@@ -24,8 +25,10 @@ export function createSecurityNotices(deps: {
   return {
     notify(request: FastifyRequest, sub: string, kind: SecurityNoticeKind, service?: string): void {
       const context = changeContextOf(request);
+      // The person made the change on a page just now: the notice speaks that page's language.
+      const t = request.language ?? ENGLISH;
       const mail = (to: string) =>
-        securityNoticeMail({ issuer: deps.issuer, to, kind, context, ...(service ? { service } : {}) });
+        securityNoticeMail({ t, issuer: deps.issuer, to, kind, context, ...(service ? { service } : {}) });
       const sending = deps
         .emailOf(sub)
         .then((to) => (to ? deps.mailer.send(mail(to)) : null))

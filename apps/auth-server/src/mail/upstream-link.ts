@@ -1,6 +1,7 @@
 import type { Clock, RandomSource } from '@oidc-orders/oauth-core';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
+import { translatorForAccount } from '../i18n/translator.js';
 import { createMailTokenRepository } from './mail-tokens.js';
 import type { Mailer, MailOutcome } from './mailer.js';
 import { upstreamLinkMail } from './messages.js';
@@ -87,8 +88,9 @@ export function createUpstreamLinkMail(deps: {
       });
       const url = `${deps.issuer}${mailedLinkPath(link.providerId)}?token=${encodeURIComponent(token)}`;
       const minutes = UPSTREAM_LINK_TTL_SECONDS / 60;
+      const t = translatorForAccount(await accounts.findAccount(link.sub));
       return deps.mailer.send(
-        upstreamLinkMail({ issuer: deps.issuer, to: email, providerName, link: url, minutes }),
+        upstreamLinkMail({ t, issuer: deps.issuer, to: email, providerName, link: url, minutes }),
       );
     },
 

@@ -193,6 +193,17 @@ export function createTotpRepository(deps: TotpRepositoryDeps) {
 
 export type TotpRepository = ReturnType<typeof createTotpRepository>;
 
+/** The secret of the user's seeded authenticator app (seed `totp_secret`), or null when there is none. */
+export async function readSeededTotpSecret(
+  db: AppDatabase,
+  keyEncryptionKey: Uint8Array,
+  sub: string,
+): Promise<string | null> {
+  const id = seededTotpId(sub);
+  const [row] = await db.select().from(totpCredentials).where(eq(totpCredentials.id, id));
+  return row ? decryptPrivateKey(keyEncryptionKey, aadOf(id), row.secretEncrypted) : null;
+}
+
 /**
  * Seed `totp_secret` (importing users from another system): the user's seeded authenticator app
  * is created, kept when the secret is unchanged, replaced when it changed, and removed when the

@@ -5,7 +5,7 @@
  * has no entry here, or an entry names a route that does not exist: the two cannot drift.
  */
 import { tokenEndpointParameters } from '@oidc-orders/oauth-core';
-import { OPERATIONS_ROUTE_DESCRIPTIONS, type RouteDescription } from '@oidc-orders/service-kit';
+import { OPERATIONS_ROUTE_DESCRIPTIONS, openApiPath, type RouteDescription } from '@oidc-orders/service-kit';
 import { BROWSER_CORS_ENDPOINTS, ENDPOINTS } from '../endpoints.js';
 
 /** The CORS preflight of each endpoint browsers call cross-origin (src/plugins/cors.ts). */
@@ -20,6 +20,92 @@ function preflightDescriptions(): Record<string, RouteDescription> {
     ]),
   );
 }
+
+/** `/users/:sub` → `/users/{sub}`. */
+const documented = (path: string) => openApiPath(path);
+
+/** The administration API (src/routes/admin-api/): reads need admin.read, changes admin.write. */
+const ADMIN_API_DESCRIPTIONS: Record<string, RouteDescription> = {
+  [`GET ${ENDPOINTS.adminApiMetadata.path}`]: {
+    summary:
+      'Protected Resource Metadata of the admin API (RFC 9728 §3): its authorization server and scopes',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUsers.path)}`]: {
+    summary:
+      'Search users (q: username, name or e-mail part, or the sub): a JSON list, the next page in Link rel=next',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUser.path)}`]: {
+    summary: 'One user: factors, linked identities, groups, source, live sessions and grants',
+    tag: 'admin',
+  },
+  [`POST ${documented(ENDPOINTS.adminUserDisable.path)}`]: {
+    summary: 'Disable a user: sign-in refused, sessions ended (back-channel logout), grants revoked',
+    tag: 'admin',
+  },
+  [`POST ${documented(ENDPOINTS.adminUserEnable.path)}`]: { summary: 'Enable a disabled user', tag: 'admin' },
+  [`POST ${documented(ENDPOINTS.adminUserResetMfa.path)}`]: {
+    summary: "Remove a user's authenticator apps, passkeys and recovery codes; sessions end",
+    tag: 'admin',
+  },
+  [`POST ${documented(ENDPOINTS.adminUserResetMail.path)}`]: {
+    summary: 'Mail the user a password reset link (to their own verified address)',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUserSessions.path)}`]: {
+    summary: "A user's live SSO sessions",
+    tag: 'admin',
+  },
+  [`DELETE ${documented(ENDPOINTS.adminUserSessions.path)}`]: {
+    summary:
+      "End every session of a user (back-channel logout to its relying parties) and revoke the user's grants",
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminUserGrants.path)}`]: { summary: "A user's live grants", tag: 'admin' },
+  [`DELETE ${documented(ENDPOINTS.adminSession.path)}`]: {
+    summary: 'End one SSO session (back-channel logout, its grants revoked)',
+    tag: 'admin',
+  },
+  [`DELETE ${documented(ENDPOINTS.adminGrant.path)}`]: {
+    summary: 'Revoke one grant (its refresh and opaque access tokens stop)',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminClients.path}`]: {
+    summary: 'Clients (read-only, from the seed or registered) with active grants and last use',
+    tag: 'admin',
+  },
+  [`GET ${documented(ENDPOINTS.adminClient.path)}`]: {
+    summary: 'One client with its live counts',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminResources.path}`]: {
+    summary: 'Resources (read-only) with active grants and last use',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminProviders.path}`]: {
+    summary: 'Upstream identity providers (read-only) with linked accounts and last sign-in',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminKeys.path}`]: {
+    summary: 'Signing keys: state and age (public parts only)',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminAudit.path}`]: {
+    summary:
+      'Stored audit events, newest first, by sub, client_id, event and time (since, until); paged by Link rel=next',
+    tag: 'admin',
+  },
+  [`GET ${ENDPOINTS.adminSeedPlan.path}`]: {
+    summary:
+      'What applying the current seed file would change (added, changed, enabled, disabled; operator changes undone)',
+    tag: 'admin',
+  },
+  [`POST ${ENDPOINTS.adminKeysRotate.path}`]: {
+    summary: 'Rotate the signing keys (new keys published now, signing after the safe delay)',
+    tag: 'admin',
+  },
+};
 
 const SIGN_IN_PAGE = 'HTML sign-in step of an authorization request (interaction)';
 
@@ -127,6 +213,11 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
     parameters: ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'],
   },
   [`POST ${ENDPOINTS.endSession.path}`]: { summary: 'RP-initiated logout, confirmation form', tag: 'openid' },
+  'GET /language': {
+    summary: 'Language switcher: remembers the chosen page language in a cookie and returns to the page',
+    tag: 'pages',
+    parameters: ['set', 'return'],
+  },
   'GET /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: username and password`, tag: 'pages' },
   'POST /interaction/{id}/login': { summary: `${SIGN_IN_PAGE}: submit username and password`, tag: 'pages' },
   'GET /interaction/{id}/otp': { summary: `${SIGN_IN_PAGE}: authenticator app code`, tag: 'pages' },
@@ -217,5 +308,28 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   'POST /account/sessions/{id}/end': { summary: 'Sign out one other session of this user', tag: 'account' },
   'GET /assets/{name}': { summary: 'Stylesheet, scripts and images of the pages', tag: 'pages' },
   'GET /favicon.ico': { summary: 'The icon browsers ask for', tag: 'pages' },
+  'GET /admin': { summary: 'Operator console: overview', tag: 'console' },
+  'GET /admin/users': { summary: 'Operator console: users (search, paged)', tag: 'console' },
+  'GET /admin/users/{sub}': { summary: 'Operator console: one user', tag: 'console' },
+  'GET /admin/users/{sub}/{action}': {
+    summary: 'Operator console: confirm an action on a user',
+    tag: 'console',
+  },
+  'POST /admin/users/{sub}/{action}': {
+    summary: 'Operator console: act on a user (audited)',
+    tag: 'console',
+  },
+  'GET /admin/sessions': { summary: 'Operator console: active sessions', tag: 'console' },
+  'GET /admin/clients': { summary: 'Operator console: clients', tag: 'console' },
+  'GET /admin/clients/{clientId}': { summary: 'Operator console: one client', tag: 'console' },
+  'GET /admin/keys': { summary: 'Operator console: signing keys', tag: 'console' },
+  'GET /admin/keys/rotate': { summary: 'Operator console: confirm a key rotation', tag: 'console' },
+  'POST /admin/keys/rotate': {
+    summary: 'Operator console: rotate the signing keys (audited)',
+    tag: 'console',
+  },
+  'GET /admin/audit': { summary: 'Operator console: audit log', tag: 'console' },
+  'GET /admin/seed-plan': { summary: 'Operator console: what the seed file would change', tag: 'console' },
+  ...ADMIN_API_DESCRIPTIONS,
   ...OPERATIONS_ROUTE_DESCRIPTIONS,
 };

@@ -1,3 +1,4 @@
+import { type AccountSecurityEvent, renderSecurityEventsSection } from './account-security-events.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 import { describeScope } from './scope-descriptions.js';
@@ -41,6 +42,8 @@ export interface AccountPageInput {
   linkedProviders?: ReadonlyArray<{ providerId: string; displayName: string; lastSignInAt: number | null }>;
   /** Enabled upstream providers not linked yet: a "Link <name>" form each (a recent sign-in is asked first). */
   linkableProviders?: ReadonlyArray<{ id: string; displayName: string }>;
+  /** The person's own recent security events, newest first (./account-security-events.ts). */
+  securityEvents?: readonly AccountSecurityEvent[];
   /**
    * A short confirmation or error after a change. An error naming a `form` of this page is shown
    * inside that form (with `kept`, the name typed, back in its field); anything else at the top.
@@ -145,7 +148,8 @@ ${renderFactorSections(input, csrf)}
 ${renderPasswordSection(input, csrf)}
 ${renderAppsSection(input, csrf)}
 ${renderLinkedProviders(input, csrf)}
-${renderSessionsSection(input, csrf)}`;
+${renderSessionsSection(input, csrf)}
+${input.securityEvents === undefined ? null : renderSecurityEventsSection(input.securityEvents)}`;
   return renderPage({ title: 'Your account', body, basePath: input.basePath });
 }
 

@@ -1,3 +1,4 @@
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -6,6 +7,7 @@ export interface ContinueToProviderPageInput {
   /** The provider's authorization request (its authorization endpoint with PKCE, `state`, `nonce`). */
   target: string;
   basePath: string;
+  language?: PageLanguage;
 }
 
 /**
@@ -21,11 +23,15 @@ export interface ContinueToProviderPageInput {
  * discovered later or lives on another origin than the issuer.
  */
 export function renderContinueToProviderPage(input: ContinueToProviderPageInput): string {
-  const body = html`<p>Taking you to ${input.providerName} to sign in there. When you are back, it is linked to your account.</p>
-<p><a id="continue" class="button" href="${input.target}" data-action="continue-to-provider">Continue to ${input.providerName}</a></p>
-<p><a href="${input.basePath}/account" data-action="back-to-account">Back to your account</a></p>`;
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const provider = input.providerName;
+  const body = html`<p>${t.text('continueToProvider.lead', { provider })}</p>
+<p><a id="continue" class="button" href="${input.target}" data-action="continue-to-provider">${t.text('continueToProvider.continue', { provider })}</a></p>
+<p><a href="${input.basePath}/account" data-action="back-to-account">${t.text('continueToProvider.back')}</a></p>`;
   return renderPage({
-    title: `Linking ${input.providerName}`,
+    language,
+    title: t.text('continueToProvider.title', { provider }),
     body,
     basePath: input.basePath,
     refreshTo: input.target,

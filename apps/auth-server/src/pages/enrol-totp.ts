@@ -1,3 +1,4 @@
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -17,6 +18,7 @@ export interface EnrolTotpPageInput {
   basePath: string;
   /** Where the form posts; the page's own URL when absent. */
   action?: string;
+  language?: PageLanguage;
 }
 
 /**
@@ -25,23 +27,26 @@ export interface EnrolTotpPageInput {
  */
 export function renderEnrolTotpPage(input: EnrolTotpPageInput): string {
   const grouped = input.secret.replace(/(.{4})/g, '$1 ').trim();
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const key = () => html`<code id="totp-secret" data-totp-secret="${input.secret}">${grouped}</code>`;
   const body = html`${input.lead ? html`<p class="lead">${input.lead}</p>` : null}
 ${input.alternative ?? null}
 <ol class="stack">
-<li>Scan this code with an authenticator app:<br>
-<img class="qr" src="${input.qrCodeDataUrl}" width="200" height="200" alt="QR code of the authenticator app secret"></li>
-<li>Or enter this key: <code id="totp-secret" data-totp-secret="${input.secret}">${grouped}</code></li>
-<li>Enter the 6-digit code the app shows.</li>
+<li>${t.text('enrol.scan')}<br>
+<img class="qr" src="${input.qrCodeDataUrl}" width="200" height="200" alt="${t.text('enrol.qrAlt')}"></li>
+<li>${t.html('enrol.key', { key })}</li>
+<li>${t.text('enrol.enterCode')}</li>
 </ol>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="enrol-error">${input.errorMessage}</p>` : null}
 <form method="post" class="stack"${input.action ? html` action="${input.action}"` : null}${input.errorMessage ? html` aria-describedby="enrol-error"` : null}>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="enrolment" value="${input.enrolmentId}">
 <div class="field">
-<label for="otp">Code from your authenticator app</label>
+<label for="otp">${t.text('otp.label')}</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus>
 </div>
-<button type="submit" class="primary">Confirm</button>
+<button type="submit" class="primary">${t.text('enrol.submit')}</button>
 </form>`;
-  return renderPage({ title: 'Set up an authenticator app', body, basePath: input.basePath });
+  return renderPage({ title: t.text('enrol.title'), body, basePath: input.basePath, language });
 }

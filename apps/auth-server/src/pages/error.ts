@@ -1,4 +1,5 @@
 import { activeTraceIds } from '@oidc-orders/service-kit';
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { renderAccountWayOn } from './account-way-on.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
@@ -16,6 +17,7 @@ export interface ErrorPageInput {
   advice?: string;
   /** Beside the advice, a link to the account page (when no application is known to return to). */
   accountLink?: boolean;
+  language?: PageLanguage;
 }
 
 /**
@@ -26,14 +28,16 @@ export interface ErrorPageInput {
 export function renderErrorPage(input: ErrorPageInput): string {
   // With tracing on, the trace id: a screenshot of this page leads an operator to the trace.
   const traceId = activeTraceIds()?.trace_id;
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
   const body = html`<p>${input.message}</p>
-${input.code ? html`<p class="muted">Error code: <code>${input.code}</code></p>` : null}
+${input.code ? html`<p class="muted">${t.html('error.code', { errorCode: input.code })}</p>` : null}
 ${traceId ? html`<p class="muted">Trace: <code data-trace-id>${traceId}</code></p>` : null}
 ${
   input.next
     ? html`<p><a class="button" href="${input.next.href}">${input.next.label}</a></p>`
-    : html`<p class="muted">${input.advice ?? 'Return to the application you came from and try again.'}</p>
-${input.accountLink ? renderAccountWayOn(input.basePath) : null}`
+    : html`<p class="muted">${input.advice ?? t.text('error.defaultAdvice')}</p>
+${input.accountLink ? renderAccountWayOn(input.basePath, t.text('error.accountPage')) : null}`
 }`;
-  return renderPage({ title: input.title, body, basePath: input.basePath });
+  return renderPage({ title: input.title, body, basePath: input.basePath, language });
 }

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { pageLanguageOf } from '../i18n/request-language.js';
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { sendHtml } from './respond.js';
@@ -13,6 +15,7 @@ export interface LogoutConfirmPageInput {
   /** The verified post-logout redirect, if any; `form-action` must also allow it (the POST redirects there). */
   redirectUri: string | null;
   csrfToken: string;
+  language?: PageLanguage;
 }
 
 /**
@@ -24,23 +27,26 @@ export interface LogoutConfirmPageInput {
 export function renderLogoutConfirmPage(input: LogoutConfirmPageInput): string {
   const hidden = (name: string, value: string | undefined) =>
     value === undefined ? null : html`<input type="hidden" name="${name}" value="${value}">`;
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
   const body = html`<p class="lead">${
     input.clientName === null
-      ? 'Do you want to sign out?'
-      : html`<strong>${input.clientName}</strong> asks you to sign out.`
+      ? t.text('logout.question')
+      : t.html('logout.clientAsks', { client: input.clientName })
   }</p>
-<p class="muted">Signing out ends your session here and in the applications you signed in to with it. If you did not ask to sign out, close this page.</p>
+<p class="muted">${t.text('logout.explanation')}</p>
 <form method="post" action="${input.basePath}/logout" class="actions">
 ${hidden('client_id', input.clientId)}
 ${hidden('post_logout_redirect_uri', input.redirectUri ?? undefined)}
 ${hidden('state', input.state)}
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" name="confirm" value="yes" class="primary">Sign out</button>
+<button type="submit" name="confirm" value="yes" class="primary">${t.text('logout.submit')}</button>
 </form>`;
-  return renderPage({ title: 'Sign out?', body, basePath: input.basePath });
+  return renderPage({ title: t.text('logout.title'), body, basePath: input.basePath, language });
 }
 
 export function sendLogoutConfirmPage(reply: FastifyReply, input: LogoutConfirmPageInput) {
   const formActionSources = input.redirectUri === null ? [] : [new URL(input.redirectUri).origin];
-  return sendHtml(reply, 200, renderLogoutConfirmPage(input), { formActionSources });
+  const language = reply.request.languageChoice ? pageLanguageOf(reply.request) : undefined;
+  return sendHtml(reply, 200, renderLogoutConfirmPage({ language, ...input }), { formActionSources });
 }

@@ -1,3 +1,4 @@
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -11,6 +12,7 @@ export interface OtpPageInput {
   recoveryUrl: string;
   /** The passkey page, when the user has a passkey. */
   passkeyUrl?: string;
+  language?: PageLanguage;
 }
 
 /**
@@ -19,17 +21,19 @@ export interface OtpPageInput {
  * session that already completed it shows this page alone.
  */
 export function renderOtpPage(input: OtpPageInput): string {
-  const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const body = html`<p class="lead">${t.html('login.lead', { client: input.clientName })}</p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="otp-error">${input.errorMessage}</p>` : null}
 <form method="post" class="stack"${input.errorMessage ? html` aria-describedby="otp-error"` : null}>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <div class="field">
-<label for="otp">Code from your authenticator app</label>
+<label for="otp">${t.text('otp.label')}</label>
 <input id="otp" name="otp" type="text" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus>
 </div>
-<button type="submit" class="primary">Verify</button>
+<button type="submit" class="primary">${t.text('otp.submit')}</button>
 </form>
-${input.passkeyUrl ? html`<p><a href="${input.passkeyUrl}" data-link="passkey">Use a passkey instead</a></p>` : null}
-<p><a href="${input.recoveryUrl}" data-link="recovery-code">Use a recovery code instead</a></p>`;
-  return renderPage({ title: 'Two-step verification', body, basePath: input.basePath });
+${input.passkeyUrl ? html`<p><a href="${input.passkeyUrl}" data-link="passkey">${t.text('otp.usePasskey')}</a></p>` : null}
+<p><a href="${input.recoveryUrl}" data-link="recovery-code">${t.text('otp.useRecoveryCode')}</a></p>`;
+  return renderPage({ title: t.text('otp.title'), body, basePath: input.basePath, language });
 }

@@ -1,3 +1,4 @@
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -66,16 +67,21 @@ export interface PasskeySignInPageInput {
   basePath: string;
   /** Other ways on (password, authenticator code). */
   links?: SafeHtml;
+  language?: PageLanguage;
 }
 
 /** Signing in with a passkey (WebAuthn §7.2), alone or as the second step. */
 export function renderPasskeySignInPage(input: PasskeySignInPageInput): string {
-  const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const buttonLabel = t.text(input.secondFactor ? 'passkey.use' : 'login.withPasskey');
+  const body = html`<p class="lead">${t.html('login.lead', { client: input.clientName })}</p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="passkey-failed">${input.errorMessage}</p>` : null}
-${passkeyCeremonyForm({ ...input.form, ceremony: 'authenticate', buttonLabel: input.secondFactor ? 'Use your passkey' : 'Sign in with a passkey' })}
+${passkeyCeremonyForm({ ...input.form, ceremony: 'authenticate', buttonLabel })}
 ${input.links ?? null}`;
   return renderPage({
-    title: input.secondFactor ? 'Two-step verification' : 'Sign in with a passkey',
+    language,
+    title: t.text(input.secondFactor ? 'otp.title' : 'login.withPasskey'),
     body,
     basePath: input.basePath,
     scripts: PASSKEY_SCRIPTS,

@@ -1,4 +1,5 @@
-import { html } from './html.js';
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
+import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 
 export interface RecoveryCodePageInput {
@@ -8,23 +9,26 @@ export interface RecoveryCodePageInput {
   basePath: string;
   /** The code page this one was reached from, to go back to. */
   otpUrl: string;
+  language?: PageLanguage;
 }
 
 /** Sign-in with a recovery code instead of the app: one form with an input named `recovery_code`. */
 export function renderRecoveryCodePage(input: RecoveryCodePageInput): string {
-  const body = html`<p class="lead">to continue to <strong>${input.clientName}</strong></p>
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const body = html`<p class="lead">${t.html('login.lead', { client: input.clientName })}</p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="recovery-error">${input.errorMessage}</p>` : null}
 <form method="post" class="stack"${input.errorMessage ? html` aria-describedby="recovery-error"` : null}>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <div class="field">
-<label for="recovery_code">Recovery code</label>
-<span class="muted" id="recovery-format">Ten letters and digits from your saved list, like ABCDE-23456 (the dash and case do not matter).</span>
+<label for="recovery_code">${t.text('recovery.label')}</label>
+<span class="muted" id="recovery-format">${t.text('recovery.format')}</span>
 <input id="recovery_code" name="recovery_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" aria-describedby="recovery-format" required autofocus>
 </div>
-<button type="submit" class="primary">Verify</button>
+<button type="submit" class="primary">${t.text('recovery.submit')}</button>
 </form>
-<p><a href="${input.otpUrl}" data-link="otp">Use the code from your authenticator app instead</a></p>`;
-  return renderPage({ title: 'Use a recovery code', body, basePath: input.basePath });
+<p><a href="${input.otpUrl}" data-link="otp">${t.text('recovery.useApp')}</a></p>`;
+  return renderPage({ title: t.text('recovery.title'), body, basePath: input.basePath, language });
 }
 
 export interface RecoveryCodesShownInput {
@@ -64,13 +68,18 @@ export interface RecoveryCodeUsedInput {
   continueUrl: string;
   accountUrl: string;
   basePath: string;
+  language?: PageLanguage;
 }
 
 /** After a recovery code signed the person in: it is used up, and how many are left. */
 export function renderRecoveryCodeUsedPage(input: RecoveryCodeUsedInput): string {
-  const left = input.remaining === 1 ? '1 recovery code left' : `${input.remaining} recovery codes left`;
-  const body = html`<p class="notice" role="status">That recovery code is now used up. You have <strong id="recovery-left" data-remaining="${input.remaining}">${left}</strong>.</p>
-<p>${input.remaining <= 3 ? 'Get a new set soon on' : 'You can get a new set any time on'} <a href="${input.accountUrl}">your account page</a>.</p>
-<p><a class="button" href="${input.continueUrl}" data-action="continue">Continue</a></p>`;
-  return renderPage({ title: 'Recovery code accepted', body, basePath: input.basePath });
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const accountLink = html`<a href="${input.accountUrl}">${t.text('recovery.accountPage')}</a>`;
+  const left = (content: SafeHtml) =>
+    html`<strong id="recovery-left" data-remaining="${input.remaining}">${content}</strong>`;
+  const body = html`<p class="notice" role="status">${t.html('recovery.usedUp', { remaining: input.remaining, left })}</p>
+<p>${t.html(input.remaining <= 3 ? 'recovery.getNewSetSoon' : 'recovery.getNewSetAnyTime', { accountLink })}</p>
+<p><a class="button" href="${input.continueUrl}" data-action="continue">${t.text('recovery.continue')}</a></p>`;
+  return renderPage({ title: t.text('recovery.usedTitle'), body, basePath: input.basePath, language });
 }

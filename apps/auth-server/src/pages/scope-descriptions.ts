@@ -1,21 +1,45 @@
+import { CLAIMS_BY_SCOPE } from '@oidc-orders/oauth-core';
+import type { MessageKey } from '../i18n/catalogues/en.js';
+import { ENGLISH, type Translator } from '../i18n/translator.js';
+
 /**
- * Plain-language explanations of scopes for the consent page. The OpenID Connect scopes have fixed
- * meanings (OIDC Core §5.4, §11); API scopes are described from their conventional `.read` /
- * `.write` suffix, and anything else is named as it is rather than guessed at.
+ * Plain-language explanations of scopes for the consent page. A scope that releases claims is
+ * worded from what it releases (oauth-core's `CLAIMS_BY_SCOPE`, OIDC Core §5.4): a scope added
+ * there is described here as soon as its claims have words. `openid` and `offline_access` have
+ * fixed meanings (OIDC Core §3.1.2.1, §11); API scopes are described from their conventional
+ * `.read` / `.write` suffix, and anything else is named as it is rather than guessed at.
  */
-const oidcScopeDescriptions: Record<string, string> = {
-  openid: 'Confirm who you are when you sign in',
-  profile: 'See your name',
-  email: 'See your email address',
-  offline_access: 'Keep access when you are not using the application',
+export const CLAIM_WORDING: Readonly<Record<string, MessageKey | null>> = {
+  name: 'claim.name',
+  email: 'claim.email',
+  // Said with the address it belongs to ("your email address").
+  email_verified: null,
+  groups: 'claim.groups',
 };
 
-export function describeScope(scope: string): string {
-  const known = oidcScopeDescriptions[scope];
-  if (known !== undefined) return known;
+const FIXED_SCOPE_WORDING: Readonly<Record<string, MessageKey>> = {
+  openid: 'scope.openid',
+  offline_access: 'scope.offline_access',
+};
+
+function describeReleasedClaims(claims: readonly string[], t: Translator): string {
+  const words = claims.flatMap((claim) => {
+    const key = CLAIM_WORDING[claim];
+    if (key === null) return [];
+    return [key === undefined ? claim : t.text(key)];
+  });
+  const list = new Intl.ListFormat(t.language, { type: 'conjunction' }).format(words);
+  return t.text('scope.claims', { claims: list });
+}
+
+export function describeScope(scope: string, t: Translator = ENGLISH): string {
+  const fixed = FIXED_SCOPE_WORDING[scope];
+  if (fixed !== undefined) return t.text(fixed);
+  const claims = Object.hasOwn(CLAIMS_BY_SCOPE, scope) ? CLAIMS_BY_SCOPE[scope] : undefined;
+  if (claims !== undefined) return describeReleasedClaims(claims, t);
   const readMatch = /^(.+)\.read$/.exec(scope);
-  if (readMatch) return `View your ${readMatch[1]}`;
+  if (readMatch) return t.text('scope.read', { resource: readMatch[1] ?? scope });
   const writeMatch = /^(.+)\.write$/.exec(scope);
-  if (writeMatch) return `Create and change your ${writeMatch[1]}`;
-  return `Use the permission “${scope}”`;
+  if (writeMatch) return t.text('scope.write', { resource: writeMatch[1] ?? scope });
+  return t.text('scope.other', { scope });
 }

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { pageLanguageOf } from '../i18n/request-language.js';
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { sendHtml } from './respond.js';
@@ -9,6 +11,7 @@ export interface SignedOutPageInput {
   frames?: readonly string[];
   /** The verified post-logout redirect (with `state`), reached after the frames have loaded. */
   continueUrl?: string | null;
+  language?: PageLanguage;
 }
 
 /**
@@ -19,18 +22,21 @@ export interface SignedOutPageInput {
 export function renderSignedOutPage(input: SignedOutPageInput): string {
   const frames = input.frames ?? [];
   const continueUrl = input.continueUrl ?? null;
-  const body = html`<p>You have been signed out.${continueUrl === null ? ' You can close this window, or go on from the start page.' : ''}</p>
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const body = html`<p>${t.text(continueUrl === null ? 'signedOut.closeOrStart' : 'signedOut.done')}</p>
 ${
   continueUrl === null
-    ? html`<p><a class="button" href="${input.basePath}/" data-action="start-page">Go to the start page</a></p>`
-    : html`<p><a id="continue" class="button" href="${continueUrl}">Continue</a></p>`
+    ? html`<p><a class="button" href="${input.basePath}/" data-action="start-page">${t.text('error.startPage')}</a></p>`
+    : html`<p><a id="continue" class="button" href="${continueUrl}">${t.text('signedOut.continue')}</a></p>`
 }
 ${frames.map(
   (uri) =>
-    html`<iframe class="frontchannel-logout" src="${uri}" title="Signing out of an application" hidden></iframe>`,
+    html`<iframe class="frontchannel-logout" src="${uri}" title="${t.text('signedOut.frameTitle')}" hidden></iframe>`,
 )}`;
   return renderPage({
-    title: 'You are signed out',
+    language,
+    title: t.text('signedOut.title'),
     body,
     basePath: input.basePath,
     scripts: continueUrl !== null && frames.length > 0 ? ['signed-out.js'] : [],
@@ -40,5 +46,6 @@ ${frames.map(
 /** The page with a CSP that lets exactly the front-channel URIs' origins be framed. */
 export function sendSignedOutPage(reply: FastifyReply, input: SignedOutPageInput) {
   const frameSources = [...new Set((input.frames ?? []).map((uri) => new URL(uri).origin))];
-  return sendHtml(reply, 200, renderSignedOutPage(input), { frameSources });
+  const language = reply.request.languageChoice ? pageLanguageOf(reply.request) : undefined;
+  return sendHtml(reply, 200, renderSignedOutPage({ language, ...input }), { frameSources });
 }

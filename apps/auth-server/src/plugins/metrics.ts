@@ -3,6 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import {
   auditEventsCounted,
+  auditEventsDropped,
+  auditEventWriteFailures,
   backchannelLogoutDeliveries,
   mailsSent,
   rateLimitRefusals,
@@ -24,6 +26,8 @@ export const metricsPlugin: FastifyPluginAsync = fp(
       ping: (timeoutMs) => app.database.ping(timeoutMs),
       metrics: [
         auditEventsCounted,
+        auditEventsDropped,
+        auditEventWriteFailures,
         tokensIssued,
         rateLimitRefusals,
         backchannelLogoutDeliveries,

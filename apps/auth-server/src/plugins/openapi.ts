@@ -20,6 +20,12 @@ export const openApiPlugin: FastifyPluginAsync = fp(
         { name: 'openid', description: 'OpenID Connect endpoints' },
         { name: 'pages', description: 'HTML pages a person sees' },
         { name: 'account', description: "The signed-in user's account page" },
+        { name: 'console', description: "The operator console's pages (/admin), for the seed's admins" },
+        {
+          name: 'admin',
+          description:
+            'Administration API: access tokens for the resource <issuer>/admin/api with admin.read (reads) or admin.write (changes); errors are RFC 9457 problem details',
+        },
         OPERATIONS_TAG,
       ],
       routes: ROUTE_DESCRIPTIONS,

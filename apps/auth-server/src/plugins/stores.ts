@@ -1,5 +1,5 @@
 import type { Clock, ScryptCost } from '@oidc-orders/oauth-core';
-import { createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
+import { adminApiResource, createSecretHasher, type SecretHasher } from '@oidc-orders/oauth-core';
 import fp from 'fastify-plugin';
 import type { DirectoryConfig } from '../directory/config.js';
 import type { GuardedFetchOptions } from '../http/guarded-fetch.js';
@@ -7,6 +7,7 @@ import { deriveSecretHashingKey } from '../keys/key-encryption.js';
 import { endSessionsOfDisabledUsers } from '../logout/user-sign-out.js';
 import type { SeedDocument } from '../schemas/seed.js';
 import { applySeed, parseSeedDocument } from '../seed.js';
+import { withBuiltInResources } from '../storage/built-in-resources.js';
 import { createDrizzleStores, type DrizzleStores } from '../storage/drizzle/stores.js';
 import { withMetadataDocumentClients } from '../storage/metadata-document-clients.js';
 
@@ -53,6 +54,8 @@ function directoryServers(directory: DirectoryConfig | null): string[] {
 export const storesPlugin = fp<StoresPluginOptions>(
   async (app, options) => {
     const stores = createDrizzleStores(app.database.db);
+    // The administration API (src/routes/admin-api/) is a resource of this server's own.
+    stores.resources = withBuiltInResources(stores.resources, [adminApiResource(app.config.issuer)]);
     const documents = options.seed?.client_id_metadata_documents;
     if (documents) {
       stores.clients = withMetadataDocumentClients(stores.clients, {

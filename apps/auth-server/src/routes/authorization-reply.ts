@@ -6,6 +6,8 @@ import {
   signAuthorizationResponse,
 } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
+import { pageLanguageOf } from '../i18n/request-language.js';
+import { ENGLISH } from '../i18n/translator.js';
 import {
   type AuthorizationResponseTarget,
   authorizationRedirectUrl,
@@ -103,7 +105,9 @@ export function sendErrorPage(
   page: Omit<ErrorPageInput, 'basePath'>,
   context: PageContext,
 ) {
-  return sendHtml(reply, status, renderErrorPage({ ...page, basePath: context.basePath }));
+  // In the page's language when the request has one (a browser page of the sign-in area).
+  const language = reply.request.languageChoice ? pageLanguageOf(reply.request) : undefined;
+  return sendHtml(reply, status, renderErrorPage({ ...page, basePath: context.basePath, language }));
 }
 
 /**
@@ -111,14 +115,15 @@ export function sendErrorPage(
  * page for every form, so the words are the same wherever it happens.
  */
 export function sendFormExpiredPage(reply: FastifyReply, context: PageContext) {
+  const t = reply.request.language ?? ENGLISH;
   return sendErrorPage(
     reply,
     403,
     {
-      title: 'This form has expired',
-      message: 'The form could not be verified: it was open too long, or came from another browser.',
+      title: t.text('error.formExpired.title'),
+      message: t.text('error.formExpired.message'),
       // One instruction only (not also "return to the application").
-      advice: 'Go back, reload the page, and send the form again.',
+      advice: t.text('error.formExpired.advice'),
       code: 'csrf_token_invalid',
     },
     context,

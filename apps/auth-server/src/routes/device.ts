@@ -16,6 +16,9 @@ import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
 import { ENDPOINTS } from '../endpoints.js';
 import { databaseRateLimitStore } from '../http/database-rate-limit-store.js';
+import type { MessageKey } from '../i18n/catalogues/en.js';
+import { pageLanguageOf } from '../i18n/request-language.js';
+import { ENGLISH } from '../i18n/translator.js';
 import { type AuthorizationFlow, levelOf } from '../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { renderDeviceCodePage, renderDeviceOutcomePage } from '../pages/device.js';
@@ -49,14 +52,13 @@ export interface DeviceVerificationOptions {
 const CODE_FORM_ID = 'user-code';
 const RATE_LIMIT_WINDOW_MS = 60_000;
 
-export const DEVICE_CONSENT_NOTICE =
-  'Only allow this if you started signing in on your own device just now. Someone who sent you a code cannot use it without your approval.';
+export const DEVICE_CONSENT_NOTICE = ENGLISH.text('device.consentNotice');
 
 /** Why a code cannot be used, in words a person can act on. */
-const CODE_PROBLEMS: Record<Exclude<DeviceAuthorizationLookup['status'], 'pending'>, string> = {
-  invalid: 'That code is not valid. Check the code shown on your device and try again.',
-  expired: 'That code has expired. Start again on your device to get a new code.',
-  used: 'That code has already been used. Start again on your device if you still need to sign in.',
+const CODE_PROBLEMS: Record<Exclude<DeviceAuthorizationLookup['status'], 'pending'>, MessageKey> = {
+  invalid: 'device.codeInvalid',
+  expired: 'device.codeExpired',
+  used: 'device.codeUsed',
 };
 
 /** The user's account cannot grant any requested scope; the device is told `access_denied`. */
@@ -65,8 +67,8 @@ function sendNothingGrantable(reply: FastifyReply, pageContext: PageContext) {
     reply,
     403,
     {
-      title: 'This device cannot be given access',
-      message: 'Your account cannot grant any of the permissions the device asked for.',
+      title: reply.request.language.text('device.nothingGrantable.title'),
+      message: reply.request.language.text('device.nothingGrantable.message'),
       code: 'access_denied',
     },
     pageContext,
@@ -82,8 +84,8 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
       reply,
       400,
       {
-        title: 'This code can no longer be used',
-        message: CODE_PROBLEMS[status],
+        title: reply.request.language.text('device.codeProblem.title'),
+        message: reply.request.language.text(CODE_PROBLEMS[status]),
         code: `user_code_${status}`,
       },
       pageContext,
@@ -100,7 +102,12 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
       sendHtml(
         reply,
         200,
-        renderDeviceOutcomePage({ outcome, clientName: client.clientName, basePath: pageContext.basePath }),
+        renderDeviceOutcomePage({
+          outcome,
+          clientName: client.clientName,
+          basePath: pageContext.basePath,
+          language: pageLanguageOf(reply.request),
+        }),
       );
     const purpose: InteractionPurpose = {
       client,
@@ -114,7 +121,7 @@ export function createDevicePurposeResolver(options: DeviceVerificationOptions):
       },
       loginHint: undefined,
       formActionSources: [],
-      consentNotice: DEVICE_CONSENT_NOTICE,
+      consentNotice: 'device.consentNotice',
       async complete(reply, step) {
         const approved = await approveDeviceAuthorization(
           lookup,
@@ -189,6 +196,7 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
       userCode,
       errorMessage,
       basePath: pageContext.basePath,
+      language: pageLanguageOf(request),
     });
     return sendHtml(reply, status, page);
   }
@@ -224,7 +232,7 @@ export const deviceVerificationRoutes: FastifyPluginAsync<DeviceVerificationOpti
       const lookup = await findDeviceAuthorizationByUserCode(typed, { stores, clock });
       if (lookup.status !== 'pending') {
         request.log.info({ status: lookup.status }, 'user code refused');
-        return sendCodePage(request, reply, 400, typed, CODE_PROBLEMS[lookup.status]);
+        return sendCodePage(request, reply, 400, typed, request.language.text(CODE_PROBLEMS[lookup.status]));
       }
 
       const { deviceCode, client } = lookup;

@@ -11,6 +11,7 @@ import {
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync } from 'fastify';
 import { discoveryEndpointUrls, ENDPOINTS, type EnabledFeatures } from '../endpoints.js';
+import { SUPPORTED_LANGUAGES } from '../i18n/languages.js';
 import { SUPPORTED_SIGNING_ALGS } from '../keys/key-ring.js';
 
 /**
@@ -69,6 +70,8 @@ export const discoveryRoutes: FastifyPluginAsync<DiscoveryOptions> = async (app,
     // signed with the server's key of that algorithm.
     userinfo_signing_alg_values_supported: [...SUPPORTED_SIGNING_ALGS],
     claims_supported: [...CLAIMS_SUPPORTED],
+    // OIDC Discovery §3: the languages of the pages, which `ui_locales` chooses among.
+    ui_locales_supported: [...SUPPORTED_LANGUAGES],
     // RFC 9700 §2.1.1: S256 only; `plain` offers no protection against a leaked authorization request.
     code_challenge_methods_supported: ['S256'],
     ...authenticationMetadata(),

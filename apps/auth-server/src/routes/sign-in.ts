@@ -11,8 +11,10 @@ import type {
 import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
+import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
+import { requestLanguagePlugin } from '../i18n/request-language.js';
 import { type AuthorizationFlow, createAuthorizationFlow } from '../interaction/authorization-flow.js';
 import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
@@ -26,10 +28,12 @@ import { renderErrorPage } from '../pages/error.js';
 import type { DevelopmentSeedSummary } from '../pages/home.js';
 import { cspDirectives, sendHtml } from '../pages/respond.js';
 import { ssoSessionPlugin } from '../plugins/session.js';
+import type { SeedPlan } from '../seed-plan/plan.js';
 import { createPushedAuthorizationRequestStore } from '../storage/drizzle/pushed-authorization-requests.js';
 import { accountRoutes } from './account/account.js';
 import { accountLinkFinisher } from './account/account-identity-links.js';
 import { emailLinkRoutes } from './account/email-verification.js';
+import { adminConsoleRoutes } from './admin-console/index.js';
 import { assetRoutes } from './assets.js';
 import type { PageContext } from './authorization-reply.js';
 import { authorizeRoutes } from './authorize.js';
@@ -69,6 +73,10 @@ export interface SignInRoutesOptions {
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
   developmentSeed?: DevelopmentSeedSummary;
+  /** The seed's `admins`: who may use the operator console at /admin. */
+  admins?: readonly string[];
+  /** What applying the seed file now would change, for the console; `null` without a seed. */
+  seedPlan?: () => Promise<SeedPlan | null>;
 }
 
 export const DEFAULT_SESSION_TTL = 8 * 3600;
@@ -122,6 +130,13 @@ async function registerBrowserPlugins(
     // The pages never need to be framed or to leak the URL (it can carry a code) to other sites.
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
+  });
+
+  // After the cookies: the switcher's cookie is one of the inputs.
+  const issuerUrl = new URL(protocol.config.issuer);
+  await app.register(requestLanguagePlugin, {
+    basePath: issuerUrl.pathname === '/' ? '' : issuerUrl.pathname,
+    secure: issuerUrl.protocol === 'https:',
   });
 
   await app.register(ssoSessionPlugin, {
@@ -248,6 +263,7 @@ async function registerPages(
     consents,
     pageContext,
     nowSeconds: () => protocol.clock.nowSeconds(),
+    accounts: createDrizzleAccountStore(options.db),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
     ...factors,
@@ -286,6 +302,14 @@ async function registerPages(
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
     federation,
+  });
+  await app.register(adminConsoleRoutes, {
+    flow,
+    db: options.db,
+    clock: protocol.clock,
+    pageContext,
+    admins: options.admins ?? [],
+    seedPlan: options.seedPlan ?? (async () => null),
   });
 }
 

@@ -221,6 +221,11 @@ export const SeedDocumentSchema = Type.Object(
     users: Type.Optional(Type.Array(SeedUserSchema)),
     client_registration: Type.Optional(SeedClientRegistrationSchema),
     client_id_metadata_documents: Type.Optional(SeedClientIdMetadataDocumentsSchema),
+    /**
+     * Usernames (seed, directory or federated users) who may use the operator console at /admin,
+     * signed in here with a second factor (CONTRACT.md "Administration").
+     */
+    admins: Type.Optional(Type.Array(NonEmptyString)),
   },
   { additionalProperties: false },
 );

@@ -133,6 +133,19 @@ export function describeAccountStoreContract(name: string, contextOf: () => Prom
       });
     });
 
+    describe('language', () => {
+      it('remembers the language of the last sign-in, for mails sent later', async () => {
+        const { store, addLocalAccount } = await contextOf();
+        const sub = unique('u-greta');
+        await addLocalAccount({ sub, managedBy: 'seed', email: addressOf('greta'), emailVerified: false });
+        expect((await store.findAccount(sub))?.locale).toBeNull();
+        await store.recordLanguage(sub, 'de');
+        expect((await store.findAccount(sub))?.locale).toBe('de');
+        await store.recordLanguage(sub, 'ar');
+        expect((await store.findAccount(sub))?.locale).toBe('ar');
+      });
+    });
+
     describe('external identities', () => {
       it('one identity enters one account: signing in again finds it, and a link never moves it', async () => {
         const { store, addLocalAccount } = await contextOf();

@@ -1,12 +1,12 @@
 /**
- * The directory-user tests' view of the slapd fixture (helpers/slapd.ts): a person added with a
+ * The directory-user tests' view of the slapd fixture (service-kit's testing/slapd.ts): a person added with a
  * fresh password and groups in one call, and the server's own directory client opened on it.
  */
 import { randomBytes } from 'node:crypto';
+import { type SlapdFixture, startSlapd } from '@oidc-orders/service-kit/testing';
 import { loadConfig } from '../../src/config.js';
 import { openDirectory } from '../../src/directory/open-directory.js';
 import type { Directory } from '../../src/directory/types.js';
-import { type SlapdFixture, startSlapd } from './slapd.js';
 
 export interface AddedUser {
   uid: string;

@@ -1,11 +1,11 @@
+import {
+  findFreePort,
+  startUpstreamProvider,
+  type UpstreamProviderFixture,
+} from '@oidc-orders/service-kit/testing';
 import { createUpstreamClients } from '../../src/federation/upstream-client.js';
 import type { SeedDocument } from '../../src/schemas/seed.js';
 import { startTestApp } from './app.js';
-import {
-  freeLoopbackPort,
-  startUpstreamProvider,
-  type UpstreamProviderFixture,
-} from './upstream-provider.js';
 
 /** A seed `identity_providers` entry for the fixture provider, under our id `id`. */
 export function upstreamProviderEntry(
@@ -33,7 +33,7 @@ export async function startFederatedApp(options: {
   providerIds: string[];
   seedOf(upstream: UpstreamProviderFixture): SeedDocument;
 }) {
-  const port = await freeLoopbackPort();
+  const port = await findFreePort();
   const issuer = `http://127.0.0.1:${port}`;
   const upstream = await startUpstreamProvider({
     redirectUris: options.providerIds.map((id) => `${issuer}/idp/${id}/callback`),

@@ -1,7 +1,7 @@
+import type { UpstreamAccount, UpstreamProviderFixture } from '@oidc-orders/service-kit/testing';
 import * as client from 'openid-client';
 import { expect } from 'vitest';
 import { FetchBrowser } from './fetch-browser.js';
-import type { UpstreamAccount, UpstreamProviderFixture } from './upstream-provider.js';
 
 /**
  * The browser's side of a sign-in through an upstream provider (test/federation*.test.ts): our

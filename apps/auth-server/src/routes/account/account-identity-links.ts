@@ -2,6 +2,7 @@ import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT } from '../../account/account-interaction.js';
 import { type AccountNotice, accountResultUrl } from '../../account/account-result.js';
+import { unlinkIdentity } from '../../accounts/drizzle/linked-identities.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
 import { linkIdentityToAccount } from '../../federation/account-identity-links.js';
@@ -10,6 +11,7 @@ import { classifyUpstreamFailure } from '../../federation/callback-errors.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import type { UpstreamClients } from '../../federation/upstream-client.js';
 import { startUpstreamAuthorization } from '../../federation/upstream-code-flow.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
@@ -108,6 +110,7 @@ export function registerAccountIdentityLinkRoutes(app: FastifyInstance, options:
         providerName: provider.displayName,
         target: target.href,
         basePath: pageContext.basePath,
+        language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page);
     },
@@ -211,4 +214,39 @@ export function accountLinkFinisher(deps: AccountLinkFinisherDeps): AccountLinkF
     request.server.securityNotices?.notify(request, holder.user.sub, 'identity_linked', provider.displayName);
     return backToAccount(reply, holder, { kind: 'ok', text: `Linked ${provider.displayName}.` });
   };
+}
+
+export interface AccountUnlinkOptions {
+  db: AppDatabase;
+  /** Names the service in the security notice; a provider the seed dropped can still be unlinked. */
+  federation: AccountFederation | undefined;
+  accountHolder(request: FastifyRequest): AccountHolder;
+  sendAccountPage(reply: FastifyReply, current: AccountHolder, status: number, notice: Notice): unknown;
+}
+
+/** "Unlink" of a linked sign-in service: refused when it is the account's last way in. */
+export function registerAccountUnlinkRoute(app: FastifyInstance, options: AccountUnlinkOptions) {
+  app.post<{ Params: { id: string } }>(
+    '/account/providers/:id/unlink',
+    { config: { account: 'change' } },
+    async (request, reply) => {
+      const current = options.accountHolder(request);
+      const outcome = await unlinkIdentity(options.db, current.user.sub, request.params.id);
+      if (outcome === 'unlinked') {
+        audit(request.log, AUDIT_EVENTS.identityUnlinked, {
+          sub: current.user.sub,
+          method: `idp:${request.params.id}`,
+        });
+        const service = options.federation?.providers.get(request.params.id)?.displayName;
+        app.securityNotices?.notify(request, current.user.sub, 'identity_unlinked', service);
+      }
+      const notice: Notice =
+        outcome === 'unlinked'
+          ? { kind: 'ok', text: 'Sign-in service unlinked.' }
+          : outcome === 'last_way_in'
+            ? { kind: 'error', text: 'This is your only way to sign in: it cannot be unlinked.' }
+            : { kind: 'error', text: 'This sign-in service is not linked to your account.' };
+      return options.sendAccountPage(reply, current, outcome === 'unlinked' ? 200 : 409, notice);
+    },
+  );
 }

@@ -1,4 +1,4 @@
-import type { Clock, ProtocolStores, User } from '@oidc-orders/oauth-core';
+import type { Clock, ProtocolStores } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ACCOUNT_CLIENT,
@@ -12,34 +12,36 @@ import {
   readAccountResult,
 } from '../../account/account-result.js';
 import type { AppAccessRepository } from '../../account/app-access.js';
-import { changePassword, passwordChangeAnswer, passwordChangeFields } from '../../account/password-change.js';
 import { describeUserAgent } from '../../account/user-agent.js';
-import { listLinkedIdentities, unlinkIdentity } from '../../accounts/drizzle/linked-identities.js';
+import { listLinkedIdentities } from '../../accounts/drizzle/linked-identities.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
-import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import type { PasskeyRepository } from '../../mfa/passkey-repository.js';
-import { qrCodeDataUrl } from '../../mfa/qr-code.js';
 import type { RecoveryCodeRepository } from '../../mfa/recovery-codes.js';
 import type { TotpRepository } from '../../mfa/totp-repository.js';
 import type { RelyingParty } from '../../mfa/webauthn.js';
 import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
 import { renderAccountPage } from '../../pages/account.js';
-import { renderEnrolTotpPage } from '../../pages/enrol-totp.js';
 import { renderRecoveryCodesShownPage } from '../../pages/recovery.js';
 import { sendHtml } from '../../pages/respond.js';
 import type { PageContext } from '../authorization-reply.js';
 import { formActionSourcesOf, sendFormExpiredPage } from '../authorization-reply.js';
-import { INVALID_CODE_MESSAGE, type LoginAttemptGuard } from '../interaction/index.js';
+import type { LoginAttemptGuard } from '../interaction/index.js';
 import { clientHomeLink, interactionPageUrl } from '../interaction/url.js';
+import { type AccountHolder, type AccountPageHelpers, formField } from './account-area.js';
+import { registerAccountAuthenticatorAppRoutes } from './account-authenticator-apps.js';
 import {
   type AccountFederation,
   linkableProviders,
   registerAccountIdentityLinkRoutes,
+  registerAccountUnlinkRoute,
 } from './account-identity-links.js';
 import { registerAccountPasskeyRoutes } from './account-passkeys.js';
+import { registerAccountPasswordRoutes } from './account-password.js';
+import { recentSecurityEvents } from './account-security-events.js';
+import { registerAccountSessionRoutes } from './account-sessions.js';
 import { registerAccountEmailRoutes } from './email-verification.js';
 
 export interface AccountRoutesOptions {
@@ -61,11 +63,7 @@ export interface AccountRoutesOptions {
   federation?: AccountFederation | undefined;
 }
 
-interface SignedIn {
-  session: SsoSession;
-  user: User;
-  browserKey: string;
-}
+type SignedIn = AccountHolder;
 
 type Notice = Pick<AccountNotice, 'kind' | 'text'>;
 
@@ -98,10 +96,7 @@ interface ReturnTarget {
   postLogoutRedirectUri: string | undefined;
 }
 
-const field = (body: unknown, name: string): string => {
-  const value = (body as Record<string, unknown> | null | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-};
+const field = formField;
 
 /**
  * The account page (README "Account page"): a signed-in person manages their authenticator apps,
@@ -273,6 +268,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       apps: await options.appAccess.list(user.sub),
       linkedProviders,
       linkableProviders: await linkableProviders(options.federation, linked),
+      securityEvents: await recentSecurityEvents(app.auditEvents, options.stores.clients, user.sub),
       notice: notice ?? readAccountResult(request.query, current.browserKey, session.id),
       back: target.back,
       signOut: {
@@ -315,93 +311,31 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     return reply.header('cache-control', 'no-store').redirect(accountUrl, 303);
   });
 
-  // ─── Authenticator apps ────────────────────────────────────────────────────────────────────────
+  const helpers: AccountPageHelpers = {
+    accountUrl,
+    basePath: pageContext.basePath,
+    accountHolder,
+    sendAccountPage,
+  };
 
-  async function sendEnrolment(
+  /** A factor was just proven: the session holds the level it demands, then its recovery codes or the page. */
+  async function factorEnrolled(
+    request: FastifyRequest,
     reply: FastifyReply,
     current: SignedIn,
-    enrolment: { id: string; secret: string; uri: string },
-    status = 200,
-    errorMessage?: string,
+    method: Parameters<typeof app.ssoSessions.addMethod>[2],
+    notice: Notice,
   ) {
-    const page = renderEnrolTotpPage({
-      csrfToken: csrfTokenFor(current.browserKey, 'account', current.session.id),
-      secret: enrolment.secret,
-      qrCodeDataUrl: await qrCodeDataUrl(enrolment.uri),
-      enrolmentId: enrolment.id,
-      errorMessage,
-      basePath: pageContext.basePath,
-      action: `${accountUrl}/totp/confirm`,
-    });
-    return sendHtml(reply, status, page);
+    app.securityNotices?.notify(request, current.user.sub, 'factor_added');
+    current.session = await app.ssoSessions.addMethod(reply, current.session, method);
+    // The first factor comes with its recovery codes, shown once.
+    if (!(await recoveryCodes.hasSet(current.user.sub))) return sendRecoveryCodes(reply, current, request);
+    return sendAccountPage(reply, current, 200, notice);
   }
 
-  app.post('/account/totp', { config: { account: 'recent-change' } }, async (request, reply) => {
-    const current = accountHolder(request);
-    const enrolment = await totp.startEnrolment(current.user.sub, current.user.username, 'Authenticator app');
-    return sendEnrolment(reply, current, enrolment);
-  });
+  // ─── Authenticator apps ────────────────────────────────────────────────────────────────────────
 
-  app.post('/account/totp/confirm', { config: { account: 'recent-change' } }, async (request, reply) => {
-    const current = accountHolder(request);
-    const { user } = current;
-    const enrolment = await totp.pendingEnrolment(field(request.body, 'enrolment'), user.sub, user.username);
-    if (enrolment === null) return reply.header('cache-control', 'no-store').redirect(accountUrl, 303);
-    if (!(await totp.confirm(enrolment.id, user.sub, field(request.body, 'otp')))) {
-      return sendEnrolment(reply, current, enrolment, 400, INVALID_CODE_MESSAGE);
-    }
-    audit(request.log, AUDIT_EVENTS.factorEnrolled, {
-      sub: user.sub,
-      method: 'otp',
-      credential_id: enrolment.id,
-    });
-    app.securityNotices?.notify(request, user.sub, 'factor_added');
-    // The confirming code proved possession: the session now holds the level the new factor demands
-    // (a user with a factor is always asked for it), and keeps working.
-    current.session = await app.ssoSessions.addMethod(reply, current.session, { method: 'otp' });
-    // The first factor comes with its recovery codes, shown once.
-    if (!(await recoveryCodes.hasSet(user.sub))) return sendRecoveryCodes(reply, current, request);
-    return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app added.' });
-  });
-
-  app.post<{ Params: { id: string } }>(
-    '/account/totp/:id/rename',
-    { config: { account: 'change' } },
-    async (request, reply) => {
-      const current = accountHolder(request);
-      const name = field(request.body, 'name').trim().slice(0, 60);
-      if (name === '' || !(await totp.rename(request.params.id, current.user.sub, name))) {
-        return sendAccountPage(reply, current, 400, {
-          kind: 'error',
-          text: 'That app could not be renamed.',
-        });
-      }
-      audit(request.log, AUDIT_EVENTS.factorRenamed, {
-        sub: current.user.sub,
-        method: 'otp',
-        credential_id: request.params.id,
-      });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Renamed.' });
-    },
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/account/totp/:id/remove',
-    { config: { account: 'recent-change' } },
-    async (request, reply) => {
-      const current = accountHolder(request);
-      if (!(await totp.remove(request.params.id, current.user.sub))) {
-        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That app was not found.' });
-      }
-      audit(request.log, AUDIT_EVENTS.factorRemoved, {
-        sub: current.user.sub,
-        method: 'otp',
-        credential_id: request.params.id,
-      });
-      app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
-    },
-  );
+  registerAccountAuthenticatorAppRoutes(app, { ...helpers, totp, factorEnrolled });
 
   // ─── Passkeys ──────────────────────────────────────────────────────────────────────────────────
 
@@ -413,13 +347,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     basePath: pageContext.basePath,
     accountHolder,
     sendAccountPage,
-    async factorEnrolled(request, reply, current, method, notice) {
-      app.securityNotices?.notify(request, current.user.sub, 'factor_added');
-      // As for a confirmed authenticator app: the session holds the level the new factor demands.
-      current.session = await app.ssoSessions.addMethod(reply, current.session, method);
-      if (!(await recoveryCodes.hasSet(current.user.sub))) return sendRecoveryCodes(reply, current, request);
-      return sendAccountPage(reply, current, 200, notice);
-    },
+    factorEnrolled,
   });
 
   if (app.emailVerification && app.emailChange) {
@@ -437,108 +365,25 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
   }
 
-  // ─── Recovery codes, password, sessions ────────────────────────────────────────────────────────
+  // ─── Recovery codes, password, sessions and apps, linked services ──────────────────────────────────
 
   app.post('/account/recovery-codes', { config: { account: 'recent-change' } }, async (request, reply) => {
     const current = accountHolder(request);
     return sendRecoveryCodes(reply, current, request);
   });
 
-  app.post('/account/password', { config: { account: 'change' } }, async (request, reply) => {
-    const current = accountHolder(request);
-    // The current password is asked even in a recent session: whoever finds an unlocked browser
-    // cannot lock the owner out (src/account/password-change.ts says in which order it is checked).
-    const outcome = await changePassword(
-      {
-        user: current.user,
-        sessionId: current.session.id,
-        ip: request.ip,
-        ...passwordChangeFields(request.body),
-      },
-      {
-        db: options.db,
-        clock,
-        attempts: options.loginAttemptGuard,
-        signOut: app.userSignOut,
-        log: request.log,
-      },
-    );
-    if (outcome.kind === 'changed')
-      app.securityNotices?.notify(request, current.user.sub, 'password_changed');
-    const answer = passwordChangeAnswer(outcome);
-    if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
-    const user = (await options.stores.users.findUserBySub(current.user.sub)) ?? current.user;
-    return sendAccountPage(reply, { ...current, user }, answer.status, answer.notice);
+  registerAccountPasswordRoutes(app, {
+    ...helpers,
+    db: options.db,
+    clock,
+    stores: options.stores,
+    loginAttemptGuard: options.loginAttemptGuard,
   });
-
-  app.post<{ Params: { clientId: string } }>(
-    '/account/apps/:clientId/revoke',
-    { config: { account: 'change' } },
-    async (request, reply) => {
-      const current = accountHolder(request);
-      const revoked = await options.appAccess.revoke(current.user.sub, request.params.clientId);
-      audit(request.log, AUDIT_EVENTS.appAccessRevoked, {
-        sub: current.user.sub,
-        client_id: request.params.clientId,
-        count: revoked,
-      });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
-    },
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/account/providers/:id/unlink',
-    { config: { account: 'change' } },
-    async (request, reply) => {
-      const current = accountHolder(request);
-      const outcome = await unlinkIdentity(options.db, current.user.sub, request.params.id);
-      if (outcome === 'unlinked') {
-        audit(request.log, AUDIT_EVENTS.identityUnlinked, {
-          sub: current.user.sub,
-          method: `idp:${request.params.id}`,
-        });
-        const service = options.federation?.providers.get(request.params.id)?.displayName;
-        app.securityNotices?.notify(request, current.user.sub, 'identity_unlinked', service);
-      }
-      const notice: Notice =
-        outcome === 'unlinked'
-          ? { kind: 'ok', text: 'Sign-in service unlinked.' }
-          : outcome === 'last_way_in'
-            ? { kind: 'error', text: 'This is your only way to sign in: it cannot be unlinked.' }
-            : { kind: 'error', text: 'This sign-in service is not linked to your account.' };
-      return sendAccountPage(reply, current, outcome === 'unlinked' ? 200 : 409, notice);
-    },
-  );
-
-  app.post('/account/sessions/sign-out-others', { config: { account: 'change' } }, async (request, reply) => {
-    const current = accountHolder(request);
-    const ended = await app.ssoSessions.endOthers(request, current.session);
-    audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
-      sub: current.user.sub,
-      sid: current.session.id,
-      count: ended,
-    });
-    return sendAccountPage(reply, current, 200, {
-      kind: 'ok',
-      text: `Signed out ${ended} other session(s).`,
-    });
+  registerAccountSessionRoutes(app, { ...helpers, appAccess: options.appAccess });
+  registerAccountUnlinkRoute(app, {
+    db: options.db,
+    federation: options.federation,
+    accountHolder,
+    sendAccountPage,
   });
-
-  // One session of the list: only an id among the person's own other sessions ends anything.
-  app.post<{ Params: { id: string } }>(
-    '/account/sessions/:id/end',
-    { config: { account: 'change' } },
-    async (request, reply) => {
-      const current = accountHolder(request);
-      if (!(await app.ssoSessions.endOne(request, current.session, request.params.id))) {
-        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That session was not found.' });
-      }
-      audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
-        sub: current.user.sub,
-        sid: current.session.id,
-        count: 1,
-      });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Signed out of that session.' });
-    },
-  );
 };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { interactionPagePath } from '../../endpoints.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderConsentPage } from '../../pages/consent.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -42,7 +43,8 @@ export function registerConsentRoutes(
         scopes: step.scopes,
         csrfToken: csrfTokenFor(loaded.browserKey, 'consent', loaded.interaction.id),
         basePath: pageContext.basePath,
-        notice: loaded.purpose.consentNotice,
+        notice: loaded.purpose.consentNotice && request.language.text(loaded.purpose.consentNotice),
+        language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
     },

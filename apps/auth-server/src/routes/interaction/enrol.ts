@@ -1,18 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { interactionPagePath } from '../../endpoints.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { qrCodeDataUrl } from '../../mfa/qr-code.js';
 import { renderEnrolTotpPage } from '../../pages/enrol-totp.js';
 import { html } from '../../pages/html.js';
 import { renderRecoveryCodesShownPage } from '../../pages/recovery.js';
 import { sendHtml } from '../../pages/respond.js';
-import {
-  INVALID_CODE_MESSAGE,
-  type InteractionRoutesOptions,
-  type LoginAttempt,
-  tooManyAttemptsMessage,
-} from './options.js';
+import { type InteractionRoutesOptions, type LoginAttempt, tooManyAttemptsMessage } from './options.js';
 import { type InteractionSteps, type LoadedInteraction, stringField } from './steps.js';
 
 interface PendingEnrolment {
@@ -57,20 +53,20 @@ export function registerEnrolRoutes(
     passkeyOnly = false,
   ) {
     const passkeyUrl = steps.pageUrl(loaded.interaction, 'enrol-passkey');
-    const clientName = loaded.purpose.client.clientName;
+    const client = loaded.purpose.client.clientName;
+    const t = reply.request.language;
     const page = renderEnrolTotpPage({
       // Only a passkey reaches the level asked for (`passkeyOnly`): it leads; an app still gives
       // the multi-factor level, which answers a voluntary acr request (OIDC Core §5.5.1.1).
-      lead: passkeyOnly
-        ? `${clientName} asks for a passkey when you sign in. Set up a passkey to continue.`
-        : `${clientName} requires a second step when you sign in. Set up an authenticator app to continue.`,
-      alternative: html`<p><a href="${passkeyUrl}" data-enrol="passkey"${passkeyOnly ? html` class="button primary"` : null}>${passkeyOnly ? 'Set up a passkey' : 'Set up a passkey instead'}</a></p>`,
+      lead: t.text(passkeyOnly ? 'enrol.leadPasskey' : 'enrol.leadApp', { client }),
+      alternative: html`<p><a href="${passkeyUrl}" data-enrol="passkey"${passkeyOnly ? html` class="button primary"` : null}>${t.text(passkeyOnly ? 'enrol.setUpPasskey' : 'enrol.setUpPasskeyInstead')}</a></p>`,
       csrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
       secret: enrolment.secret,
       qrCodeDataUrl: await qrCodeDataUrl(enrolment.uri),
       enrolmentId: enrolment.id,
       errorMessage,
       basePath: pageContext.basePath,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -110,13 +106,13 @@ export function registerEnrolRoutes(
           loaded,
           429,
           enrolment,
-          tooManyAttemptsMessage(decision.retryAfterSeconds),
+          tooManyAttemptsMessage(decision.retryAfterSeconds, request.language),
         );
       }
       const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${user.sub}` };
       if (!(await options.totp.confirm(enrolment.id, user.sub, stringField(request.body, 'otp') ?? ''))) {
         await options.loginAttemptGuard?.recordFailure(attempt);
-        return sendEnrolPage(reply, loaded, 400, enrolment, INVALID_CODE_MESSAGE);
+        return sendEnrolPage(reply, loaded, 400, enrolment, request.language.text('otp.invalidCode'));
       }
       await options.loginAttemptGuard?.recordSuccess(attempt);
       audit(request.log, AUDIT_EVENTS.factorEnrolled, {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { chooseRequestLanguage } from '../../i18n/request-language.js';
 import type { CsrfPurpose } from '../../interaction/csrf.js';
 import { registerConsentRoutes } from './consent.js';
 import { registerEnrolRoutes } from './enrol.js';
@@ -46,6 +47,7 @@ function guardInteractionArea(app: FastifyInstance, steps: InteractionSteps): vo
     if (loaded === null) return reply;
     if (guard.csrf !== undefined && !steps.checkCsrf(request, reply, loaded, guard.csrf)) return reply;
     request.loadedInteraction = loaded;
+    chooseRequestLanguage(request, loaded.interaction.request.params.ui_locales);
   });
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { interactionPagePath } from '../../endpoints.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderLoginPage } from '../../pages/login.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -56,6 +57,7 @@ export async function registerLoginRoutes(
         username: username ?? loaded.purpose.loginHint,
         errorMessage,
         basePath: pageContext.basePath,
+        language: pageLanguageOf(reply.request),
       });
       return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
     },

@@ -1,8 +1,10 @@
 import type { AuthenticationMethod, Client, OAuthError, ProtocolStores } from '@oidc-orders/oauth-core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountStore } from '../../accounts/account-store.js';
 import type { StartedAuthorization } from '../../federation/authorizations.js';
 import type { UpstreamProvider } from '../../federation/registry.js';
 import type { redeemUpstreamCode } from '../../federation/upstream-code-flow.js';
+import type { MessageKey } from '../../i18n/catalogues/en.js';
 import type {
   AuthorizationFlow,
   NextStep,
@@ -40,7 +42,7 @@ export interface InteractionPurpose {
   /** CSP `form-action` sources the pages need beyond 'self' (the client's redirect URI origin). */
   formActionSources: string[];
   /** Extra text on the consent page. */
-  consentNotice?: string;
+  consentNotice?: MessageKey;
   /** Called once the interaction is consumed and the user consented. */
   complete(reply: FastifyReply, step: CompleteStep): Promise<FastifyReply>;
   /** Called once the interaction is consumed after the user pressed Deny. */
@@ -80,6 +82,8 @@ export interface InteractionRoutesOptions {
   consents: ConsentRepository;
   pageContext: PageContext;
   nowSeconds: () => number;
+  /** Remembers each sign-in's page language with the account, for mails sent later (src/i18n/). */
+  accounts: Pick<AccountStore, 'recordLanguage'>;
   loginAttemptGuard?: LoginAttemptGuard;
   /** Device verification (src/routes/device.ts); without it, device interactions are refused. */
   resolveDevicePurpose?: DevicePurposeResolver;

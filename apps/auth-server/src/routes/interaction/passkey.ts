@@ -3,6 +3,9 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { interactionPagePath } from '../../endpoints.js';
+import type { MessageKey } from '../../i18n/catalogues/en.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
+import type { Translator } from '../../i18n/translator.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import {
@@ -35,7 +38,7 @@ type PasskeyStep =
   | { kind: 'second-factor'; session: SsoSession; user: User; passkeyOnly: boolean };
 
 /** Every failure reads the same: which check failed goes to the audit log only. */
-const PASSKEY_FAILED = 'That passkey could not be verified. Please try again, or choose another way.';
+const PASSKEY_FAILED = 'passkey.failed' satisfies MessageKey;
 
 /**
  * §5.5 options for a sign-in of this interaction (any discoverable credential when `sub` is null),
@@ -94,16 +97,20 @@ export function registerPasskeyRoutes(
   }
 
   /** The other ways on from the passkey page. */
-  async function alternativesOf(loaded: LoadedInteraction, step: PasskeyStep): Promise<SafeHtml> {
+  async function alternativesOf(
+    loaded: LoadedInteraction,
+    step: PasskeyStep,
+    t: Translator,
+  ): Promise<SafeHtml> {
     const url = (page: 'login' | 'otp' | 'recovery') => steps.pageUrl(loaded.interaction, page);
     if (step.kind === 'sign-in') {
-      return html`<p><a href="${url('login')}">Sign in with your password instead</a></p>`;
+      return html`<p><a href="${url('login')}">${t.text('passkey.usePassword')}</a></p>`;
     }
     // Only a passkey reaches the level asked for: no other way is offered.
     if (step.passkeyOnly) return html``;
     const hasApp = await options.totp.hasConfirmed(step.user.sub);
-    return html`${hasApp ? html`<p><a href="${url('otp')}" data-link="otp">Enter a code from your authenticator app instead</a></p>` : null}
-<p><a href="${url('recovery')}" data-link="recovery-code">Use a recovery code instead</a></p>`;
+    return html`${hasApp ? html`<p><a href="${url('otp')}" data-link="otp">${t.text('passkey.useApp')}</a></p>` : null}
+<p><a href="${url('recovery')}" data-link="recovery-code">${t.text('otp.useRecoveryCode')}</a></p>`;
   }
 
   /** §5.5 options for this step, their challenge held server-side, and the page that runs them. */
@@ -122,7 +129,8 @@ export function registerPasskeyRoutes(
       secondFactor: user !== null,
       errorMessage,
       basePath: pageContext.basePath,
-      links: await alternativesOf(loaded, step),
+      links: await alternativesOf(loaded, step, reply.request.language),
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }
@@ -164,7 +172,7 @@ export function registerPasskeyRoutes(
       ip: request.ip,
     });
     if (failure.detail) request.log.info({ detail: failure.detail }, 'passkey assertion refused');
-    return sendSignInPage(reply, loaded, step, 401, PASSKEY_FAILED);
+    return sendSignInPage(reply, loaded, step, 401, reply.request.language.text(PASSKEY_FAILED));
   }
 
   /** A verified assertion: the session starts with the passkey, or adds it after the password. */

@@ -1,6 +1,7 @@
 import type { AuthorizationRequest } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
 import { ACCOUNT_CLIENT } from '../../account/account-interaction.js';
+import { consoleClientOf } from '../../admin/console-interaction.js';
 import { PAGES } from '../../endpoints.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import type { Interaction } from '../../interaction/interaction-repository.js';
@@ -32,6 +33,22 @@ export function accountPurpose(pageContext: PageContext, interaction: Interactio
     complete: async (reply) => backToAccount(reply),
     deny: async (reply) => backToAccount(reply),
     fail: async (reply) => backToAccount(reply),
+  };
+}
+
+/** The operator console's sign-in or step-up: it ends back on /admin, which decides what follows. */
+export function consolePurpose(pageContext: PageContext, interaction: Interaction): InteractionPurpose {
+  const backToConsole = (reply: FastifyReply) =>
+    reply.header('cache-control', 'no-store').redirect(`${pageContext.basePath}/admin`, 303);
+  const client = consoleClientOf(interaction.request.params);
+  return {
+    client,
+    requirements: { client, scopes: ['openid'], prompt: [], maxAge: null },
+    loginHint: undefined,
+    formActionSources: [],
+    complete: async (reply) => backToConsole(reply),
+    deny: async (reply) => backToConsole(reply),
+    fail: async (reply) => backToConsole(reply),
   };
 }
 

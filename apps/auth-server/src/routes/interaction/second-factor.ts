@@ -1,17 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { interactionPagePath, PAGES } from '../../endpoints.js';
+import type { MessageKey } from '../../i18n/catalogues/en.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { renderOtpPage } from '../../pages/otp.js';
 import { renderRecoveryCodePage, renderRecoveryCodeUsedPage } from '../../pages/recovery.js';
 import { sendHtml } from '../../pages/respond.js';
-import {
-  INVALID_CODE_MESSAGE,
-  type InteractionRoutesOptions,
-  type LoginAttempt,
-  tooManyAttemptsMessage,
-} from './options.js';
+import { type InteractionRoutesOptions, type LoginAttempt, tooManyAttemptsMessage } from './options.js';
 import { type InteractionSteps, type LoadedInteraction, stringField } from './steps.js';
 
 type SecondFactorPage = (
@@ -28,7 +25,7 @@ interface SecondFactorCheck {
   method: 'otp' | 'recovery_code';
   field: string;
   page: SecondFactorPage;
-  invalidMessage: string;
+  invalidMessage: MessageKey;
   /** Accepts the value for `sub`, and says what the audit event of a success adds. */
   verify(
     sub: string,
@@ -58,6 +55,7 @@ export function registerSecondFactorRoutes(
       basePath: pageContext.basePath,
       recoveryUrl: steps.pageUrl(loaded.interaction, 'recovery'),
       passkeyUrl,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   };
@@ -69,6 +67,7 @@ export function registerSecondFactorRoutes(
       errorMessage,
       basePath: pageContext.basePath,
       otpUrl: steps.pageUrl(loaded.interaction, 'otp'),
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   };
@@ -77,7 +76,7 @@ export function registerSecondFactorRoutes(
     method: 'otp',
     field: 'otp',
     page: sendOtpPage,
-    invalidMessage: INVALID_CODE_MESSAGE,
+    invalidMessage: 'otp.invalidCode',
     async verify(sub, value) {
       const verification = await options.totp.verify(sub, value);
       return verification.outcome === 'accepted'
@@ -90,7 +89,7 @@ export function registerSecondFactorRoutes(
     method: 'recovery_code',
     field: 'recovery_code',
     page: sendRecoveryPage,
-    invalidMessage: 'That recovery code is not valid or was already used.',
+    invalidMessage: 'recovery.invalidCode',
     async verify(sub, value) {
       if (!(await options.recoveryCodes.use(sub, value))) return { accepted: false, reason: 'invalid' };
       return { accepted: true, detail: { remaining: await options.recoveryCodes.remaining(sub) } };
@@ -103,6 +102,7 @@ export function registerSecondFactorRoutes(
         continueUrl: steps.pageUrl(loaded.interaction, 'otp'),
         accountUrl: `${pageContext.basePath}${PAGES.account.path}`,
         basePath: pageContext.basePath,
+        language: pageLanguageOf(reply.request),
       });
       return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
     },
@@ -122,7 +122,13 @@ export function registerSecondFactorRoutes(
     if (!decision.allowed) {
       // RFC 6585 §4, as for passwords: 429 with Retry-After and the same words.
       reply.header('retry-after', String(decision.retryAfterSeconds));
-      return check.page(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds), passkeyUrl);
+      return check.page(
+        reply,
+        loaded,
+        429,
+        tooManyAttemptsMessage(decision.retryAfterSeconds, request.language),
+        passkeyUrl,
+      );
     }
     const attempt: LoginAttempt = { ip: request.ip, username: `mfa:${session.sub}` };
     const result = await check.verify(session.sub, stringField(request.body, check.field) ?? '');
@@ -130,7 +136,7 @@ export function registerSecondFactorRoutes(
     if (!result.accepted) {
       await options.loginAttemptGuard?.recordFailure(attempt);
       audit(request.log, AUDIT_EVENTS.factorFailed, { ...context, reason: result.reason });
-      return check.page(reply, loaded, 401, check.invalidMessage, passkeyUrl);
+      return check.page(reply, loaded, 401, request.language.text(check.invalidMessage), passkeyUrl);
     }
     await options.loginAttemptGuard?.recordSuccess(attempt);
     audit(request.log, AUDIT_EVENTS.factorSucceeded, { ...context, ...result.detail });

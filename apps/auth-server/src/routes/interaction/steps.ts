@@ -1,8 +1,10 @@
 import type { CompletedMethod, User } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
+import { CONSOLE_CLIENT, isConsoleInteraction } from '../../admin/console-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { PAGES } from '../../endpoints.js';
+import type { Translator } from '../../i18n/translator.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
@@ -18,7 +20,7 @@ import type {
   InteractionRoutesOptions,
   LoginAttemptDecision,
 } from './options.js';
-import { accountPurpose, authorizationPurpose } from './purposes.js';
+import { accountPurpose, authorizationPurpose, consolePurpose } from './purposes.js';
 import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './url.js';
 
 /** What a method adds to its record beyond its name (oauth-core `CompletedMethod`). */
@@ -101,8 +103,7 @@ export function createInteractionSteps(
       pageContext,
       interaction.id,
       page,
-      interaction.request.params.client_id ??
-        (isAccountInteraction(interaction.request.params) ? ACCOUNT_CLIENT.clientId : undefined),
+      interaction.request.params.client_id ?? ownPageClientId(interaction.request.params),
     );
 
   const progressOf = (interaction: Interaction): InteractionProgress => ({
@@ -114,31 +115,38 @@ export function createInteractionSteps(
     reply.header('cache-control', 'no-store').redirect(pageUrl(loaded.interaction, page), 303);
 
   /** Where to go when an interaction is gone: the start page (its "Your account" link) by default. */
-  const startPage = { href: `${pageContext.basePath}/`, label: 'Go to the start page' };
+  const startPage = (t: Translator) => ({
+    href: `${pageContext.basePath}/`,
+    label: t.text('error.startPage'),
+  });
 
   const sendAlreadyCompleted = (reply: FastifyReply) =>
     sendErrorPage(
       reply,
       400,
       {
-        title: 'This sign-in request was already completed',
-        message: 'Return to the application; it may already have signed you in.',
+        title: reply.request.language.text('error.alreadyCompleted.title'),
+        message: reply.request.language.text('error.alreadyCompleted.message'),
         code: 'interaction_consumed',
-        next: startPage,
+        next: startPage(reply.request.language),
       },
       pageContext,
     );
 
   /** The way on from a page of `clientId`: its registered home, or the account page for its sign-in. */
-  async function wayOnTo(clientId: string | undefined) {
+  async function wayOnTo(clientId: string | undefined, t: Translator) {
     if (clientId === ACCOUNT_CLIENT.clientId) {
-      return { href: `${pageContext.basePath}${PAGES.account.path}`, label: 'Go to your account' };
+      return { href: `${pageContext.basePath}${PAGES.account.path}`, label: t.text('error.accountPage') };
+    }
+    if (clientId === CONSOLE_CLIENT.clientId) {
+      return { href: `${pageContext.basePath}/admin`, label: 'Go to the operator console' };
     }
     return clientHomeLink(options.stores, clientId);
   }
 
   async function sendExpired(request: InteractionRequest, reply: FastifyReply) {
-    const next = await wayOnTo(clientIdFromQuery(request.query));
+    const t = request.language;
+    const next = await wayOnTo(clientIdFromQuery(request.query), t);
     // Typically Back after signing in: the interaction was consumed and this browser is signed in.
     // It finished, so the browser goes on to where it went (the client's home finds the session).
     if (next !== undefined && (await app.ssoSessions.current(request)) !== null) {
@@ -148,12 +156,10 @@ export function createInteractionSteps(
       reply,
       400,
       {
-        title: 'This sign-in request has expired',
-        message: next
-          ? 'The sign-in took too long or was already completed. Start again from the application.'
-          : 'The sign-in took too long or was already completed. Start again from the application you came from.',
+        title: t.text('error.expired.title'),
+        message: t.text(next ? 'error.expired.message' : 'error.expired.messageNoApp'),
         code: 'interaction_expired',
-        next: next ?? startPage,
+        next: next ?? startPage(t),
       },
       pageContext,
     );
@@ -173,6 +179,7 @@ export function createInteractionSteps(
       return purpose;
     }
     if (isAccountInteraction(interaction.request.params)) return accountPurpose(pageContext, interaction);
+    if (isConsoleInteraction(interaction.request.params)) return consolePurpose(pageContext, interaction);
     try {
       // Re-validated at every step: the client may have been changed or removed meanwhile.
       const authorizationRequest = await flow.revalidate(interaction.request);
@@ -198,10 +205,12 @@ export function createInteractionSteps(
         reply,
         403,
         {
-          title: 'Sign-in started in another browser',
-          message: 'Please start signing in again from the application, in this browser.',
+          title: request.language.text('error.otherBrowser.title'),
+          message: request.language.text('error.otherBrowser.message'),
           code: 'interaction_browser_mismatch',
-          next: (await wayOnTo(clientIdFromQuery(request.query))) ?? startPage,
+          next:
+            (await wayOnTo(clientIdFromQuery(request.query), request.language)) ??
+            startPage(request.language),
         },
         pageContext,
       );
@@ -271,6 +280,8 @@ export function createInteractionSteps(
     // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
     const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
     await onSessionStarted?.(session);
+    // Mails sent later without a page (a reset, a notice) speak the language of this sign-in.
+    await options.accounts.recordLanguage(user.sub, request.language.language);
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }
@@ -326,6 +337,13 @@ export function createInteractionSteps(
     sessionAtStep,
     secondFactorAllowed,
   };
+}
+
+/** The client id the pages of the server's own sign-ins (account page, console) carry. */
+function ownPageClientId(params: Record<string, string>): string | undefined {
+  if (isAccountInteraction(params)) return ACCOUNT_CLIENT.clientId;
+  if (isConsoleInteraction(params)) return CONSOLE_CLIENT.clientId;
+  return undefined;
 }
 
 /** A form field, when the body has it as a string. */

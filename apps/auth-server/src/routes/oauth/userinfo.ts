@@ -1,19 +1,14 @@
 import {
   asResourceChallenge,
-  authenticationChallenge,
-  DPOP_SIGNING_ALGS,
   findActiveAccessToken,
-  invalidRequest,
   invalidToken,
   isOAuthError,
-  OAuthError,
   resolveUserInfoOfClient,
   userInfoResponse,
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINTS } from '../../endpoints.js';
-import { readFormParameters } from '../../http/oauth-form.js';
-import { bearerChallenge } from '../../plugins/error-handler.js';
+import { presentedAccessToken } from '../../http/presented-access-token.js';
 
 /**
  * OpenID Connect Core §5.3 UserInfo, GET and POST. The access token comes from the
@@ -36,7 +31,7 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
   };
 
   const resolveForRequest = async (request: FastifyRequest) => {
-    const credentials = accessTokenOf(request);
+    const credentials = presentedAccessToken(request, { formParameter: true, realm: 'userinfo' });
     if (credentials.scheme === 'Bearer') return resolveUserInfoOfClient(credentials.token, context);
     try {
       return await dpopUserInfo(request, credentials.token);
@@ -70,54 +65,3 @@ export const userInfoRoutes: FastifyPluginAsync = async (app) => {
   app.get(ENDPOINTS.userinfo.path, options, handler);
   app.post(ENDPOINTS.userinfo.path, options, handler);
 };
-
-/** The access token and how it was presented. */
-interface PresentedToken {
-  scheme: 'Bearer' | 'DPoP';
-  token: string;
-}
-
-function accessTokenOf(request: FastifyRequest): PresentedToken {
-  const header = request.headers.authorization;
-  const dpop = header === undefined ? undefined : /^DPoP +([\x21-\x7E]+) *$/i.exec(header)?.[1];
-  if (dpop !== undefined) {
-    if (request.method === 'POST' && readFormParameters(request.body).params.access_token !== undefined) {
-      throw invalidRequest('the access token was sent in more than one way');
-    }
-    return { scheme: 'DPoP', token: dpop };
-  }
-  return { scheme: 'Bearer', token: bearerToken(request) };
-}
-
-function bearerToken(request: FastifyRequest): string {
-  const header = request.headers.authorization;
-  const fromHeader = header === undefined ? undefined : /^Bearer +([\x21-\x7E]+) *$/i.exec(header)?.[1];
-  if (header !== undefined && fromHeader === undefined && !/^(Bearer|DPoP)(\s|$)/i.test(header)) {
-    // Another scheme (Basic…) is no access token at all.
-    throw missingToken();
-  }
-  if (header !== undefined && fromHeader === undefined)
-    throw invalidRequest('malformed authorization header');
-  const fromBody =
-    request.method === 'POST' ? readFormParameters(request.body).params.access_token : undefined;
-  // RFC 6750 §2: "Clients MUST NOT use more than one method to transmit the token in each request."
-  if (fromHeader !== undefined && fromBody !== undefined) {
-    throw invalidRequest('the access token was sent in more than one way');
-  }
-  const token = fromHeader ?? fromBody;
-  if (token === undefined) throw missingToken();
-  return token;
-}
-
-/** RFC 6750 §3.1: a request without any authentication gets a bare challenge, no error code. */
-function missingToken(): OAuthError {
-  return new OAuthError('invalid_token', {
-    description: 'an access token is required',
-    detail: 'no bearer token',
-    status: 401,
-    // RFC 9449 §7.1: a resource accepting both schemes challenges with both.
-    headers: {
-      'WWW-Authenticate': `${bearerChallenge()}, ${authenticationChallenge('DPoP', [['algs', DPOP_SIGNING_ALGS.join(' ')]])}`,
-    },
-  });
-}

@@ -115,7 +115,7 @@ export function createRegistrySnapshot(db: AppDatabase, ttlMs: number, nowMs: ()
   };
 }
 
-function clientFromRow(row: typeof clients.$inferSelect): Client {
+export function clientFromRow(row: typeof clients.$inferSelect): Client {
   return {
     clientId: row.clientId,
     clientName: row.clientName,
@@ -172,7 +172,7 @@ function tokenExchangeRow(policy: TokenExchangePolicy | null | undefined) {
   };
 }
 
-function resourceFromRow(row: typeof resources.$inferSelect): Resource {
+export function resourceFromRow(row: typeof resources.$inferSelect): Resource {
   return {
     id: row.id,
     scopes: row.scopes,

@@ -3,12 +3,9 @@ import { directoryLoginAccountId } from '../../../accounts/login-accounts.js';
 import { AUDIT_EVENTS, audit } from '../../../audit.js';
 import type { DirectorySignIn, DirectorySignInOutcome } from '../../../directory/directory-sign-in.js';
 import { interactionPagePath } from '../../../endpoints.js';
+import type { MessageKey } from '../../../i18n/catalogues/en.js';
 import { csrfTokenFor } from '../../../interaction/csrf.js';
-import {
-  INVALID_CREDENTIALS_MESSAGE,
-  type LoginAttemptDecision,
-  type LoginAttemptGuard,
-} from '../../../interaction/login-attempts.js';
+import type { LoginAttemptDecision, LoginAttemptGuard } from '../../../interaction/login-attempts.js';
 import { renderDirectoryPasswordPage } from '../../../pages/directory-password.js';
 import { sendHtml } from '../../../pages/respond.js';
 import { type InteractionRequest, type LoadedInteraction, stringField } from '../steps.js';
@@ -36,15 +33,15 @@ export const DIRECTORY_PASSWORD_EXPIRED_MESSAGE =
 /** What follows an answer of the bind: the session, the login page again, or the change step. */
 type DirectoryStep =
   | { next: 'sign_in' }
-  | {
+  | ({
       next: 'login_page';
       status: number;
       reason: string;
-      message: string;
       /** A wrong password: counted against the limits, with the last-attempt warning. */
       failure?: true;
       retryAfterSeconds?: number;
-    }
+      /** The page's words: a catalogue message in the page's language, or (not yet translated) English text. */
+    } & ({ message: string } | { messageKey: MessageKey }))
   | { next: 'change_password'; change: 'expired' | 'must_change'; reason: string };
 
 /**
@@ -71,7 +68,8 @@ const DIRECTORY_ANSWERS = {
     next: 'login_page',
     status: 401,
     reason: 'directory_invalid_credentials',
-    message: INVALID_CREDENTIALS_MESSAGE,
+    // The same words as a wrong local password: the page does not tell which kind of account it is.
+    messageKey: 'login.invalidCredentials',
     failure: true,
   },
   not_permitted_time: {
@@ -176,7 +174,8 @@ export async function verifyWithDirectory(
     // The entry is known: the failure counts on its own lock too, whatever name found it.
     if (outcome.kind === 'invalid_credentials' && outcome.stableId !== undefined)
       await guard?.allowAccount({ ip, username }, directoryLoginAccountId(outcome.stableId));
-    const { status, reason, message } = step;
+    const { status, reason } = step;
+    const message = 'messageKey' in step ? attempt.language.text(step.messageKey) : step.message;
     const retry = 'retryAfterSeconds' in step ? { retryAfterSeconds: step.retryAfterSeconds } : {};
     const failure = 'failure' in step && step.failure === true;
     return { kind: 'refused', status, reason, message, failure, ...retry, audit: DIRECTORY_AUDIT };
@@ -297,7 +296,12 @@ export function registerDirectoryPasswordChange(
         ip: request.ip,
         source: 'ldap',
       });
-      const attempt = { username, password: field('new_password'), ip: request.ip };
+      const attempt = {
+        username,
+        password: field('new_password'),
+        ip: request.ip,
+        language: request.language,
+      };
       return answer(
         request,
         reply,

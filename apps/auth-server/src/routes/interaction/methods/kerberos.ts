@@ -3,6 +3,7 @@ import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../../audit.js';
 import { interactionPagePath } from '../../../endpoints.js';
+import type { MessageKey } from '../../../i18n/catalogues/en.js';
 import { type SpnegoAcceptor, SpnegoRejectedError } from '../../../kerberos/gssapi-acceptor.js';
 import type { KerberosSignIn } from '../../../plugins/kerberos.js';
 import type { PageContext } from '../../authorization-reply.js';
@@ -154,8 +155,11 @@ export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignI
     );
   };
 
-/** The login page's link (CONTRACT "Kerberos": `data-sign-in="kerberos"`, a GET). */
-export const KERBEROS_LINK_LABEL = 'Sign in with your organisation account (Kerberos)';
+/**
+ * The login page's link (CONTRACT "Kerberos": `data-sign-in="kerberos"`, a GET), its words a
+ * catalogue message (src/i18n/catalogues/) so the page shows them in its language.
+ */
+export const KERBEROS_LINK_LABEL = 'login.withKerberos' satisfies MessageKey;
 
 /** Kerberos single sign-on as a way in: configured by KRB5_KTNAME (src/plugins/kerberos.ts). */
 export const kerberosMethod = {

@@ -1,16 +1,15 @@
 import { dummyPasswordVerify, type User, verifyPassword } from '@oidc-orders/oauth-core';
 import { canonicalUsername } from '../../../accounts/canonical-username.js';
-import {
-  INVALID_CREDENTIALS_MESSAGE,
-  type LoginAttemptDecision,
-  type LoginAttemptGuard,
-} from '../../../interaction/login-attempts.js';
+import type { Translator } from '../../../i18n/translator.js';
+import type { LoginAttemptDecision, LoginAttemptGuard } from '../../../interaction/login-attempts.js';
 
 /** The login form's username and password, with the local record the username names (if any). */
 export interface PasswordAttempt {
   username: string;
   password: string;
   ip: string;
+  /** The page's language (the request's, src/i18n/): the words of a refusal are in it. */
+  language: Translator;
   /** Looked up once for the whole chain: which verifier answers may depend on it. */
   localUser: User | null;
 }
@@ -74,7 +73,7 @@ export async function verifyWithChain(
 /** Seed and `users add` accounts: the scrypt hash stored here. */
 export const localPasswordVerifier: PasswordVerifier = {
   name: 'local',
-  async verify({ username, password, ip, localUser: user }, guard): Promise<PasswordOutcome> {
+  async verify({ username, password, ip, language, localUser: user }, guard): Promise<PasswordOutcome> {
     // The account is known: its own counter is the person's lock, whatever spelling found it.
     // An unknown name is counted the same way (same queries, same time: no account enumeration).
     if (guard) {
@@ -90,7 +89,7 @@ export const localPasswordVerifier: PasswordVerifier = {
       return {
         kind: 'refused',
         status: 401,
-        message: INVALID_CREDENTIALS_MESSAGE,
+        message: language.text('login.invalidCredentials'),
         reason: user === null ? 'unknown_user' : 'wrong_password',
         failure: true,
         audit: user === null ? {} : ({ sub: user.sub } as VerifierAuditFields),

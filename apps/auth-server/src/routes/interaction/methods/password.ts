@@ -43,7 +43,8 @@ function sendRateLimited(
     retry_after_seconds: decision.retryAfterSeconds,
   });
   reply.header('retry-after', String(decision.retryAfterSeconds));
-  return area.showLoginPage(reply, loaded, 429, tooManyAttemptsMessage(decision.retryAfterSeconds), username);
+  const message = tooManyAttemptsMessage(decision.retryAfterSeconds, request.language);
+  return area.showLoginPage(reply, loaded, 429, message, username);
 }
 
 /** The one place an outcome of any password verifier becomes an audit event, a count and a page. */
@@ -69,7 +70,7 @@ function passwordOutcomeAnswer(area: InteractionArea): PasswordOutcomeAnswer {
         audit(request.log, AUDIT_EVENTS.loginFailed, { reason: outcome.reason, ...fields, ...outcome.audit });
         if (outcome.retryAfterSeconds !== undefined)
           reply.header('retry-after', String(outcome.retryAfterSeconds));
-        const warning = outcome.failure ? lastAttemptWarning(limit) : undefined;
+        const warning = outcome.failure ? lastAttemptWarning(limit, request.language) : undefined;
         const message = warning ? `${outcome.message} ${warning}` : outcome.message;
         return area.showLoginPage(reply, loaded, outcome.status, message, username);
       }
@@ -124,7 +125,7 @@ export const passwordMethod = {
         const localUser = username === '' ? null : await users.findUserByUsername(username);
         const outcome = await verifyWithChain(
           chain,
-          { username, password, ip: request.ip, localUser },
+          { username, password, ip: request.ip, language: request.language, localUser },
           guard,
         );
         return answer(request, reply, loaded, username, outcome, limit);

@@ -1,11 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from '@oidc-orders/service-kit/testing';
-import { Attribute, Change, Client } from 'ldapts';
-import { makeThrowAwayCa, type ThrowAwayCa } from './smtp-server.js';
+import type { Client } from 'ldapts';
+import { findFreePort } from './free-port.js';
+import { requireSystemProgram, suiteCanRun, systemProgramMissing } from './system-programs.js';
+import { makeThrowAwayCa, type ThrowAwayCa } from './throw-away-certificate.js';
 
 /**
  * A real OpenLDAP server (Debian's `slapd`) for one suite: its own slapd.conf and mdb database in a
@@ -23,20 +24,14 @@ export const SERVICE_DN = `cn=service,${BASE_DN}`;
 const ROOT_DN = `cn=admin,${BASE_DN}`;
 const POLICY_DN = `cn=default,ou=policies,${BASE_DN}`;
 
+/** The entry of deploy/ci/system-packages.json this fixture runs. */
+export const slapdRequires = 'slapd';
+
 /** Why the slapd suites cannot run here, or undefined when they can. */
-export function slapdMissing(): string | undefined {
-  if (!existsSync(SLAPD) || !existsSync('/usr/lib/ldap/back_mdb.so'))
-    return 'OpenLDAP is not installed: apt-get install slapd ldap-utils';
-  return undefined;
-}
+export const slapdMissing = (): string | undefined => systemProgramMissing(slapdRequires);
 
 /** Left out with a line saying what to install; under CI=true a missing slapd fails the run. */
-export function describeWithSlapd(): boolean {
-  const missing = slapdMissing();
-  if (missing && process.env.CI === 'true') throw new Error(`directory suites: ${missing}`);
-  if (missing) console.warn(`directory suites left out: ${missing}`);
-  return missing === undefined;
-}
+export const describeWithSlapd = (): boolean => suiteCanRun(slapdRequires, 'directory suites');
 
 export interface DirectoryPerson {
   uid: string;
@@ -87,6 +82,9 @@ export interface SlapdFixture {
 }
 
 const freePort = findFreePort;
+
+/** Loaded on first use: the testing entry stays quick to import for the suites that never start slapd. */
+const loadLdapts = () => import('ldapts');
 
 function hashed(password: string): string {
   return execFileSync('/usr/sbin/slappasswd', ['-h', '{SSHA}', '-s', password], { encoding: 'utf8' }).trim();
@@ -187,6 +185,7 @@ class SlapdProcess {
     child.stderr?.on('data', (chunk: Buffer) => {
       this.log += chunk.toString('utf8');
     });
+    const { Client } = await loadLdapts();
     const deadline = Date.now() + 15_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`slapd exited at start:\n${this.log.slice(-2000)}`);
@@ -216,6 +215,7 @@ class SlapdProcess {
 
 /** Starts slapd in a new temporary folder; `close()` stops it and removes the folder. */
 export async function startSlapd(): Promise<SlapdFixture> {
+  requireSystemProgram(slapdRequires, 'the slapd fixture');
   const dir = mkdtempSync(join(tmpdir(), 'slapd-'));
   mkdirSync(join(dir, 'data'));
   const ca = makeThrowAwayCa();
@@ -233,6 +233,7 @@ export async function startSlapd(): Promise<SlapdFixture> {
   const ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
   const server = new SlapdProcess(conf, `${url}/ ${ldapsUrl}/`);
   await server.start(url);
+  const { Attribute, Change, Client } = await loadLdapts();
 
   async function asRoot<T>(work: (client: Client) => Promise<T>): Promise<T> {
     const client = new Client({ url, timeout: 5000, connectTimeout: 2000 });

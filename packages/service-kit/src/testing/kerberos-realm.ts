@@ -10,7 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from './processes.js';
+import { findFreePort } from './free-port.js';
+import { requireSystemProgram } from './system-programs.js';
+
+/** The entry of deploy/ci/system-packages.json this fixture runs. */
+export const kerberosRealmRequires = 'kerberos';
 
 export const REALM = 'OIDC.TEST';
 
@@ -36,8 +40,6 @@ export interface KerberosRealm {
   emptyCache(): string;
   stop(): Promise<void>;
 }
-
-const MIT_PROGRAMS = ['krb5kdc', 'kdb5_util', 'kadmin.local', 'kinit'];
 
 function run(command: string, args: string[], env: Record<string, string>, input?: string): string {
   const result = spawnSync(command, args, {
@@ -93,15 +95,8 @@ function configFiles(directory: string, port: number) {
   return { krb5Conf, kdcConf };
 }
 
-/** Whether the MIT Kerberos programs are installed (e2e/system-requirements.ts). */
-export function mitKerberosInstalled(): boolean {
-  const path = `${process.env.PATH ?? ''}:/usr/sbin:/sbin`;
-  return MIT_PROGRAMS.every(
-    (program) => spawnSync('sh', ['-c', `command -v ${program}`], { env: { PATH: path } }).status === 0,
-  );
-}
-
 export async function startKerberosRealm(): Promise<KerberosRealm> {
+  requireSystemProgram(kerberosRealmRequires, 'the Kerberos realm fixture');
   const directory = await mkdtemp(join(tmpdir(), 'e2e-krb5-'));
   const port = await findFreePort();
   const krb5Config = join(directory, 'krb5.conf');

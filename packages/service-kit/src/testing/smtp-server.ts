@@ -1,16 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
-import type { SmtpTimings } from '../../src/mail/mailer.js';
+import type { ParsedMail } from 'mailparser';
 
 /**
  * A real SMTP server over TCP on a free loopback port (the npm `smtp-server` package, by the
  * nodemailer authors) as the receiving side of the mail tests: plain, or offering STARTTLS with a
- * certificate from a throw-away CA made with openssl in a temporary folder. Also a port nobody
+ * certificate from a throw-away CA (throw-away-certificate.ts). Also a port nobody
  * listens on (server down) and a server that accepts connections and never answers (stall).
  */
 
@@ -30,80 +24,13 @@ export interface SmtpFixture {
   close(): Promise<void>;
 }
 
-export interface ThrowAwayCa {
-  caFile: string;
-  key: Buffer;
-  cert: Buffer;
-  remove(): void;
-}
-
-/** A CA and a `localhost` / 127.0.0.1 server certificate it signed, in a temporary folder. */
-export function makeThrowAwayCa(): ThrowAwayCa {
-  const dir = mkdtempSync(join(tmpdir(), 'smtp-ca-'));
-  const at = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=throw-away test CA',
-    '-keyout',
-    at('ca.key'),
-    '-out',
-    at('ca.pem'),
-  );
-  openssl(
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-subj',
-    '/CN=localhost',
-    '-keyout',
-    at('server.key'),
-    '-out',
-    at('server.csr'),
-  );
-  writeFileSync(at('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    at('server.csr'),
-    '-CA',
-    at('ca.pem'),
-    '-CAkey',
-    at('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    at('ext.cnf'),
-    '-out',
-    at('server.pem'),
-  );
-  return {
-    caFile: at('ca.pem'),
-    key: readFileSync(at('server.key')),
-    cert: readFileSync(at('server.pem')),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
 export async function startSmtpServer(
   options: { tls?: { key: Buffer; cert: Buffer } } = {},
 ): Promise<SmtpFixture> {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
+  // Loaded on first use: the testing entry stays quick to import for the suites that never start it.
+  const [{ SMTPServer }, { simpleParser }] = await Promise.all([import('smtp-server'), import('mailparser')]);
   const server = new SMTPServer({
     authOptional: true,
     disableReverseLookup: true,
@@ -174,16 +101,6 @@ export async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-
-/** Timings short enough that a stalled server is given up on within a test's patience. */
-export const STALL_TEST_SMTP_TIMINGS: SmtpTimings = {
-  connectionTimeoutMs: 300,
-  greetingTimeoutMs: 300,
-  socketTimeoutMs: 500,
-  sendDeadlineMs: 1_000,
-  attempts: 2,
-  retryBackoffMs: 50,
-};
 
 /** Accepts TCP connections and never says a word (no SMTP greeting): a stalled mail server. */
 export async function startStallingServer(): Promise<{ port: number; close(): Promise<void> }> {

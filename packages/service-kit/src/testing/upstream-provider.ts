@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { findFreePort } from '@oidc-orders/service-kit/testing';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
+import { findFreePort } from './free-port.js';
 
 /**
  * A real upstream OpenID provider for the federation tests: panva's `oidc-provider`, in this
@@ -48,9 +49,6 @@ export interface UpstreamProviderFixture {
   currentKid(): string;
   close(): Promise<void>;
 }
-
-/** A free loopback port for a server a test starts (service-kit's findFreePort). */
-export const freeLoopbackPort = findFreePort;
 
 async function signingKey() {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
@@ -188,7 +186,7 @@ export async function startUpstreamProvider(options: {
   backchannelLogoutUri?: string;
   port?: number;
 }): Promise<UpstreamProviderFixture> {
-  const port = options.port ?? (await freeLoopbackPort());
+  const port = options.port ?? (await findFreePort());
   const issuer = `http://127.0.0.1:${port}`;
   const client = { id: 'federating-server', secret: `upstream-secret-${randomUUID()}` };
   const clientKeys = await clientKeyPair();
@@ -202,6 +200,8 @@ export async function startUpstreamProvider(options: {
     behaviour: { account: { sub: 'upstream-user-1' } } as UpstreamBehaviour,
   };
   const start = async () => {
+    // Loaded on first use: the testing entry stays quick to import for the suites that never start it.
+    const { default: Provider } = await import('oidc-provider');
     const provider = new Provider(
       issuer,
       configuration(

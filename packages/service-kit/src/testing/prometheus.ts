@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from './processes.js';
+import { findFreePort } from './free-port.js';
+import { requireSystemProgram } from './system-programs.js';
 
 /**
  * A throw-away Prometheus (Debian's `prometheus` package) for one suite: its own configuration and
@@ -14,9 +14,8 @@ import { findFreePort } from './processes.js';
 export const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
 export const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
 
-export function prometheusInstalled(): boolean {
-  return existsSync(PROMETHEUS_BIN) && existsSync(PROMTOOL_BIN);
-}
+/** The entry of deploy/ci/system-packages.json this fixture runs. */
+export const prometheusRequires = 'prometheus';
 
 export interface PrometheusOptions {
   /** Job name → `host:port` targets, scraped at `/metrics` over HTTP. */
@@ -79,6 +78,7 @@ async function api<T>(url: string): Promise<T> {
 }
 
 export async function startPrometheus(options: PrometheusOptions): Promise<Prometheus> {
+  requireSystemProgram(prometheusRequires, 'the Prometheus fixture');
   const check = spawnSync(PROMTOOL_BIN, ['check', 'rules', ...options.ruleFiles], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`promtool check rules failed:\n${check.stdout}${check.stderr}`);
   const directory = await mkdtemp(join(tmpdir(), 'e2e-prometheus-'));
