@@ -18,14 +18,10 @@ import type { AppConfig } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { Directory } from './directory/types.js';
 import type { EnabledFeatures } from './endpoints.js';
-import { resolveProvider, type UpstreamProvider } from './federation/registry.js';
-import { createUpstreamClients, type UpstreamClients } from './federation/upstream-client.js';
+import type { UpstreamClients } from './federation/upstream-client.js';
 import { scrubText, scrubValue, serializeError, serializeRequest } from './http/log-redaction.js';
 import { parseFormBody, requestTextGuardPlugin } from './http/request-text-guard.js';
-import { createSpnegoAcceptor, type SpnegoAcceptor } from './kerberos/gssapi-acceptor.js';
-import { userForPrincipal } from './kerberos/principal-mapping.js';
-import { findSubByKerberosPrincipal } from './kerberos/principal-repository.js';
-import { createUpstreamLinkMail } from './mail/upstream-link.js';
+import { createLoginAttemptLimiter } from './interaction/login-attempt-limiter.js';
 import type { DevelopmentSeedSummary } from './pages/home.js';
 import { adminPlugin } from './plugins/admin.js';
 import { auditEventsPlugin } from './plugins/audit-events.js';
@@ -36,7 +32,9 @@ import { databasePlugin } from './plugins/db.js';
 import { directoryPlugin } from './plugins/directory.js';
 import { dpopPlugin } from './plugins/dpop.js';
 import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
+import { federationPlugin } from './plugins/federation.js';
 import { healthPlugin } from './plugins/health.js';
+import { kerberosPlugin } from './plugins/kerberos.js';
 import { keysPlugin } from './plugins/keys.js';
 import { type LogoutPluginOptions, logoutPlugin } from './plugins/logout.js';
 import { type MailPluginOptions, mailPlugin } from './plugins/mail.js';
@@ -48,16 +46,12 @@ import { adminApiRoutes } from './routes/admin-api/index.js';
 import { adminApiMetadataRoutes } from './routes/admin-api-metadata.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { upstreamLogoutRoutes } from './routes/idp-logout.js';
-import type { KerberosSignIn } from './routes/interaction/index.js';
-import { createLoginAttemptLimiter } from './routes/interaction/login-attempt-limiter.js';
-import type { FederationSignIn } from './routes/interaction/options.js';
 import { oauthRoutes } from './routes/oauth/index.js';
 import { signInRoutes } from './routes/sign-in.js';
 import type { SeedDocument } from './schemas/seed.js';
 import { readSeedFile } from './seed.js';
 import type { SeedPlan } from './seed-plan/plan.js';
 import { planSeed, planSeedFile, seedPlanContext } from './seed-plan/plan-seed.js';
-import { createJtiReplayStore } from './storage/drizzle/jti-replay.js';
 
 /** What tests (or an embedding program) may supply instead of the defaults. */
 export interface AppDependencies {
@@ -111,17 +105,25 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   const random = deps.random ?? systemRandom;
   // Read and validated before anything else, so a broken seed file fails the start at once.
   const seed = deps.seed ?? (config.seedFile ? await readSeedFile(config.seedFile) : undefined);
-  // Likewise a Kerberos setup that cannot work (keytab, binding, pinned principal): one line, no start.
-  // Secret and key files of upstream providers are read now: a missing one fails the start.
-  const upstreamProviders = new Map(
-    await Promise.all(
-      (seed?.identity_providers ?? []).map(
-        async (entry) => [entry.id, await resolveProvider(entry)] as const,
-      ),
-    ),
-  );
-  const spnegoAcceptor = config.kerberos ? await createSpnegoAcceptor(config.kerberos) : null;
+  const app = await createServer(config, deps);
+  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
+  const start: StartParts = { config, deps, seed, clock, random };
+  await registerInfrastructure(app, start);
+  await registerRoutes(app, start);
+  return app;
+}
 
+/** What buildApp starts from: the configuration, the caller's parts, the seed, time and randomness. */
+interface StartParts {
+  config: AppConfig;
+  deps: AppDependencies;
+  seed: SeedDocument | undefined;
+  clock: Clock;
+  random: RandomSource;
+}
+
+/** Fastify with the server-wide options and hooks, before any plugin. */
+async function createServer(config: AppConfig, deps: AppDependencies) {
   const app = Fastify({
     logger: withLogRedaction(config, deps.logger, deps.prettyLogs === true),
     trustProxy: toFastifyTrustProxy(config.trustProxy),
@@ -144,9 +146,13 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
     done();
   });
   for (const warning of config.warnings) app.log.warn(warning);
-  warnWhenNoClientIsRegistered(app.log, seed, config.seedFile);
+  return app;
+}
 
-  // ─── Infrastructure ──────────────────────────────────────────────────────────────────────────
+type App = Awaited<ReturnType<typeof createServer>>;
+
+/** The named plugins (src/plugins/), each system the app talks to among them, in dependency order. */
+async function registerInfrastructure(app: App, { config, deps, seed, clock, random }: StartParts) {
   await app.register(configPlugin, { config });
   await app.register(errorHandlerPlugin);
   // Control characters, lone surrogates, non-UTF-8 escapes → 400 before any other hook or route.
@@ -168,19 +174,21 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
+  const fetchOrigins = seed?.client_registration?.fetch_origins;
   await app.register(clientAuthenticationPlugin, {
     clock,
-    keys: {
-      ...(seed?.client_registration?.fetch_origins
-        ? { registeredClientFetchOrigins: seed.client_registration.fetch_origins }
-        : {}),
-      ...deps.clientKeys,
-    },
+    keys: { ...(fetchOrigins ? { registeredClientFetchOrigins: fetchOrigins } : {}), ...deps.clientKeys },
   });
   await app.register(logoutPlugin, { backchannel: deps.backchannelLogout });
   // A test's own directory, or the one LDAP_URL configures (ldapts is loaded only then).
   await app.register(directoryPlugin, deps.directory ? { directory: deps.directory } : {});
   await app.register(mailPlugin, deps.mail ?? {});
+  // Sign-in through other systems: Kerberos (KRB5_KTNAME), upstream providers (the seed's).
+  await app.register(kerberosPlugin);
+  await app.register(federationPlugin, {
+    providers: seed?.identity_providers,
+    clients: deps.upstreamClients,
+  });
   // The operator's operations (src/admin/), for the admin API and the console.
   await app.register(adminPlugin);
   await app.register(healthPlugin);
@@ -188,8 +196,10 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // application/x-www-form-urlencoded for every route (OAuth endpoints and HTML forms). Repeated
   // parameters arrive as arrays, which the OAuth endpoints reject (RFC 6749 §3.1, §3.2).
   await app.register(formbody, { parser: parseFormBody });
+}
 
-  // ─── OAuth / OIDC endpoints ──────────────────────────────────────────────────────────────────
+/** The route areas: discovery, the OAuth endpoints, then everything a browser sees. */
+async function registerRoutes(app: App, { config, deps, seed, clock, random }: StartParts) {
   await app.register(discoveryRoutes, {
     enabled: enabledFeatures(seed),
     metadataDocuments: seed?.client_id_metadata_documents !== undefined,
@@ -200,93 +210,34 @@ export async function buildApp(config: AppConfig, deps: AppDependencies = {}) {
   // The seed plan compares with the file on disk (SEED_FILE), else with the seed given in code.
   await app.register(adminApiRoutes, { seed: deps.seed });
   await app.register(adminApiMetadataRoutes);
-
-  const federation =
-    upstreamProviders.size > 0 ? federationSignIn(app, upstreamProviders, deps.upstreamClients) : undefined;
-
-  // ─── Interaction: /authorize, login, consent, SSO session (owned by the interaction work) ───
+  // Interaction: /authorize, login (each sign-in method), consent, SSO session, account pages.
   await app.register(signInRoutes, {
     db: app.database.db,
     protocol: app.protocol,
-    deviceUserCodeAttemptsPerMinute: app.config.device.userCodeAttemptsPerMinute,
-    keyEncryptionKey: app.config.keyEncryptionKey,
+    deviceUserCodeAttemptsPerMinute: config.device.userCodeAttemptsPerMinute,
+    keyEncryptionKey: config.keyEncryptionKey,
     ...(config.nodeEnv === 'development' && seed
       ? { developmentSeed: summariseSeedForDevelopment(seed, config.seedFile) }
       : {}),
-    // Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table.
-    loginAttemptGuard: createLoginAttemptLimiter(
-      app.database.db,
-      {
-        maxFailuresPerUsername: app.config.rateLimits.loginMaxFailuresPerUsername,
-        maxFailuresPerIp: app.config.rateLimits.loginMaxFailuresPerIp,
-        windowSeconds: app.config.rateLimits.loginFailureWindowSeconds,
-      },
-      { nowMs: () => clock.nowSeconds() * 1000 },
-    ),
-    kerberos: spnegoAcceptor ? kerberosSignIn(app, spnegoAcceptor) : undefined,
-    federation,
+    loginAttemptGuard: loginAttemptLimiterOf(app, clock),
     admins: seed?.admins ?? [],
     seedPlan: currentSeedPlan(app, config.seedFile ? undefined : seed),
   });
-  if (federation) {
-    await app.register(upstreamLogoutRoutes, {
-      providers: upstreamProviders,
-      clients: federation.clients,
-      basePath: issuerBasePath(config.issuer),
-      nowSeconds: () => clock.nowSeconds(),
-    });
-  }
-
-  return app;
+  await app.register(upstreamLogoutRoutes, { basePath: issuerBasePath(config.issuer) });
 }
 
-type App = Awaited<ReturnType<typeof Fastify>>;
-
-/** Kerberos at the login step: the acceptor, the principal → user mapping, the shared replay record. */
-function kerberosSignIn(app: App, acceptor: SpnegoAcceptor): KerberosSignIn {
-  const db = app.database.db;
-  const usernameRealm = app.config.kerberos?.usernameRealm ?? null;
-  app.log.info(
-    { servicePrincipals: acceptor.servicePrincipals, usernameRealm },
-    `kerberos: accepting tickets for ${acceptor.servicePrincipals.join(', ')}`,
+/** Failed sign-ins per username and per IP, counted in the shared rate_limit_counters table. */
+function loginAttemptLimiterOf(app: App, clock: Clock) {
+  const limits = app.config.rateLimits;
+  return createLoginAttemptLimiter(
+    app.database.db,
+    {
+      maxFailuresPerUsername: limits.loginMaxFailuresPerUsername,
+      maxFailuresPerIp: limits.loginMaxFailuresPerIp,
+      windowSeconds: limits.loginFailureWindowSeconds,
+    },
+    { nowMs: () => clock.nowSeconds() * 1000 },
   );
-  // The jti replay table is a generic "seen once" record (key, expiry), shared by every instance.
-  const replay = createJtiReplayStore(db);
-  return {
-    acceptor,
-    replay,
-    nowSeconds: () => app.protocol.clock.nowSeconds(),
-    userForPrincipal: async (principal) =>
-      // A principal no seed user claims may be a directory user's (userPrincipalName, krbPrincipalName).
-      (await userForPrincipal(principal, {
-        users: app.protocol.stores.users,
-        findSubByPrincipal: (name) => findSubByKerberosPrincipal(db, name),
-        usernameRealm,
-      })) ?? (app.directorySignIn ? app.directorySignIn.userForKerberosPrincipal(principal) : null),
-  };
-}
-
-/** Upstream OpenID providers at the login step (README "Upstream identity providers"). */
-function federationSignIn(
-  app: App,
-  providers: ReadonlyMap<string, UpstreamProvider>,
-  clients: UpstreamClients | undefined,
-): FederationSignIn {
-  return {
-    db: app.database.db,
-    providers,
-    clients: clients ?? createUpstreamClients(),
-    findUser: (sub) => app.protocol.stores.users.findUserBySub(sub),
-    linkMail: app.mailer
-      ? createUpstreamLinkMail({
-          db: app.database.db,
-          clock: app.protocol.clock,
-          random: app.protocol.random,
-          issuer: app.protocol.config.issuer,
-          mailer: app.mailer,
-        })
-      : null,
-  };
 }
 
 /**
@@ -350,7 +301,7 @@ function withLogRedaction(
   pretty = false,
 ): FastifyServerOptions['logger'] {
   // Silent rather than off: Fastify's "off" is one no-op logger shared by every app in the
-  // process, and the app's own logger carries its audit event sink (src/audit/audit-sink.ts).
+  // process, and the app's own logger carries its audit event sink (src/audit.ts `attachAuditSink`).
   if (override === false) return { ...loggerOptions(config), level: 'silent' };
   const base = loggerOptions(config, pretty && override === undefined);
   return typeof override === 'object' && override !== null ? { ...base, ...override } : base;

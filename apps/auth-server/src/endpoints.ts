@@ -199,3 +199,49 @@ export function clientAuthenticationEndpointUrls(
 
 /** The endpoints browsers call cross-origin: each answers a preflight. */
 export const BROWSER_CORS_ENDPOINTS: readonly ProtocolEndpoint[] = rows.filter((row) => row.browserCors);
+
+/**
+ * The steps of an interaction, each a page at `/interaction/:id/<step>` (src/routes/interaction/,
+ * whose guard loads the interaction for every one): the one place their names are written.
+ */
+export const INTERACTION_PAGES = [
+  'login',
+  'kerberos',
+  'otp',
+  'recovery',
+  'passkey',
+  'enrol',
+  'enrol-passkey',
+  'continue',
+  'consent',
+  'directory-password',
+] as const;
+
+export type InteractionPage = (typeof INTERACTION_PAGES)[number];
+
+/** The route of an interaction step: `/interaction/:id/login`, … */
+export const interactionPagePath = <Page extends InteractionPage>(page: Page) =>
+  `/interaction/:id/${page}` as const;
+
+/**
+ * The other pages a person opens, one row each beside the endpoints above: the one place their
+ * paths are written. Routes register them and links are built from them (with the issuer's base
+ * path); test/page-paths.test.ts holds the table against the running app. `enabledBy`: the page
+ * exists only with that part configured.
+ */
+export const PAGES = {
+  start: { path: '/' },
+  account: { path: '/account' },
+  forgotPassword: { path: '/forgot-password', enabledBy: 'mail' },
+  resetPassword: { path: '/reset-password', enabledBy: 'mail' },
+  devMailbox: { path: '/dev/mailbox', enabledBy: 'dev-mailbox' },
+  upstreamSignIn: { path: '/interaction/:id/idp/:provider', enabledBy: 'identity_providers' },
+  upstreamLink: { path: '/interaction/:id/idp/:provider/link', enabledBy: 'identity_providers' },
+  upstreamLinkMail: { path: '/interaction/:id/idp/:provider/link/mail', enabledBy: 'identity_providers' },
+  upstreamMailedLink: { path: '/idp/:provider/link', enabledBy: 'identity_providers' },
+  upstreamCallback: { path: '/idp/:provider/callback', enabledBy: 'identity_providers' },
+  upstreamSignedOut: { path: '/idp/:provider/signed-out', enabledBy: 'identity_providers' },
+} as const satisfies Record<
+  string,
+  { path: string; enabledBy?: 'mail' | 'dev-mailbox' | 'identity_providers' }
+>;

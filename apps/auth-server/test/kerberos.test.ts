@@ -21,8 +21,8 @@ import {
 } from '../src/kerberos/keytab.js';
 import { userForPrincipal, usernameByRealmRule } from '../src/kerberos/principal-mapping.js';
 import { findSubByKerberosPrincipal } from '../src/kerberos/principal-repository.js';
-import { DIRECTORY_UNAVAILABLE_MESSAGE } from '../src/routes/interaction/directory-login.js';
-import { kerberosSignInRoutes, negotiateToken } from '../src/routes/interaction/kerberos.js';
+import { DIRECTORY_UNAVAILABLE_MESSAGE } from '../src/routes/interaction/methods/directory-password.js';
+import { kerberosSignInRoutes, negotiateToken } from '../src/routes/interaction/methods/kerberos.js';
 import { parseSeedDocument, SeedError } from '../src/seed.js';
 import { startTestApp, testConfig } from './helpers/app.js';
 import { testSeed } from './helpers/seed.js';

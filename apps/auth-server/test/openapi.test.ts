@@ -4,6 +4,7 @@
  * onRoute hook, not read from printRoutes' drawing.
  */
 
+import { defaultGrantHandlers } from '@oidc-orders/oauth-core';
 import { openApiPath } from '@oidc-orders/service-kit';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ let app: TestApp;
 let close: () => Promise<void>;
 let document: {
   openapi: string;
-  paths: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
+  paths: Record<string, Record<string, { summary?: string; tags?: string[]; description?: string }>>;
 };
 
 beforeAll(async () => {
@@ -59,6 +60,19 @@ describe('GET /openapi.json', () => {
       Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(documented.filter((route) => !registered.has(route))).toEqual([]);
+  });
+
+  it("lists the token endpoint's parameters of every registered grant", () => {
+    const description = document.paths['/token']?.post?.description ?? '';
+    const listed = description
+      .replace(/^Parameters: /, '')
+      .replace(/\.$/, '')
+      .split(', ');
+    const declared = defaultGrantHandlers.flatMap((grant) => grant.parameters);
+    expect(listed[0]).toBe('grant_type');
+    expect(new Set(listed)).toEqual(new Set(['grant_type', ...declared]));
+    // Token exchange (RFC 8693 §2.1) and the device grant (RFC 8628 §3.4) are among them.
+    expect(listed).toEqual(expect.arrayContaining(['subject_token', 'actor_token', 'device_code']));
   });
 
   it('names the protocol endpoints by their specifications', () => {

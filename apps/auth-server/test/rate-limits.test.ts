@@ -2,7 +2,7 @@ import { createTestClock } from '@oidc-orders/oauth-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { databaseRateLimitStore } from '../src/http/database-rate-limit-store.js';
-import { createLoginAttemptLimiter } from '../src/routes/interaction/login-attempt-limiter.js';
+import { createLoginAttemptLimiter } from '../src/interaction/login-attempt-limiter.js';
 import { basicAuthorization, FORM, startTestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { captureLogs, openLoginPage, submitLogin } from './helpers/security.js';

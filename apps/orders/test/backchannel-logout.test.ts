@@ -121,6 +121,15 @@ describe('POST /backchannel-logout', () => {
     expect(await remainingSids()).toHaveLength(3);
   });
 
+  it('an unsigned token (alg none) is refused like the access tokens are: 400', async () => {
+    await threeSessions();
+    const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
+    const token = `${encode({ alg: 'none', typ: 'logout+jwt' })}.${encode(logoutClaims())}.`;
+
+    expect((await postLogout(`logout_token=${token}`)).statusCode).toBe(400);
+    expect(await remainingSids()).toHaveLength(3);
+  });
+
   it.each([
     ['no logout_token', 'other=1'],
     ['garbage', 'logout_token=not-a-jwt'],

@@ -10,7 +10,7 @@ import {
 } from './errors.js';
 import { authorizationCodeTtlFor } from './fapi2.js';
 import { generateUuid } from './ids.js';
-import { type Client, GRANT_TYPES } from './model.js';
+import { type AuthorizationSubject, type Client, GRANT_TYPES } from './model.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { isRegisteredRedirectUri } from './redirect-uri.js';
 import { decideResponseMode, type ResponseMode, type ResponseSigningClient } from './response-modes.js';
@@ -323,23 +323,6 @@ async function knownResources(
     if (!resources.includes(id)) resources.push(id);
   }
   return resources;
-}
-
-/** Who approved the request and how they signed in. */
-export interface AuthorizationSubject {
-  sub: string;
-  /**
-   * Scopes to grant (requested ∩ client's ∩ user's, possibly narrowed by consent). Clamped to the
-   * request and the client. Omitted: computed with `grantableScopes` from the user record.
-   */
-  scopes?: readonly string[];
-  /** The SSO session (OIDC `sid`). */
-  sid: string | null;
-  /** When the user authenticated (OIDC `auth_time`). */
-  authTime: number;
-  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
-  amr?: readonly string[];
-  acr?: string | null;
 }
 
 export interface AuthorizationCodeContext {

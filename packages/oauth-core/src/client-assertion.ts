@@ -1,11 +1,13 @@
-import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { verifyClientSignedJwt } from './client-signed-jwt.js';
+import type { JWTPayload } from 'jose';
+import { type ClientKeySource, verifyClientSignedJwt } from './client-signed-jwt.js';
 import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import { invalidClient } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
 import type { JtiReplayStore } from './storage/dpop-replay.js';
 import { hashToken } from './tokens/opaque.js';
+
+export type { ClientKeySource } from './client-signed-jwt.js';
 
 /**
  * `private_key_jwt` client authentication (RFC 7523 §2.2 and §3, OIDC Core §9): the client signs a
@@ -18,12 +20,6 @@ export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-typ
 export const MAX_CLIENT_ASSERTION_LIFETIME_SECONDS = 300;
 const MAX_ASSERTION_LENGTH = 8192;
 const MAX_JTI_LENGTH = 256;
-
-/** Where a client's public keys come from (inline `jwks`, or `jwks_uri` fetched and cached by the app). */
-export interface ClientKeySource {
-  /** A jose key resolver for this client's keys; throws when the client registered none. */
-  keysFor(client: Client): JWTVerifyGetKey;
-}
 
 export interface ClientAssertionClaimCheck {
   clientId: string;

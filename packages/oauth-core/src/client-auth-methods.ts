@@ -1,4 +1,4 @@
-import type { Client } from './model.js';
+import type { Client, ClientAuthenticationMethod } from './model.js';
 
 /**
  * The one table of client authentication methods. The handlers authenticate against it
@@ -14,13 +14,6 @@ export type ClientAuthenticationEndpoint =
   | 'device_authorization'
   | 'revocation'
   | 'introspection';
-
-/** OAuth Dynamic Client Registration (RFC 7591 §2) `token_endpoint_auth_method` values offered. */
-export type ClientAuthenticationMethod =
-  | 'client_secret_basic'
-  | 'client_secret_post'
-  | 'private_key_jwt'
-  | 'none';
 
 const EVERY_ENDPOINT: readonly ClientAuthenticationEndpoint[] = [
   'token',

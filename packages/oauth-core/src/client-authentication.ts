@@ -7,11 +7,10 @@ import {
 import {
   CLIENT_AUTHENTICATION_METHODS,
   type ClientAuthenticationEndpoint,
-  type ClientAuthenticationMethod,
   clientAuthMethods,
 } from './client-auth-methods.js';
 import { invalidClient, invalidRequest } from './errors.js';
-import type { Client, Resource } from './model.js';
+import type { Client, ClientAuthenticationMethod, Resource } from './model.js';
 import type { SecretHasher } from './secrets.js';
 import type { ClientStore, ResourceStore } from './storage/index.js';
 
@@ -63,8 +62,6 @@ export function parseBasicAuthorization(header: string | null | undefined): Basi
   const differs = clientId !== raw.clientId || clientSecret !== raw.clientSecret;
   return differs ? { clientId, clientSecret, raw } : { clientId, clientSecret };
 }
-
-export type { ClientAuthenticationMethod } from './client-auth-methods.js';
 
 export interface ClientAuthenticationInput {
   /** The `Authorization` request header, if sent. */

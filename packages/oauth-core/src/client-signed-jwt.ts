@@ -1,9 +1,14 @@
-import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
-import type { ClientKeySource } from './client-assertion.js';
+import { decodeProtectedHeader, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { clientJwtSigningAlgs } from './client-auth-methods.js';
 import type { OAuthError } from './errors.js';
 import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
+
+/** Where a client's public keys come from (inline `jwks`, or `jwks_uri` fetched and cached by the app). */
+export interface ClientKeySource {
+  /** A jose key resolver for this client's keys; throws when the client registered none. */
+  keysFor(client: Client): JWTVerifyGetKey;
+}
 
 /**
  * The signature step shared by client assertions (RFC 7523) and request objects (RFC 9101): a JWS

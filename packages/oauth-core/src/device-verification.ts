@@ -1,6 +1,6 @@
 import { accessDenied } from './errors.js';
 import { generateUuid } from './ids.js';
-import { type Client, type DeviceCode, GRANT_TYPES } from './model.js';
+import { type AuthorizationSubject, type Client, type DeviceCode, GRANT_TYPES } from './model.js';
 import type { Clock, RandomSource } from './runtime.js';
 import { grantableScopes } from './scopes.js';
 import type { ProtocolStores } from './storage/index.js';
@@ -58,18 +58,6 @@ async function classify(
   return { status: 'pending', deviceCode, client };
 }
 
-/** Who approves, and in which SSO session (carried into the Grant for `sid` and `auth_time`). */
-export interface DeviceApprovalSubject {
-  sub: string;
-  /** Scopes the user approved (clamped to the request and the client); omitted → computed from the user. */
-  scopes?: readonly string[];
-  sid: string | null;
-  authTime: number;
-  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
-  amr?: readonly string[];
-  acr?: string | null;
-}
-
 export interface DeviceApprovalContext extends DeviceVerificationContext {
   random: RandomSource;
 }
@@ -83,7 +71,7 @@ export interface DeviceApprovalContext extends DeviceVerificationContext {
  */
 export async function approveDeviceAuthorization(
   pending: { deviceCode: DeviceCode; client: Client },
-  subject: DeviceApprovalSubject,
+  subject: AuthorizationSubject,
   context: DeviceApprovalContext,
 ): Promise<{ grantId: string; scopes: string[] } | null> {
   const { deviceCode, client } = pending;

@@ -1,10 +1,7 @@
 import { isAdminApiScope } from './admin-api.js';
-import {
-  CLIENT_AUTHENTICATION_METHOD_NAMES,
-  type ClientAuthenticationMethod,
-} from './client-auth-methods.js';
+import { CLIENT_AUTHENTICATION_METHOD_NAMES } from './client-auth-methods.js';
 import { OAuthError } from './errors.js';
-import type { Client, GrantType, SigningAlg } from './model.js';
+import type { Client, ClientAuthenticationMethod, GrantType, SigningAlg } from './model.js';
 import {
   type ClientMetadata,
   type ClientRegistrationContext,

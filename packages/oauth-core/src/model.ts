@@ -4,7 +4,6 @@
  */
 
 import type { JWK } from 'jose';
-import type { ClientAuthenticationMethod } from './client-auth-methods.js';
 
 export const GRANT_TYPES = {
   authorizationCode: 'authorization_code',
@@ -17,6 +16,16 @@ export type GrantType = (typeof GRANT_TYPES)[keyof typeof GRANT_TYPES];
 
 /** Algorithms this server signs with. RS256 is mandatory for OIDC Discovery §3. */
 export type SigningAlg = 'RS256' | 'ES256';
+
+/**
+ * OAuth Dynamic Client Registration (RFC 7591 §2) `token_endpoint_auth_method` values offered;
+ * where each is accepted is the table in client-auth-methods.ts.
+ */
+export type ClientAuthenticationMethod =
+  | 'client_secret_basic'
+  | 'client_secret_post'
+  | 'private_key_jwt'
+  | 'none';
 
 export interface Client {
   clientId: string;
@@ -176,6 +185,26 @@ export interface Grant {
   acr?: string | null;
   createdAt: number;
   revokedAt: number | null;
+}
+
+/**
+ * Who approved a request and how they signed in: what an authorization code (OIDC Core §3.1.2.5)
+ * or a device approval (RFC 8628 §3.3) carries into its Grant for `sid`, `auth_time`, `amr`, `acr`.
+ */
+export interface AuthorizationSubject {
+  sub: string;
+  /**
+   * Scopes to grant (requested ∩ client's ∩ user's, possibly narrowed by consent). Clamped to the
+   * request and the client. Omitted: computed with `grantableScopes` from the user record.
+   */
+  scopes?: readonly string[];
+  /** The SSO session (OIDC `sid`). */
+  sid: string | null;
+  /** When the user authenticated (OIDC `auth_time`). */
+  authTime: number;
+  /** RFC 8176 `amr` and OIDC `acr` of the sign-in (`amrOf`, `acrOf`). */
+  amr?: readonly string[];
+  acr?: string | null;
 }
 
 export interface AuthorizationCode {

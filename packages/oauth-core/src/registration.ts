@@ -1,12 +1,8 @@
 import type { JWK } from 'jose';
-import {
-  type ClientAuthenticationMethod,
-  clientAuthMethods,
-  defaultAuthMethods,
-  isPublicClient,
-} from './client-auth-methods.js';
+import { clientAuthMethods, defaultAuthMethods, isPublicClient } from './client-auth-methods.js';
 import {
   type Client,
+  type ClientAuthenticationMethod,
   GRANT_TYPES,
   type GrantType,
   type SigningAlg,

@@ -1,6 +1,6 @@
 import { type JWTPayload, UnsecuredJWT } from 'jose';
 import { type AuthorizationParams, AuthorizationRequestError } from './authorization.js';
-import type { ClientKeySource } from './client-assertion.js';
+import type { ClientKeySource } from './client-signed-jwt.js';
 import { verifyClientSignedJwt } from './client-signed-jwt.js';
 import { JWT_CLOCK_SKEW_SECONDS } from './clock-skew.js';
 import { invalidRequest, OAuthError } from './errors.js';

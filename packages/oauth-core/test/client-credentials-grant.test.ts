@@ -7,6 +7,7 @@ import {
   registeredGrantTypes,
   repeatableTokenParameters,
   type TokenEndpointDependencies,
+  tokenEndpointParameters,
 } from '../src/grants/index.js';
 import type { AnyGrantHandler, GrantHandler, TokenRequest } from '../src/grants/types.js';
 import type { GrantType } from '../src/model.js';
@@ -143,6 +144,9 @@ describe('grant registry and handleTokenRequest', () => {
       expect.arrayContaining(['widget', 'resource', 'audience']),
     );
     expect(repeatableTokenParameters(createGrantRegistry())).not.toContain('widget');
+    // The token endpoint's API description lists it too (the server's OpenAPI document).
+    expect(tokenEndpointParameters(extended)).toContain('widget');
+    expect(tokenEndpointParameters(createGrantRegistry())).not.toContain('widget');
 
     env.stores.seed({
       clients: [{ ...(await env.client('svc')), grantTypes: ['urn:example:widget' as GrantType] }],

@@ -9,6 +9,7 @@ import { KeyRing } from '../keys/key-ring.js';
 import { minimumActivationDelaySeconds, rotateSigningKeys } from '../keys/rotation.js';
 import { createKeyStore } from '../storage/drizzle/stores.js';
 import { commandEnvironment } from './command-environment.js';
+import { readStdin } from './stdin.js';
 
 /**
  * Operator commands: `pnpm --filter auth-server keys <command>`.
@@ -23,15 +24,6 @@ const USAGE = `usage: keys <command>
                                add new signing keys that activate in S seconds (default 900, at least
                                METADATA_MAX_AGE + 60 unless --force; --publish-delay is the same option) and
                                retire the current ones then, published S more seconds (default 86400)`;
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  // One trailing newline is how `echo` and editors end a line; it is not part of the secret.
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 function numberOption(args: string[], name: string, fallback: number): number {
   const index = args.indexOf(name);

@@ -28,6 +28,7 @@ import { createMailer } from '../mail/mailer.js';
 import { createPasswordRecovery, DEFAULT_MAIL_RATE_LIMITS } from '../mail/password-reset.js';
 import { createDrizzleStores, createKeyStore } from '../storage/drizzle/stores.js';
 import { commandEnvironment } from './command-environment.js';
+import { readStdin } from './stdin.js';
 import { DIRECTORY_USAGE, DirectoryCommandError, runDirectoryCommand } from './users-directory.js';
 
 /**
@@ -50,14 +51,6 @@ const USAGE = `usage: users <command>
                                         the user's sessions and tokens end
 ${DIRECTORY_USAGE}
 Ending sessions sends back-channel logout to their relying parties (and waits for the deliveries).`;
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);

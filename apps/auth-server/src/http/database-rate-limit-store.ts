@@ -80,7 +80,7 @@ export function databaseRateLimitCounter(
     const row = await incrementWindowCounter(db, key, now, windowMs);
     // Housekeeping without a scheduler: every 100th hit drops counters idle for ten windows. The
     // login counters share the table with longer windows and sweep themselves
-    // (src/routes/interaction/login-attempt-limiter.ts).
+    // (src/interaction/login-attempt-limiter.ts).
     if (++hitsSinceSweep >= 100) {
       hitsSinceSweep = 0;
       await db

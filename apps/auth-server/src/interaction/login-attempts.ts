@@ -24,7 +24,7 @@ export type LoginAttemptDecision =
   | { allowed: false; limit: 'username' | 'ip' | 'account'; retryAfterSeconds: number };
 
 /**
- * Throttles login attempts per IP, per person and per account (routes/interaction/login-attempt-limiter.ts).
+ * Throttles login attempts per IP, per person and per account (./login-attempt-limiter.ts).
  * `allow` runs before the password is checked, on the canonical username (the account is not known
  * yet); `allowAccount` once the attempt is known to be for one account (its stable id: a local
  * `sub`, a directory entry's stable id), so two names of one person share one lock. Refusing

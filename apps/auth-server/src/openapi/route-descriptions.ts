@@ -4,6 +4,7 @@
  * document names them and links the section. test/openapi.test.ts fails when a registered route
  * has no entry here, or an entry names a route that does not exist: the two cannot drift.
  */
+import { tokenEndpointParameters } from '@oidc-orders/oauth-core';
 import { OPERATIONS_ROUTE_DESCRIPTIONS, openApiPath, type RouteDescription } from '@oidc-orders/service-kit';
 import { BROWSER_CORS_ENDPOINTS, ENDPOINTS } from '../endpoints.js';
 
@@ -171,7 +172,8 @@ export const ROUTE_DESCRIPTIONS: Record<string, RouteDescription> = {
   [`POST ${ENDPOINTS.token.path}`]: {
     summary: 'Token endpoint (RFC 6749 §3.2): every grant of the registry',
     tag: 'oauth',
-    parameters: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource'],
+    // The registry's own list (oauth-core): a grant added there is described here with its parameters.
+    parameters: tokenEndpointParameters(),
   },
   [`POST ${ENDPOINTS.introspection.path}`]: {
     summary: 'Token introspection for resource servers (RFC 7662 §2; JWT response RFC 9701)',

@@ -1,3 +1,4 @@
+import type { MessageKey } from '../i18n/catalogues/en.js';
 import { ENGLISH_PAGE, type PageLanguage, type Translator } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
@@ -11,8 +12,11 @@ export interface LoginPageInput {
   /** Shown above the form; always the same generic text for any credential failure. */
   errorMessage?: string;
   basePath: string;
-  /** Kerberos on: the link that starts the SPNEGO exchange (README "Kerberos"). */
-  kerberosHref?: string;
+  /**
+   * Ways in that start with a plain link (Kerberos: the SPNEGO exchange, README "Kerberos"): each a
+   * GET link marked `data-sign-in="<signIn>"`, below the other buttons.
+   */
+  signInLinks?: readonly SignInLink[];
   /** Where the form posts when the page is not served from the login URL (the Kerberos challenge). */
   formAction?: string;
   /**
@@ -25,6 +29,14 @@ export interface LoginPageInput {
   /** Upstream OpenID providers (README "Upstream identity providers"): one button each. */
   identityProviders?: readonly { id: string; displayName: string; href: string }[];
   language?: PageLanguage;
+}
+
+export interface SignInLink {
+  /** The `data-sign-in` value tests and scripts find it by (CONTRACT). */
+  signIn: string;
+  href: string;
+  /** The catalogue message the link reads, so it is translated like every other word on the page. */
+  label: MessageKey;
 }
 
 /**
@@ -51,7 +63,7 @@ ${input.errorMessage ? html`<p class="alert" role="alert" id="login-error">${inp
 ${input.forgotPasswordHref ? html`<p><a href="${input.forgotPasswordHref}" data-action="forgot-password">${t.text('login.forgotPassword')}</a></p>` : null}
 ${input.passkey ? renderPasskeyButton(input.passkey, t) : null}
 ${renderIdentityProviderButtons(input.identityProviders ?? [], t)}
-${input.kerberosHref ? html`<p><a href="${input.kerberosHref}" data-sign-in="kerberos">${t.text('login.withKerberos')}</a></p>` : null}`;
+${(input.signInLinks ?? []).map((link) => html`<p><a href="${link.href}" data-sign-in="${link.signIn}">${t.text(link.label)}</a></p>`)}`;
   return renderPage({
     title: t.text('login.title'),
     body,

@@ -8,8 +8,8 @@ import {
   createAuditEventWriter,
 } from '../audit/audit-event-writer.js';
 import { AUDIT_RETENTION_INTERVAL_MS, deleteExpiredAuditEvents } from '../audit/audit-retention.js';
-import { attachAuditSink } from '../audit/audit-sink.js';
 import { createDrizzleAuditEventStore } from '../audit/drizzle-audit-event-store.js';
+import { attachAuditSink } from '../audit.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

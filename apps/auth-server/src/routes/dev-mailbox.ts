@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
+import { PAGES } from '../endpoints.js';
 import type { StoredMail } from '../mail/mailer.js';
 import { html } from '../pages/html.js';
 import { renderPage } from '../pages/layout.js';
@@ -38,7 +39,7 @@ function linkedText(text: string) {
 export const devMailboxRoutes: FastifyPluginAsync<DevMailboxRoutesOptions> = async (app, options) => {
   const { directory, basePath } = options;
 
-  app.get('/dev/mailbox', async (_request, reply) => {
+  app.get(PAGES.devMailbox.path, async (_request, reply) => {
     const mails = await readMailbox(directory);
     const rows = mails.map(
       (mail) =>
@@ -49,7 +50,7 @@ ${mails.length === 0 ? html`<p>No mail yet.</p>` : html`<ul class="stack">${rows
     return sendHtml(reply, 200, renderPage({ title: 'Dev mailbox', body, basePath }));
   });
 
-  app.get<{ Params: { id: string } }>('/dev/mailbox/:id', async (request, reply) => {
+  app.get<{ Params: { id: string } }>(`${PAGES.devMailbox.path}/:id`, async (request, reply) => {
     const { id } = request.params;
     const mail = MAIL_ID.test(id)
       ? (await readMailbox(directory)).find((stored) => stored.id === id)

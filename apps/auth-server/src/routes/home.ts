@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { PAGES } from '../endpoints.js';
 import { type DevelopmentSeedSummary, renderHomePage } from '../pages/home.js';
 import { prefersHtml } from '../pages/negotiate.js';
 import { sendHtml } from '../pages/respond.js';
@@ -16,7 +17,7 @@ export interface HomeRoutesOptions {
  */
 export const homeRoutes: FastifyPluginAsync<HomeRoutesOptions> = async (app, options) => {
   const { pageContext } = options;
-  app.get('/', async (request, reply) => {
+  app.get(PAGES.start.path, async (request, reply) => {
     if (prefersHtml(request)) {
       return sendHtml(
         reply,

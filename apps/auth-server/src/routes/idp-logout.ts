@@ -1,19 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../audit.js';
+import { PAGES } from '../endpoints.js';
 import { takeStartedAuthorization } from '../federation/authorizations.js';
 import { forgetFederatedSessions, sessionsStartedBy } from '../federation/federated-sessions.js';
 import { LogoutTokenError, verifyLogoutToken } from '../federation/logout-token.js';
-import { isProviderEnabled, type UpstreamProvider } from '../federation/registry.js';
-import type { UpstreamClients } from '../federation/upstream-client.js';
+import { isProviderEnabled } from '../federation/registry.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
 import { sendSignedOutPage } from '../pages/signed-out.js';
 import { createJtiReplayStore } from '../storage/drizzle/jti-replay.js';
 
 export interface UpstreamLogoutOptions {
   basePath: string;
-  providers: ReadonlyMap<string, UpstreamProvider>;
-  clients: UpstreamClients;
-  nowSeconds(): number;
 }
 
 /**
@@ -22,7 +19,11 @@ export interface UpstreamLogoutOptions {
  * sign-in started (by its `sid`, or every one of its `sub`), each as our own logout ends a session
  * (grants revoked, our relying parties told). Answers 200, or 400 with an OAuth error body (§2.8).
  */
-export const upstreamLogoutRoutes: FastifyPluginAsync<UpstreamLogoutOptions> = async (app, options) => {
+export const upstreamLogoutRoutes: FastifyPluginAsync<UpstreamLogoutOptions> = async (app, { basePath }) => {
+  // Only with upstream providers (src/plugins/federation.ts).
+  if (app.federation === null) return;
+  const { providers, clients } = app.federation;
+  const nowSeconds = () => app.protocol.clock.nowSeconds();
   const db = app.database.db;
   const sessions = createSsoSessionRepository(db);
   const replay = createJtiReplayStore(db);
@@ -33,16 +34,16 @@ export const upstreamLogoutRoutes: FastifyPluginAsync<UpstreamLogoutOptions> = a
    * page. An unknown state ends on the signed-out page too: the person is signed out here anyway.
    */
   app.get<{ Params: { provider: string }; Querystring: { state?: string } }>(
-    '/idp/:provider/signed-out',
+    PAGES.upstreamSignedOut.path,
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const state = typeof request.query.state === 'string' ? request.query.state : '';
       const started =
         state === ''
           ? null
-          : await takeStartedAuthorization(db, state, request.params.provider, options.nowSeconds());
+          : await takeStartedAuthorization(db, state, request.params.provider, nowSeconds());
       if (started?.purpose === 'logout' && started.returnTo) return reply.redirect(started.returnTo, 303);
-      return sendSignedOutPage(reply, { frames: [], continueUrl: null, basePath: options.basePath });
+      return sendSignedOutPage(reply, { frames: [], continueUrl: null, basePath: basePath });
     },
   );
 
@@ -50,14 +51,14 @@ export const upstreamLogoutRoutes: FastifyPluginAsync<UpstreamLogoutOptions> = a
     '/idp/:provider/backchannel-logout',
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const provider = options.providers.get(request.params.provider);
+      const provider = providers.get(request.params.provider);
       const token = typeof request.body?.logout_token === 'string' ? request.body.logout_token : '';
       if (provider === undefined || !(await isProviderEnabled(db, provider.id)) || token === '') {
         return reply.code(400).send({ error: 'invalid_request' });
       }
-      const now = options.nowSeconds();
+      const now = nowSeconds();
       try {
-        const configuration = await options.clients.configurationOf(provider);
+        const configuration = await clients.configurationOf(provider);
         const jwksUri = configuration.serverMetadata().jwks_uri ?? '';
         const verified = await verifyLogoutToken(token, {
           issuer: configuration.serverMetadata().issuer,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { PAGES } from '../endpoints.js';
 import { pageLanguageOf } from '../i18n/request-language.js';
 import { csrfTokenFor, isValidCsrfToken } from '../interaction/csrf.js';
 import { type PasswordRecovery, RESET_LINK_TTL_SECONDS } from '../mail/password-reset.js';
@@ -41,9 +42,9 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
     return sendHtml(reply, status, renderForgotPasswordPage({ csrfToken, basePath, errorMessage, language }));
   }
 
-  app.get('/forgot-password', async (request, reply) => forgotPage(request, reply, 200));
+  app.get(PAGES.forgotPassword.path, async (request, reply) => forgotPage(request, reply, 200));
 
-  app.post('/forgot-password', async (request, reply) => {
+  app.post(PAGES.forgotPassword.path, async (request, reply) => {
     const browserKey = app.ssoSessions.browserKey(request);
     if (!browserKey || !isValidCsrfToken(field(request, 'csrf'), browserKey, 'recovery', FORGOT_FORM)) {
       return forgotPage(request, reply, 400, request.language.text('forgot.formExpired'));
@@ -73,7 +74,7 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
     );
   });
 
-  app.get('/reset-password', async (request, reply) => {
+  app.get(PAGES.resetPassword.path, async (request, reply) => {
     const token = text((request.query as Record<string, unknown>).token);
     if (!(await recovery.isUsable(token)))
       return sendHtml(
@@ -88,7 +89,7 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRoutesOptions>
     );
   });
 
-  app.post('/reset-password', async (request, reply) => {
+  app.post(PAGES.resetPassword.path, async (request, reply) => {
     const token = field(request, 'token');
     const newPassword = field(request, 'new_password');
     const confirm = (request.body as Record<string, unknown> | undefined)?.confirm_password;

@@ -45,8 +45,7 @@ import {
 } from './device.js';
 import { endSessionRoutes } from './end-session.js';
 import { homeRoutes } from './home.js';
-import { interactionRoutes, type KerberosSignIn, type LoginAttemptGuard } from './interaction/index.js';
-import type { FederationSignIn } from './interaction/options.js';
+import { interactionRoutes, type LoginAttemptGuard } from './interaction/index.js';
 import { passwordResetRoutes } from './password-reset.js';
 
 /** What the sign-in routes use from oauth-core's world (the server's `app.protocol` fits). */
@@ -70,10 +69,6 @@ export interface SignInRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** RFC 8628 verification page: user-code entries per minute and client IP (default 10). */
   deviceUserCodeAttemptsPerMinute?: number;
-  /** Kerberos single sign-on, when KRB5_KTNAME is configured (README "Kerberos"). */
-  kerberos?: KerberosSignIn;
-  /** Upstream OpenID providers, when the seed names any (README "Upstream identity providers"). */
-  federation?: FederationSignIn;
   /** KEY_ENCRYPTION_KEY: encrypts authenticator app secrets at rest. */
   keyEncryptionKey: Uint8Array;
   /** Development only: the seeded clients and users the landing page lists. */
@@ -271,21 +266,17 @@ async function registerPages(
     accounts: createDrizzleAccountStore(options.db),
     loginAttemptGuard: options.loginAttemptGuard,
     resolveDevicePurpose: createDevicePurposeResolver(deviceVerification),
-    kerberos: options.kerberos,
     ...factors,
-    federation: options.federation && {
-      ...options.federation,
-      // The account page's "Link <provider>" comes back through the same provider callback.
-      finishAccountLink: accountLinkFinisher({
-        app,
-        flow,
-        db: options.db,
-        pageContext,
-        nowSeconds: () => protocol.clock.nowSeconds(),
-      }),
-    },
+    // The account page's "Link <provider>" comes back through the same provider callback.
+    finishAccountLink: accountLinkFinisher({
+      app,
+      flow,
+      db: options.db,
+      pageContext,
+      nowSeconds: () => protocol.clock.nowSeconds(),
+    }),
   });
-  const federation = options.federation;
+  const federation = app.federation ?? undefined;
   await app.register(endSessionRoutes, {
     stores: protocol.stores,
     verifier: protocol.verifier,
@@ -310,7 +301,7 @@ async function registerPages(
     clock: protocol.clock,
     pageContext,
     loginAttemptGuard: options.loginAttemptGuard,
-    federation: options.federation,
+    federation,
   });
   await app.register(adminConsoleRoutes, {
     flow,

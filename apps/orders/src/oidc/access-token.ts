@@ -1,6 +1,7 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { TokenVerificationUnavailableError } from '../errors.js';
+import { ACCEPTED_ALGORITHMS } from './jwks.js';
 import type { DiscoveredProvider } from './provider.js';
 import type { VerifiedAccessToken, VerifiedTokenCache } from './verified-token-cache.js';
 
@@ -13,20 +14,6 @@ export class InvalidAccessTokenError extends Error {
     this.name = 'InvalidAccessTokenError';
   }
 }
-
-/** Asymmetric algorithms only: a JWKS never legitimately carries a shared secret, and `none` is never accepted. */
-const ACCEPTED_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
 
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -65,7 +52,7 @@ async function verifyJwtAccessToken(token: string, { provider, resourceId, cache
       // RFC 9068 §4: the `typ` header MUST be checked, so an ID token (typ JWT) or any other JWT
       // signed by the same keys is never taken for an access token.
       typ: 'at+jwt',
-      algorithms: ACCEPTED_ALGORITHMS,
+      algorithms: [...ACCEPTED_ALGORITHMS],
       requiredClaims: ['exp', 'iat', 'sub'],
       // RFC 9068 §4: the current time MUST be before `exp`; no tolerance is added.
       clockTolerance: 0,

@@ -1,5 +1,23 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 
+/**
+ * What a JWT verified against the provider's JWKS (access tokens, logout tokens) may be signed
+ * with: asymmetric algorithms only (RFC 8725 §3.1), since a JWKS never legitimately carries a
+ * shared secret, and `none` is never accepted.
+ */
+export const ACCEPTED_ALGORITHMS: readonly string[] = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
 export interface JwksCacheOptions {
   /** Bound of one JWKS request. */
   timeoutMs: number;

@@ -1,4 +1,5 @@
 import { jwtVerify } from 'jose';
+import { ACCEPTED_ALGORITHMS } from './jwks.js';
 import type { DiscoveredProvider } from './provider.js';
 
 /** OIDC Back-Channel Logout 1.0 §2.4: the event that makes a JWT a logout token. */
@@ -8,19 +9,6 @@ export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backcha
 const MAX_LOGOUT_TOKEN_AGE_SECONDS = 300;
 /** Clock difference tolerated between the provider and this service. */
 const CLOCK_TOLERANCE_SECONDS = 30;
-
-const ACCEPTED_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
 
 export class InvalidLogoutTokenError extends Error {
   constructor(reason: string, options?: { cause?: unknown }) {
@@ -50,7 +38,7 @@ export async function verifyLogoutToken(
     const verified = await jwtVerify(token, provider.jwks, {
       issuer: provider.issuer,
       audience: clientId,
-      algorithms: ACCEPTED_ALGORITHMS,
+      algorithms: [...ACCEPTED_ALGORITHMS],
       requiredClaims: ['iat'],
       maxTokenAge: MAX_LOGOUT_TOKEN_AGE_SECONDS,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,

@@ -135,6 +135,15 @@ function declaredParametersOf(handler: AnyGrantHandler): ReadonlySet<string> {
   return declared;
 }
 
+/**
+ * Every parameter the token endpoint reads, `grant_type` first, then each registered grant's in
+ * registry order (no repeats): what the server's API description lists for the endpoint, so a grant
+ * added to the registry is described with it.
+ */
+export function tokenEndpointParameters(registry: GrantRegistry<never> = createGrantRegistry()): string[] {
+  return [...new Set(['grant_type', ...[...registry.values()].flatMap((handler) => handler.parameters)])];
+}
+
 /** The parameters the token endpoint lets repeat: those some registered grant declares repeatable. */
 export function repeatableTokenParameters(registry: GrantRegistry<never> = createGrantRegistry()): string[] {
   return [...new Set([...registry.values()].flatMap((handler) => handler.repeatableParameters ?? []))];

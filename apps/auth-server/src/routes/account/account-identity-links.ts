@@ -19,7 +19,7 @@ import { renderContinueToProviderPage } from '../../pages/continue-to-provider.j
 import { sendHtml } from '../../pages/respond.js';
 import type { PageContext } from '../authorization-reply.js';
 import { sendErrorPage } from '../authorization-reply.js';
-import type { AccountLinkFinisher } from '../interaction/upstream.js';
+import type { AccountLinkFinisher } from '../interaction/options.js';
 import { upstreamCallbackPath } from '../interaction/upstream.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath } from '../../endpoints.js';
 import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderConsentPage } from '../../pages/consent.js';
@@ -20,7 +21,7 @@ export function registerConsentRoutes(
   const { flow, interactions, consents, pageContext } = options;
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/consent',
+    interactionPagePath('consent'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -50,7 +51,7 @@ export function registerConsentRoutes(
   );
 
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/consent',
+    interactionPagePath('consent'),
     { config: { interaction: { csrf: 'consent' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);

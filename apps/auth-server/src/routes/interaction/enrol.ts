@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath } from '../../endpoints.js';
 import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { qrCodeDataUrl } from '../../mfa/qr-code.js';
@@ -73,7 +74,7 @@ export function registerEnrolRoutes(
   const sendRecoveryCodesOnce = recoveryCodesSender(steps, options);
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/enrol',
+    interactionPagePath('enrol'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -86,7 +87,7 @@ export function registerEnrolRoutes(
   );
 
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/enrol',
+    interactionPagePath('enrol'),
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -131,7 +132,7 @@ export function registerEnrolRoutes(
 
   /** After the recovery codes were shown: on with the interaction. */
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/continue',
+    interactionPagePath('continue'),
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);

@@ -5,7 +5,6 @@ import { registerConsentRoutes } from './consent.js';
 import { registerEnrolRoutes } from './enrol.js';
 import { registerLoginRoutes } from './login.js';
 import type { InteractionRoutesOptions } from './options.js';
-import { registerPasskeyRoutes } from './passkey.js';
 import { registerSecondFactorRoutes } from './second-factor.js';
 import {
   createInteractionSteps,
@@ -54,8 +53,8 @@ function guardInteractionArea(app: FastifyInstance, steps: InteractionSteps): vo
 
 /**
  * The pages of an interaction (README "Pages"), one file per page flow, all built on the shared
- * steps in ./steps.ts: login (and Kerberos), second factor (code, recovery code), enrolment,
- * passkeys (sign-in, second factor, enrolment), consent. (The end-session endpoint, which shares the SSO session but no interaction, is
+ * steps in ./steps.ts: login, with each sign-in method's own routes (./methods/: password,
+ * passkey, upstream providers, Kerberos), second factor (code, recovery code), enrolment, consent. (The end-session endpoint, which shares the SSO session but no interaction, is
  * ../end-session.ts.)
  */
 export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = async (app, options) => {
@@ -64,6 +63,5 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRoutesOptions> = a
   await registerLoginRoutes(app, steps, options);
   registerSecondFactorRoutes(app, steps, options);
   registerEnrolRoutes(app, steps, options);
-  registerPasskeyRoutes(app, steps, options);
   registerConsentRoutes(app, steps, options);
 };

@@ -1,6 +1,9 @@
 import type { AuthenticationMethod, Client, OAuthError, ProtocolStores } from '@oidc-orders/oauth-core';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountStore } from '../../accounts/account-store.js';
+import type { StartedAuthorization } from '../../federation/authorizations.js';
+import type { UpstreamProvider } from '../../federation/registry.js';
+import type { redeemUpstreamCode } from '../../federation/upstream-code-flow.js';
 import type { MessageKey } from '../../i18n/catalogues/en.js';
 import type {
   AuthorizationFlow,
@@ -16,8 +19,6 @@ import type { TotpRepository } from '../../mfa/totp-repository.js';
 import type { RelyingParty } from '../../mfa/webauthn.js';
 import type { WebAuthnChallengeStore } from '../../mfa/webauthn-challenges.js';
 import type { PageContext } from '../authorization-reply.js';
-import type { KerberosSignInOptions } from './kerberos.js';
-import type { UpstreamSignInOptions } from './upstream.js';
 
 export type {
   LoginAttempt,
@@ -59,11 +60,20 @@ export type DevicePurposeResolver = (
   reply: FastifyReply,
 ) => Promise<InteractionPurpose | null>;
 
-/** The Kerberos route's own dependencies; the interaction steps are lent by these routes. */
-export type KerberosSignIn = Omit<KerberosSignInOptions<unknown>, 'steps' | 'pageContext'>;
-
-/** The upstream providers' routes' own dependencies; the interaction steps are lent by these routes. */
-export type FederationSignIn = Omit<UpstreamSignInOptions<unknown>, 'steps' | 'pageContext' | 'nowSeconds'>;
+/**
+ * The return of an `account_link` authorization at the provider's callback: it names no
+ * interaction, so the account area's own checks (browser, session, user) run in `finish`;
+ * `redeem` exchanges the code exactly as a sign-in does (and throws when that fails).
+ */
+export type AccountLinkFinisher = (
+  request: FastifyRequest<{ Params: { provider: string }; Querystring: Record<string, string> }>,
+  reply: FastifyReply,
+  returned: {
+    provider: UpstreamProvider;
+    started: StartedAuthorization;
+    redeem: () => ReturnType<typeof redeemUpstreamCode>;
+  },
+) => Promise<FastifyReply>;
 
 export interface InteractionRoutesOptions {
   flow: AuthorizationFlow;
@@ -77,10 +87,8 @@ export interface InteractionRoutesOptions {
   loginAttemptGuard?: LoginAttemptGuard;
   /** Device verification (src/routes/device.ts); without it, device interactions are refused. */
   resolveDevicePurpose?: DevicePurposeResolver;
-  /** Kerberos single sign-on (./kerberos.ts); without it the login page has no link. */
-  kerberos?: KerberosSignIn;
-  /** Upstream OpenID providers (./upstream.ts): one login button each. */
-  federation?: FederationSignIn;
+  /** Finishes a link started on the account page at an upstream provider's callback (./upstream.ts). */
+  finishAccountLink?: AccountLinkFinisher;
   /** Authenticator apps: the otp and enrol pages. */
   totp: TotpRepository;
   /** Recovery codes: the recovery page, and the set shown after the first enrolment. */
@@ -92,23 +100,16 @@ export interface InteractionRoutesOptions {
 }
 
 /**
- * The first-factor sign-in methods of the login step (oauth-core `AUTHENTICATION_METHODS` says
- * what each contributes to `amr` and `acr`; README "Kerberos").
+ * The first factors a session can start with (oauth-core `AUTHENTICATION_METHODS` says what each
+ * contributes to `amr` and `acr`); the ways in that produce them are ./methods/.
  */
-export type SignInMethod = Extract<AuthenticationMethod, 'password' | 'kerberos' | 'passkey' | 'federated'>;
+export type FirstFactorMethod = Extract<
+  AuthenticationMethod,
+  'password' | 'kerberos' | 'passkey' | 'federated'
+>;
 
-/** The pages of an interaction, named as in their URL `/interaction/:id/<page>`. */
-export type InteractionPage =
-  | 'login'
-  | 'kerberos'
-  | 'otp'
-  | 'recovery'
-  | 'passkey'
-  | 'enrol'
-  | 'enrol-passkey'
-  | 'continue'
-  | 'consent'
-  | 'directory-password';
+/** The pages of an interaction, named as in their URL `/interaction/:id/<page>` (src/endpoints.ts). */
+export type { InteractionPage } from '../../endpoints.js';
 
 export {
   INVALID_CREDENTIALS_MESSAGE,

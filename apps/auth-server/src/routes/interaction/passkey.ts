@@ -2,6 +2,7 @@ import type { User } from '@oidc-orders/oauth-core';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath } from '../../endpoints.js';
 import type { MessageKey } from '../../i18n/catalogues/en.js';
 import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { Translator } from '../../i18n/translator.js';
@@ -204,7 +205,7 @@ export function registerPasskeyRoutes(
   }
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/passkey',
+    interactionPagePath('passkey'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -217,7 +218,7 @@ export function registerPasskeyRoutes(
   // No lockout here, unlike passwords and codes: an assertion is a signature over a fresh
   // challenge (WebAuthn §13.4.1), which trying cannot guess.
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/passkey',
+    interactionPagePath('passkey'),
     { config: { interaction: { csrf: 'passkey' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -288,7 +289,7 @@ function registerEnrolPasskeyRoutes(
   }
 
   app.get<{ Params: { id: string } }>(
-    '/interaction/:id/enrol-passkey',
+    interactionPagePath('enrol-passkey'),
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -299,7 +300,7 @@ function registerEnrolPasskeyRoutes(
   );
 
   app.post<{ Params: { id: string } }>(
-    '/interaction/:id/enrol-passkey',
+    interactionPagePath('enrol-passkey'),
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);

@@ -2,6 +2,7 @@ import type { AuthorizationRequest } from '@oidc-orders/oauth-core';
 import type { FastifyReply } from 'fastify';
 import { ACCOUNT_CLIENT } from '../../account/account-interaction.js';
 import { consoleClientOf } from '../../admin/console-interaction.js';
+import { PAGES } from '../../endpoints.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import type { Interaction } from '../../interaction/interaction-repository.js';
 import {
@@ -17,7 +18,7 @@ import type { InteractionPurpose } from './options.js';
 /** The account page's sign-in: it ends back on /account (max_age=0 when re-authenticating). */
 export function accountPurpose(pageContext: PageContext, interaction: Interaction): InteractionPurpose {
   const backToAccount = (reply: FastifyReply) =>
-    reply.header('cache-control', 'no-store').redirect(`${pageContext.basePath}/account`, 303);
+    reply.header('cache-control', 'no-store').redirect(`${pageContext.basePath}${PAGES.account.path}`, 303);
   const maxAge = interaction.request.params.max_age;
   return {
     client: ACCOUNT_CLIENT,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { interactionPagePath, PAGES } from '../../endpoints.js';
 import type { MessageKey } from '../../i18n/catalogues/en.js';
 import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
@@ -99,7 +100,7 @@ export function registerSecondFactorRoutes(
       const page = renderRecoveryCodeUsedPage({
         remaining: await options.recoveryCodes.remaining(sub),
         continueUrl: steps.pageUrl(loaded.interaction, 'otp'),
-        accountUrl: `${pageContext.basePath}/account`,
+        accountUrl: `${pageContext.basePath}${PAGES.account.path}`,
         basePath: pageContext.basePath,
         language: pageLanguageOf(reply.request),
       });
@@ -161,7 +162,7 @@ export function registerSecondFactorRoutes(
     ['recovery', recoveryCheck],
   ] as const) {
     app.get<{ Params: { id: string } }>(
-      `/interaction/:id/${page}`,
+      interactionPagePath(page),
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
@@ -176,7 +177,7 @@ export function registerSecondFactorRoutes(
     );
 
     app.post<{ Params: { id: string } }>(
-      `/interaction/:id/${page}`,
+      interactionPagePath(page),
       { config: { interaction: { csrf: 'otp' } } },
       async (request, reply) => {
         const loaded = steps.loaded(request);

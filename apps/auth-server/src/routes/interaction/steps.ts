@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_CLIENT, isAccountInteraction } from '../../account/account-interaction.js';
 import { CONSOLE_CLIENT, isConsoleInteraction } from '../../admin/console-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { PAGES } from '../../endpoints.js';
 import type { Translator } from '../../i18n/translator.js';
 import type { InteractionProgress } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
@@ -13,11 +14,11 @@ import type { SsoSession } from '../../interaction/sso-session-repository.js';
 import { respondToValidationError, sendErrorPage, sendFormExpiredPage } from '../authorization-reply.js';
 import type {
   CompleteStep,
+  FirstFactorMethod,
   InteractionPage,
   InteractionPurpose,
   InteractionRoutesOptions,
   LoginAttemptDecision,
-  SignInMethod,
 } from './options.js';
 import { accountPurpose, authorizationPurpose, consolePurpose } from './purposes.js';
 import { clientHomeLink, clientIdFromQuery, interactionPageUrl } from './url.js';
@@ -69,7 +70,7 @@ export interface InteractionSteps {
     reply: FastifyReply,
     loaded: LoadedInteraction,
     user: User,
-    method: SignInMethod,
+    method: FirstFactorMethod,
     /** A passkey's WebAuthn flags (UV, backup state), or a federated sign-in's upstream amr. */
     flags?: MethodDetails,
     /** Runs once the session exists, before the next step (a federated sign-in records its origin). */
@@ -135,7 +136,7 @@ export function createInteractionSteps(
   /** The way on from a page of `clientId`: its registered home, or the account page for its sign-in. */
   async function wayOnTo(clientId: string | undefined, t: Translator) {
     if (clientId === ACCOUNT_CLIENT.clientId) {
-      return { href: `${pageContext.basePath}/account`, label: t.text('error.accountPage') };
+      return { href: `${pageContext.basePath}${PAGES.account.path}`, label: t.text('error.accountPage') };
     }
     if (clientId === CONSOLE_CLIENT.clientId) {
       return { href: `${pageContext.basePath}/admin`, label: 'Go to the operator console' };
@@ -272,7 +273,7 @@ export function createInteractionSteps(
     reply: FastifyReply,
     loaded: LoadedInteraction,
     user: User,
-    method: SignInMethod,
+    method: FirstFactorMethod,
     flags?: MethodDetails,
     onSessionStarted?: (session: SsoSession) => Promise<void>,
   ) {

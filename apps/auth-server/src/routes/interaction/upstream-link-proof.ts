@@ -2,6 +2,7 @@ import { type User, verifyPassword } from '@oidc-orders/oauth-core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { PAGES } from '../../endpoints.js';
 import { mappedProfile } from '../../federation/accounts.js';
 import { UPSTREAM_AUTHORIZATION_TTL_SECONDS } from '../../federation/authorizations.js';
 import { linkIdentity } from '../../federation/email-linking.js';
@@ -18,7 +19,7 @@ import {
 import { sendHtml } from '../../pages/respond.js';
 import { sendErrorPage } from '../authorization-reply.js';
 import { readLinkOfferCookie, setLinkOfferCookie } from './link-offer-cookie.js';
-import type { UpstreamSignInOptions } from './upstream.js';
+import type { UpstreamSignInOptions } from './upstream-options.js';
 import { interactionPageUrl } from './url.js';
 
 /**
@@ -201,7 +202,7 @@ function registerProofRoutes<Loaded>(
 
   // The page the callback redirects to; a reload shows it again (the pending link is taken by a form only).
   app.get<ProviderParams>(
-    '/interaction/:id/idp/:provider/link',
+    PAGES.upstreamLink.path,
     { config: { interaction: {} } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
@@ -212,7 +213,7 @@ function registerProofRoutes<Loaded>(
   );
 
   app.post<ProviderParams>(
-    '/interaction/:id/idp/:provider/link',
+    PAGES.upstreamLink.path,
     { config: { interaction: { csrf: 'login' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -242,7 +243,7 @@ function registerProofRoutes<Loaded>(
   );
 
   app.post<ProviderParams>(
-    '/interaction/:id/idp/:provider/link/mail',
+    PAGES.upstreamLinkMail.path,
     { config: { interaction: { csrf: 'login' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
@@ -327,7 +328,7 @@ function registerMailedLinkRoutes<Loaded>(
   }
 
   app.get<MailedLinkParams>(
-    '/idp/:provider/link',
+    PAGES.upstreamMailedLink.path,
     { config: { interaction: { loadedBy: 'state' } } },
     async (request, reply) => {
       const token = field(request.query, 'token');
@@ -346,7 +347,7 @@ function registerMailedLinkRoutes<Loaded>(
   );
 
   app.post<MailedLinkParams & { Body: Record<string, unknown> }>(
-    '/idp/:provider/link',
+    PAGES.upstreamMailedLink.path,
     { config: { interaction: { loadedBy: 'state' } } },
     async (request, reply) => {
       const token = field(request.body, 'token');

@@ -1,8 +1,7 @@
-import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { decideUpstreamSignIn } from '../../accounts/first-sign-in.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
-import type { AppDatabase } from '../../db/client.js';
+import { PAGES } from '../../endpoints.js';
 import { signInFederatedIdentity, upstreamSubject } from '../../federation/accounts.js';
 import { type StartedAuthorization, takeStartedAuthorization } from '../../federation/authorizations.js';
 import { classifyUpstreamFailure, FAILURE_PAGES } from '../../federation/callback-errors.js';
@@ -10,19 +9,15 @@ import { upstreamArrival } from '../../federation/email-linking.js';
 import { recordFederatedSession } from '../../federation/federated-sessions.js';
 import { enabledProviderIds, isProviderEnabled, type UpstreamProvider } from '../../federation/registry.js';
 import { upstreamMethodDetails } from '../../federation/upstream-assurance.js';
-import type { UpstreamClients } from '../../federation/upstream-client.js';
 import { redeemUpstreamCode, startUpstreamAuthorization } from '../../federation/upstream-code-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
-import type { SsoSession } from '../../interaction/sso-session-repository.js';
-import type { UpstreamLinkMail } from '../../mail/upstream-link.js';
-import type { PageContext } from '../authorization-reply.js';
 import { sendErrorPage } from '../authorization-reply.js';
-import type { MethodDetails } from './steps.js';
 import {
   PENDING_LINK_INVALID_PAGE,
   registerLinkProofRoutes,
   UNKNOWN_PROVIDER_PAGE,
 } from './upstream-link-proof.js';
+import type { UpstreamSignInOptions } from './upstream-options.js';
 
 /**
  * Signing in at an upstream OpenID provider (README "Upstream identity providers"). The login
@@ -34,60 +29,8 @@ import {
  * RFC 9207, the mix-up defences of RFC 9700 §4.4. A link started on the account page (purpose
  * `account_link`, no interaction) returns there too; ../account/account-identity-links.ts finishes it.
  */
-export interface UpstreamInteractionSteps<Loaded> {
-  /** The interaction of the URL for this browser, as the interaction area's guard loaded it. */
-  loaded(request: FastifyRequest): Loaded;
-  /** Loads the interaction the callback's state names (the same browser binding as the guard's). */
-  load(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<Loaded | null>;
-  interactionIdOf(loaded: Loaded): string;
-  /** The browser's key the interaction was loaded with (its cookie; the interaction is bound to it). */
-  browserKeyOf(loaded: Loaded): string;
-  clientIdOf(loaded: Loaded): string;
-  showLoginPage(reply: FastifyReply, loaded: Loaded, status: number, message: string): Promise<FastifyReply>;
-  /** The browser's key of a request whose URL names no interaction (a mailed link), or `null`. */
-  requestBrowserKey(request: FastifyRequest): string | null;
-  /** The form's CSRF token (purpose `login`) for this interaction and browser; else a page was sent. */
-  checkCsrf(request: FastifyRequest, reply: FastifyReply, loaded: Loaded): boolean;
-  /** CSP `form-action` sources of the interaction's pages (its client's redirect URI origin). */
-  formActionSourcesOf(loaded: Loaded): string[];
-  signedIn(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    loaded: Loaded,
-    user: User,
-    details: MethodDetails,
-    onSessionStarted: (session: SsoSession) => Promise<void>,
-  ): Promise<FastifyReply>;
-}
-
-export interface UpstreamSignInOptions<Loaded> {
-  db: AppDatabase;
-  providers: ReadonlyMap<string, UpstreamProvider>;
-  clients: UpstreamClients;
-  findUser(sub: string): Promise<User | null>;
-  /** Mailed proofs of an e-mail link (./upstream-link-proof.ts); `null` or absent when mail is off. */
-  linkMail?: UpstreamLinkMail | null;
-  nowSeconds(): number;
-  pageContext: PageContext;
-  steps: UpstreamInteractionSteps<Loaded>;
-  /** Finishes a link started on the account page (../account/account-identity-links.ts). */
-  finishAccountLink?: AccountLinkFinisher | undefined;
-}
-
-/**
- * The return of an `account_link` authorization at the provider's callback: it names no
- * interaction, so the account area's own checks (browser, session, user) run in `finish`;
- * `redeem` exchanges the code exactly as a sign-in does (and throws when that fails).
- */
-export type AccountLinkFinisher = (
-  request: FastifyRequest<{ Params: { provider: string }; Querystring: Record<string, string> }>,
-  reply: FastifyReply,
-  returned: {
-    provider: UpstreamProvider;
-    started: StartedAuthorization;
-    redeem: () => ReturnType<typeof redeemUpstreamCode>;
-  },
-) => Promise<FastifyReply>;
+export type { AccountLinkFinisher } from './options.js';
+export type { UpstreamInteractionSteps, UpstreamSignInOptions } from './upstream-options.js';
 
 export const upstreamCallbackPath = (providerId: string) => `/idp/${providerId}/callback`;
 
@@ -111,7 +54,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
     }
 
     app.get<{ Params: { id: string; provider: string } }>(
-      '/interaction/:id/idp/:provider',
+      PAGES.upstreamSignIn.path,
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
@@ -140,7 +83,7 @@ export const upstreamSignInRoutes = <Loaded>(): FastifyPluginAsync<UpstreamSignI
 
     // One callback per provider; what it finishes is the started authorization's `purpose`.
     app.get<CallbackRequest>(
-      '/idp/:provider/callback',
+      PAGES.upstreamCallback.path,
       { config: { interaction: { loadedBy: 'state' } } },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');

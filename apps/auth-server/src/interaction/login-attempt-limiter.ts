@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, like, lt, sql } from 'drizzle-orm';
-import { canonicalUsername } from '../../accounts/canonical-username.js';
-import type { AppDatabase } from '../../db/client.js';
-import { rateLimitCounters } from '../../db/schema.js';
-import { incrementWindowCounter, LOGIN_COUNTER_PREFIX } from '../../http/database-rate-limit-store.js';
-import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from './index.js';
+import { canonicalUsername } from '../accounts/canonical-username.js';
+import type { AppDatabase } from '../db/client.js';
+import { rateLimitCounters } from '../db/schema.js';
+import { incrementWindowCounter, LOGIN_COUNTER_PREFIX } from '../http/database-rate-limit-store.js';
+import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from './login-attempts.js';
 
 export interface LoginAttemptLimits {
   /** Failures per username in one window before it is locked (0 = no limit). */

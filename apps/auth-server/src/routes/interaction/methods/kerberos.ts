@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { User } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AUDIT_EVENTS, audit } from '../../audit.js';
-import { type SpnegoAcceptor, SpnegoRejectedError } from '../../kerberos/gssapi-acceptor.js';
-import type { PageContext } from '../authorization-reply.js';
-import { sendErrorPage } from '../authorization-reply.js';
-import { DIRECTORY_UNAVAILABLE_MESSAGE } from './directory-login.js';
+import { AUDIT_EVENTS, audit } from '../../../audit.js';
+import { interactionPagePath } from '../../../endpoints.js';
+import type { MessageKey } from '../../../i18n/catalogues/en.js';
+import { type SpnegoAcceptor, SpnegoRejectedError } from '../../../kerberos/gssapi-acceptor.js';
+import type { KerberosSignIn } from '../../../plugins/kerberos.js';
+import type { PageContext } from '../../authorization-reply.js';
+import { sendErrorPage } from '../../authorization-reply.js';
+import type { LoadedInteraction } from '../steps.js';
+import { DIRECTORY_UNAVAILABLE_MESSAGE } from './directory-password.js';
+import type { SignInMethod } from './types.js';
 
 /**
  * Kerberos single sign-on at the login step (README "Kerberos"): the login page's
@@ -38,17 +43,8 @@ export interface KerberosInteractionSteps<Loaded> {
   signedIn(request: FastifyRequest, reply: FastifyReply, loaded: Loaded, user: User): Promise<FastifyReply>;
 }
 
-/** Verbatim replays across instances (a shared, conditional insert; see README "Several instances"). */
-export interface SpnegoReplayGuard {
-  markUsed(key: string, expiresAt: number): Promise<boolean>;
-}
-
-export interface KerberosSignInOptions<Loaded> {
-  acceptor: SpnegoAcceptor;
-  /** `unavailable`: the directory, which might know the principal, did not answer. */
-  userForPrincipal(principal: string): Promise<User | null | 'unavailable'>;
-  replay: SpnegoReplayGuard;
-  nowSeconds(): number;
+/** Kerberos (src/plugins/kerberos.ts), and what the interaction area lends the route. */
+export interface KerberosSignInOptions<Loaded> extends KerberosSignIn {
   steps: KerberosInteractionSteps<Loaded>;
   pageContext: PageContext;
 }
@@ -98,7 +94,7 @@ export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignI
     }
 
     app.get<{ Params: { id: string } }>(
-      '/interaction/:id/kerberos',
+      interactionPagePath('kerberos'),
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
@@ -158,3 +154,40 @@ export const kerberosSignInRoutes = <Loaded>(): FastifyPluginAsync<KerberosSignI
       },
     );
   };
+
+/**
+ * The login page's link (CONTRACT "Kerberos": `data-sign-in="kerberos"`, a GET), its words a
+ * catalogue message (src/i18n/catalogues/) so the page shows them in its language.
+ */
+export const KERBEROS_LINK_LABEL = 'login.withKerberos' satisfies MessageKey;
+
+/** Kerberos single sign-on as a way in: configured by KRB5_KTNAME (src/plugins/kerberos.ts). */
+export const kerberosMethod = {
+  name: 'kerberos',
+  enabledWith: ({ kerberos }) => kerberos,
+  async loginPage(_kerberos, loaded, { steps }) {
+    return {
+      signInLinks: [
+        {
+          signIn: 'kerberos',
+          href: steps.pageUrl(loaded.interaction, 'kerberos'),
+          label: KERBEROS_LINK_LABEL,
+        },
+      ],
+      // The Kerberos challenge's body is the login form too: it must post to the login URL.
+      formAction: steps.pageUrl(loaded.interaction, 'login'),
+    };
+  },
+  async register(kerberos, app, { steps, pageContext, showLoginPage }) {
+    await app.register(kerberosSignInRoutes<LoadedInteraction>(), {
+      ...kerberos,
+      pageContext,
+      steps: {
+        loaded: steps.loaded,
+        clientIdOf: (loaded) => loaded.purpose.client.clientId,
+        showLoginPage: (reply, loaded, status, message) => showLoginPage(reply, loaded, status, message),
+        signedIn: (request, reply, loaded, user) => steps.signedIn(request, reply, loaded, user, 'kerberos'),
+      },
+    });
+  },
+} satisfies SignInMethod<{ kerberos: KerberosSignIn | null }, KerberosSignIn>;
