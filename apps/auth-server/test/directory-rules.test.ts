@@ -284,7 +284,10 @@ describe('nothing LDAP is loaded without LDAP_URL', () => {
 });
 
 describe('the documented settings (docs/directory-users.md)', () => {
-  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'directory-users.md'), 'utf8');
+  const readme = readFileSync(
+    join(import.meta.dirname, '..', '..', '..', 'docs', 'directory-users.md'),
+    'utf8',
+  );
   /** The `KEY=value` lines of the first shell block under a heading, shell quotes removed. */
   function settingsUnder(heading: string): Record<string, string> {
     const section = readme.slice(readme.indexOf(`\n${heading}\n`));

@@ -1,5 +1,5 @@
 import { adminApiResource, type Resource } from '@oidc-orders/oauth-core';
-import { and, arrayOverlaps, asc, count, eq, isNull, max, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, asc, count, isNull, max, sql } from 'drizzle-orm';
 import { linkedAccountsOf } from '../accounts/drizzle/operator-reads.js';
 import type { AppDatabase } from '../db/client.js';
 import { accessTokens, clients, grants, identityProviders, resources } from '../db/schema.js';
