@@ -4,7 +4,10 @@ import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_EVENTS } from '../src/audit.js';
 import { users } from '../src/db/schema.js';
+import { translatorFor } from '../src/i18n/translator.js';
+import { renderSecurityEventsSection } from '../src/pages/account-security-events.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
@@ -193,6 +196,71 @@ describe('without ui_locales', () => {
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe('/');
     }
+  });
+});
+
+/** Alice (password only) signs in from /account in this browser; returns the account page. */
+async function accountPage(browser: TestBrowser) {
+  const login = await browser.follow(await browser.get('/account'));
+  const signedIn = await post(browser, login, { username: 'alice', password: 'alice-password-for-tests' });
+  expect(locationOf(signedIn).pathname).toBe('/account');
+  return browser.follow(signedIn);
+}
+
+describe('account page', () => {
+  it('speaks German, security events included, to a German browser', async () => {
+    const page = await accountPage(new TestBrowser(app, { acceptLanguage: 'de-DE,de;q=0.9' }));
+    expect(htmlLang(page)?.[1]).toBe('de');
+    expect(page.body).toContain('<title>Ihr Konto');
+    expect(page.body).toContain('<h2 id="password-title">Passwort</h2>');
+    expect(page.body).toContain('<h2 id="security-events-title">Letzte Sicherheitsereignisse</h2>');
+    expect(page.body).not.toContain('Active sessions');
+  });
+
+  it('names each security event in the language', () => {
+    const section = renderSecurityEventsSection(
+      [
+        {
+          time: 1_800_000_000,
+          event: AUDIT_EVENTS.loginFailed,
+          ip: '203.0.113.9',
+          application: null,
+          failure: true,
+        },
+      ],
+      translatorFor('de'),
+    ).value;
+    expect(section).toContain('<strong>Anmeldung abgelehnt</strong>');
+    expect(section).toContain('</time> von 203.0.113.9');
+    expect(section).toContain('Wenn Sie eines davon nicht wiedererkennen');
+  });
+
+  it('is right to left in Arabic, with the switcher cookie', async () => {
+    const browser = new TestBrowser(app, { acceptLanguage: 'en' });
+    browser.cookies.set('lang', 'ar');
+    const page = await accountPage(browser);
+    expect(htmlLang(page)?.[1]).toBe('ar');
+    expect(htmlLang(page)?.[2]).toBe(' dir="rtl"');
+    expect(page.body).toContain('<h2 id="sessions-title">الجلسات النشطة</h2>');
+    expect(page.body).toContain('<h2 id="recovery-title">رموز الاسترداد</h2>');
+  });
+});
+
+describe('authorization errors', () => {
+  it('answer in the request’s ui_locales over the browser’s language', async () => {
+    const browser = new TestBrowser(app, { acceptLanguage: 'fr' });
+    const page = await browser.get(
+      authorizePath({
+        client_id: 'no-such-client',
+        response_type: 'code',
+        scope: 'openid',
+        ui_locales: 'de',
+      }),
+    );
+    expect(page.statusCode).toBe(400);
+    expect(htmlLang(page)?.[1]).toBe('de');
+    expect(page.body).toContain('Diese Anmeldeanfrage ist ungültig');
+    expect(page.body).toContain('<code>invalid_request</code>');
   });
 });
 

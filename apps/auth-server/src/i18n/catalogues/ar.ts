@@ -74,6 +74,8 @@ export const ar: Catalogue = {
     'استغرق تسجيل الدخول وقتًا طويلًا أو اكتمل من قبل. ابدأ من جديد من التطبيق الذي أتيت منه.',
   'error.otherBrowser.title': 'بدأ تسجيل الدخول في متصفح آخر',
   'error.otherBrowser.message': 'يُرجى بدء تسجيل الدخول من جديد من التطبيق، في هذا المتصفح.',
+  'error.invalidRequest.title': 'طلب تسجيل الدخول هذا غير صالح',
+  'error.invalidRequest.message': 'أرسل التطبيق طلب تسجيل دخول غير صالح.',
   'error.formExpired.title': 'انتهت صلاحية هذا النموذج',
   'error.formExpired.message':
     'تعذّر التحقق من النموذج: إما أنه بقي مفتوحًا مدة طويلة، أو أنه أتى من متصفح آخر.',

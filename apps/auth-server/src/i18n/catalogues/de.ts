@@ -74,6 +74,8 @@ export const de: Catalogue = {
   'error.otherBrowser.title': 'Anmeldung in einem anderen Browser begonnen',
   'error.otherBrowser.message':
     'Bitte beginnen Sie die Anmeldung erneut in der Anwendung, und zwar in diesem Browser.',
+  'error.invalidRequest.title': 'Diese Anmeldeanfrage ist ungültig',
+  'error.invalidRequest.message': 'Die Anwendung hat eine ungültige Anmeldeanfrage gesendet.',
   'error.formExpired.title': 'Dieses Formular ist abgelaufen',
   'error.formExpired.message':
     'Das Formular konnte nicht geprüft werden: Es war zu lange geöffnet oder stammt aus einem anderen Browser.',

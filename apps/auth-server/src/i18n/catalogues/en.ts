@@ -75,6 +75,8 @@ export const en = {
     'The sign-in took too long or was already completed. Start again from the application you came from.',
   'error.otherBrowser.title': 'Sign-in started in another browser',
   'error.otherBrowser.message': 'Please start signing in again from the application, in this browser.',
+  'error.invalidRequest.title': 'This sign-in request is not valid',
+  'error.invalidRequest.message': 'The application sent an invalid sign-in request.',
   'error.formExpired.title': 'This form has expired',
   'error.formExpired.message':
     'The form could not be verified: it was open too long, or came from another browser.',

@@ -71,6 +71,8 @@ export const fr: Catalogue = {
     'La connexion a pris trop de temps ou était déjà terminée. Recommencez depuis l’application d’où vous veniez.',
   'error.otherBrowser.title': 'Connexion commencée dans un autre navigateur',
   'error.otherBrowser.message': 'Veuillez recommencer la connexion depuis l’application, dans ce navigateur.',
+  'error.invalidRequest.title': 'Cette demande de connexion n’est pas valide',
+  'error.invalidRequest.message': 'L’application a envoyé une demande de connexion non valide.',
   'error.formExpired.title': 'Ce formulaire a expiré',
   'error.formExpired.message':
     'Le formulaire n’a pas pu être vérifié : il est resté ouvert trop longtemps, ou provient d’un autre navigateur.',
