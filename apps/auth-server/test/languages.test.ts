@@ -8,6 +8,8 @@ import { AUDIT_EVENTS } from '../src/audit.js';
 import { users } from '../src/db/schema.js';
 import { translatorFor } from '../src/i18n/translator.js';
 import { renderSecurityEventsSection } from '../src/pages/account-security-events.js';
+import { renderEnrolPasskeyPage } from '../src/pages/passkey.js';
+import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
@@ -233,6 +235,27 @@ describe('account page', () => {
     expect(section).toContain('<strong>Anmeldung abgelehnt</strong>');
     expect(section).toContain('</time> von 203.0.113.9');
     expect(section).toContain('Wenn Sie eines davon nicht wiedererkennen');
+  });
+
+  it('sets up a passkey and shows new recovery codes in the language, copy answers included', () => {
+    const french = { t: translatorFor('fr') };
+    const passkey = renderEnrolPasskeyPage({
+      form: { options: {}, csrfToken: 'c' },
+      name: 'Téléphone',
+      basePath: '',
+      language: french,
+    });
+    expect(passkey).toContain('<title>Ajouter une clé d’accès');
+    expect(passkey).toContain('>Créer la clé d’accès</button>');
+    const codes = renderRecoveryCodesShownPage({
+      codes: ['ABCDE-23456'],
+      continueCsrfToken: 'c',
+      basePath: '',
+      language: { t: translatorFor('ar') },
+    });
+    expect(codes).toContain('<html lang="ar" dir="rtl">');
+    expect(codes).toContain('<p hidden id="recovery-codes-copied">تم النسخ. الصقها في مكان آمن.</p>');
+    expect(codes).toContain('>حفظتها، متابعة</button>');
   });
 
   it('is right to left in Arabic, with the switcher cookie', async () => {

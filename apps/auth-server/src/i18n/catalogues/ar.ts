@@ -306,4 +306,20 @@ export const ar: Catalogue = {
   'securityEvent.adminUserEnabled': 'فعّل أحد المسؤولين الحساب',
   'securityEvent.adminPasswordReset': 'أعاد أحد المسؤولين تعيين كلمة المرور',
   'securityEvent.adminMfaReset': 'أزال أحد المسؤولين العوامل الثانية',
+
+  'passkeyEnrol.title': 'إضافة مفتاح مرور',
+  'passkeyEnrol.name': 'اسم مفتاح المرور هذا',
+  'passkeyEnrol.explain':
+    'ينشئ جهازك (هاتف أو حاسوب أو مفتاح أمان) مفتاح مرور لهذا الموقع. ثم تسجّل الدخول به: لا كلمة مرور تكتبها، ولا يعمل إلا هنا.',
+  'passkeyEnrol.submit': 'إنشاء مفتاح المرور',
+  'passkeyEnrol.backToAccount': 'العودة إلى حسابك',
+
+  'recoveryCodes.title': 'رموز الاسترداد الخاصة بك',
+  'recoveryCodes.lead':
+    'احفظ هذه الرموز في مكان آمن. كل رمز منها يُدخلك مرة واحدة إن فقدت تطبيق المصادقة. لن تُعرض إلا الآن.',
+  'recoveryCodes.copy': 'نسخ',
+  'recoveryCodes.download': 'تنزيل',
+  'recoveryCodes.copied': 'تم النسخ. الصقها في مكان آمن.',
+  'recoveryCodes.copyRefused': 'لم يُسمح بالنسخ؛ استخدم «تنزيل» بدلًا من ذلك.',
+  'recoveryCodes.continue': 'حفظتها، متابعة',
 };

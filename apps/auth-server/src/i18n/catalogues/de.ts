@@ -327,4 +327,20 @@ export const de: Catalogue = {
   'securityEvent.adminUserEnabled': 'Konto von einem Administrator aktiviert',
   'securityEvent.adminPasswordReset': 'Passwort von einem Administrator zurückgesetzt',
   'securityEvent.adminMfaReset': 'Zweite Faktoren von einem Administrator entfernt',
+
+  'passkeyEnrol.title': 'Passkey hinzufügen',
+  'passkeyEnrol.name': 'Bezeichnung dieses Passkeys',
+  'passkeyEnrol.explain':
+    'Ihr Gerät (Telefon, Computer oder Sicherheitsschlüssel) erstellt einen Passkey für diese Website. Damit melden Sie sich dann an: Sie müssen kein Passwort eingeben, und er funktioniert nur hier.',
+  'passkeyEnrol.submit': 'Passkey erstellen',
+  'passkeyEnrol.backToAccount': 'Zurück zu Ihrem Konto',
+
+  'recoveryCodes.title': 'Ihre Wiederherstellungscodes',
+  'recoveryCodes.lead':
+    'Bewahren Sie diese Codes an einem sicheren Ort auf. Jeder meldet Sie einmal an, falls Sie Ihre Authenticator-App verlieren. Sie werden nur jetzt angezeigt.',
+  'recoveryCodes.copy': 'Kopieren',
+  'recoveryCodes.download': 'Herunterladen',
+  'recoveryCodes.copied': 'Kopiert. Fügen Sie sie an einem sicheren Ort ein.',
+  'recoveryCodes.copyRefused': 'Kopieren wurde nicht erlaubt; verwenden Sie stattdessen „Herunterladen“.',
+  'recoveryCodes.continue': 'Ich habe sie gespeichert, weiter',
 };

@@ -312,6 +312,22 @@ export const en = {
   'securityEvent.adminUserEnabled': 'Account enabled by an administrator',
   'securityEvent.adminPasswordReset': 'Password reset by an administrator',
   'securityEvent.adminMfaReset': 'Second factors removed by an administrator',
+
+  'passkeyEnrol.title': 'Add a passkey',
+  'passkeyEnrol.name': 'Name of this passkey',
+  'passkeyEnrol.explain':
+    'Your device (phone, computer or security key) creates a passkey for this site. You then sign in with it: no password to type, and it only works here.',
+  'passkeyEnrol.submit': 'Create passkey',
+  'passkeyEnrol.backToAccount': 'Back to your account',
+
+  'recoveryCodes.title': 'Your recovery codes',
+  'recoveryCodes.lead':
+    'Keep these codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.',
+  'recoveryCodes.copy': 'Copy',
+  'recoveryCodes.download': 'Download',
+  'recoveryCodes.copied': 'Copied. Paste them somewhere safe.',
+  'recoveryCodes.copyRefused': 'Copying was not allowed; use Download instead.',
+  'recoveryCodes.continue': 'I have saved them, continue',
 } as const;
 
 export type MessageKey = keyof typeof en;

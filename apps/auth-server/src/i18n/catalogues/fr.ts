@@ -323,4 +323,20 @@ export const fr: Catalogue = {
   'securityEvent.adminUserEnabled': 'Compte réactivé par un administrateur',
   'securityEvent.adminPasswordReset': 'Mot de passe réinitialisé par un administrateur',
   'securityEvent.adminMfaReset': 'Seconds facteurs supprimés par un administrateur',
+
+  'passkeyEnrol.title': 'Ajouter une clé d’accès',
+  'passkeyEnrol.name': 'Nom de cette clé d’accès',
+  'passkeyEnrol.explain':
+    'Votre appareil (téléphone, ordinateur ou clé de sécurité) crée une clé d’accès pour ce site. Vous vous connectez ensuite avec elle : aucun mot de passe à saisir, et elle ne fonctionne qu’ici.',
+  'passkeyEnrol.submit': 'Créer la clé d’accès',
+  'passkeyEnrol.backToAccount': 'Retour à votre compte',
+
+  'recoveryCodes.title': 'Vos codes de récupération',
+  'recoveryCodes.lead':
+    'Conservez ces codes en lieu sûr. Chacun vous connecte une fois si vous perdez votre application d’authentification. Ils ne sont affichés que maintenant.',
+  'recoveryCodes.copy': 'Copier',
+  'recoveryCodes.download': 'Télécharger',
+  'recoveryCodes.copied': 'Copiés. Collez-les en lieu sûr.',
+  'recoveryCodes.copyRefused': 'La copie n’a pas été autorisée ; utilisez plutôt « Télécharger ».',
+  'recoveryCodes.continue': 'Je les ai enregistrés, continuer',
 };

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { qrCodeDataUrl } from '../../mfa/qr-code.js';
 import type { TotpRepository } from '../../mfa/totp-repository.js';
@@ -51,6 +52,7 @@ export function registerAccountAuthenticatorAppRoutes(
       errorMessage,
       basePath: deps.basePath,
       action: `${accountUrl}/totp/confirm`,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page);
   }

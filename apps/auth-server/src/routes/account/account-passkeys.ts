@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import {
   finishPasskeyRegistration,
@@ -78,7 +79,8 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
       name,
       errorMessage: error,
       basePath: deps.basePath,
-      links: html`<p><a href="${accountUrl}">Back to your account</a></p>`,
+      links: html`<p><a href="${accountUrl}">${reply.request.language.text('passkeyEnrol.backToAccount')}</a></p>`,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page);
   }

@@ -295,6 +295,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       continueCsrfToken: csrfTokenFor(current.browserKey, 'account', current.session.id),
       continueAction: accountUrl,
       basePath: pageContext.basePath,
+      language: pageLanguageOf(request),
     });
     return sendHtml(reply, 200, page);
   }
