@@ -219,6 +219,25 @@ describe('account page', () => {
     expect(page.body).not.toContain('Active sessions');
   });
 
+  it('answers a change in the language of the page', async () => {
+    const browser = new TestBrowser(app, { acceptLanguage: 'de' });
+    const page = await accountPage(browser);
+    const ended = await browser.post('/account/sessions/sign-out-others', {
+      csrf: hiddenFields(page.body).csrf ?? '',
+    });
+    expect(ended.statusCode).toBe(303);
+    const after = await browser.follow(ended);
+    expect(after.body).toMatch(/id="account-notice">\d+ andere Sitzung(en)? abgemeldet\.</);
+  });
+
+  it('opens a mailed link in the browser’s language, even one that no longer works', async () => {
+    const page = await new TestBrowser(app, { acceptLanguage: 'fr' }).get('/verify-email?token=used-up');
+    expect(page.statusCode).toBe(400);
+    expect(htmlLang(page)?.[1]).toBe('fr');
+    expect(page.body).toContain('Ce lien n’est plus valide');
+    expect(page.body).toContain('data-action="account">Aller à votre compte</a>');
+  });
+
   it('names each security event in the language', () => {
     const section = renderSecurityEventsSection(
       [

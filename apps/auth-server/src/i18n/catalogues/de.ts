@@ -343,4 +343,60 @@ export const de: Catalogue = {
   'recoveryCodes.copied': 'Kopiert. Fügen Sie sie an einem sicheren Ort ein.',
   'recoveryCodes.copyRefused': 'Kopieren wurde nicht erlaubt; verwenden Sie stattdessen „Herunterladen“.',
   'recoveryCodes.continue': 'Ich habe sie gespeichert, weiter',
+
+  'accountNotice.appAdded': 'Authenticator-App hinzugefügt.',
+  'accountNotice.appNotRenamed': 'Diese App konnte nicht umbenannt werden.',
+  'accountNotice.renamed': 'Umbenannt.',
+  'accountNotice.appNotFound': 'Diese App wurde nicht gefunden.',
+  'accountNotice.appRemoved': 'Authenticator-App entfernt.',
+  'accountNotice.passkeyAdded': 'Passkey hinzugefügt.',
+  'accountNotice.passkeyNotRenamed': 'Dieser Passkey konnte nicht umbenannt werden.',
+  'accountNotice.passkeyNotFound': 'Dieser Passkey wurde nicht gefunden.',
+  'accountNotice.passkeyRemoved': 'Passkey entfernt.',
+  'accountNotice.accessRemoved': 'Zugriff entfernt.',
+  'accountNotice.otherSessionsEnded':
+    '{count, plural, one {# andere Sitzung abgemeldet.} other {# andere Sitzungen abgemeldet.}}',
+  'accountNotice.sessionNotFound': 'Diese Sitzung wurde nicht gefunden.',
+  'accountNotice.sessionEnded': 'Diese Sitzung wurde abgemeldet.',
+  'accountNotice.providerNotOffered': 'Dieser Anmeldedienst wird hier nicht angeboten.',
+  'accountNotice.providerUnreachable':
+    '{provider} ist gerade nicht erreichbar. Es wurde nichts verknüpft; versuchen Sie es später erneut.',
+  'accountNotice.providerAlreadyLinked': '{provider} ist bereits verknüpft.',
+  'accountNotice.providerLinked': '{provider} verknüpft.',
+  'accountNotice.providerUnlinked': 'Verknüpfung mit dem Anmeldedienst aufgehoben.',
+  'accountNotice.lastWayIn':
+    'Dies ist Ihre einzige Möglichkeit, sich anzumelden: Die Verknüpfung kann nicht aufgehoben werden.',
+  'accountNotice.providerNotLinked': 'Dieser Anmeldedienst ist nicht mit Ihrem Konto verknüpft.',
+  'accountNotice.verificationSent':
+    'Wir haben einen Link an Ihre Adresse gesendet. Öffnen Sie ihn innerhalb von 24 Stunden, um die Adresse zu bestätigen.',
+  'accountNotice.alreadyVerified': 'Ihre Adresse ist bereits bestätigt.',
+  'accountNotice.noAddress': 'Ihr Konto hat keine Adresse.',
+  'accountNotice.mailNotSent':
+    'Die Nachricht konnte nicht gesendet werden. Bitte versuchen Sie es in einigen Minuten erneut.',
+  'accountNotice.tooManyMails':
+    'An diese Adresse oder von Ihrem Konto aus wurden zu viele Nachrichten gesendet. Bitte versuchen Sie es später erneut.',
+  'accountNotice.notAnAddress': 'Das ist keine E-Mail-Adresse.',
+  'accountNotice.changeSent':
+    'Wir haben einen Link an die neue Adresse gesendet. Ihr Konto behält seine aktuelle Adresse, bis Sie diesen Link öffnen und „Diese Adresse verwenden“ wählen.',
+
+  'emailLink.invalidTitle': 'Link nicht mehr gültig',
+  'emailLink.invalid':
+    'Dieser Link ist nicht mehr gültig: Er wurde bereits verwendet, ist abgelaufen, oder das Konto hat sich seitdem geändert.',
+  'emailLink.verify.title': 'Adresse bestätigen',
+  'emailLink.verify.lead': 'Bestätigen Sie, dass diese Adresse zu Ihrem Konto gehört.',
+  'emailLink.verify.button': 'Meine Adresse bestätigen',
+  'emailLink.verify.doneTitle': 'Adresse bestätigt',
+  'emailLink.verify.done': 'Ihre Adresse ist bestätigt.',
+  'emailLink.change.title': 'Diese Adresse verwenden',
+  'emailLink.change.lead': 'Ab jetzt diese Adresse für Ihr Konto verwenden.',
+  'emailLink.change.button': 'Diese Adresse verwenden',
+  'emailLink.change.doneTitle': 'Adresse geändert',
+  'emailLink.change.done': 'Ihr Konto verwendet ab jetzt die neue Adresse.',
+  'emailLink.undo.title': 'Adressänderung rückgängig machen',
+  'emailLink.undo.lead': 'Diese Adresse für Ihr Konto behalten und alle Sitzungen abmelden.',
+  'emailLink.undo.button': 'Rückgängig machen und überall abmelden',
+  'emailLink.undo.doneTitle': 'Änderung rückgängig gemacht',
+  'emailLink.undo.done':
+    'Ihr Konto behält diese Adresse und wurde überall abgemeldet. Ändern Sie Ihr Passwort, falls jemand anderes es kennt.',
+  'wayOn.account': 'Zu Ihrem Konto',
 };

@@ -328,6 +328,59 @@ export const en = {
   'recoveryCodes.copied': 'Copied. Paste them somewhere safe.',
   'recoveryCodes.copyRefused': 'Copying was not allowed; use Download instead.',
   'recoveryCodes.continue': 'I have saved them, continue',
+
+  'accountNotice.appAdded': 'Authenticator app added.',
+  'accountNotice.appNotRenamed': 'That app could not be renamed.',
+  'accountNotice.renamed': 'Renamed.',
+  'accountNotice.appNotFound': 'That app was not found.',
+  'accountNotice.appRemoved': 'Authenticator app removed.',
+  'accountNotice.passkeyAdded': 'Passkey added.',
+  'accountNotice.passkeyNotRenamed': 'That passkey could not be renamed.',
+  'accountNotice.passkeyNotFound': 'That passkey was not found.',
+  'accountNotice.passkeyRemoved': 'Passkey removed.',
+  'accountNotice.accessRemoved': 'Access removed.',
+  'accountNotice.otherSessionsEnded': 'Signed out {count} other session(s).',
+  'accountNotice.sessionNotFound': 'That session was not found.',
+  'accountNotice.sessionEnded': 'Signed out of that session.',
+  'accountNotice.providerNotOffered': 'This sign-in service is not offered here.',
+  'accountNotice.providerUnreachable':
+    '{provider} cannot be reached right now. Nothing was linked; try again later.',
+  'accountNotice.providerAlreadyLinked': '{provider} is already linked.',
+  'accountNotice.providerLinked': 'Linked {provider}.',
+  'accountNotice.providerUnlinked': 'Sign-in service unlinked.',
+  'accountNotice.lastWayIn': 'This is your only way to sign in: it cannot be unlinked.',
+  'accountNotice.providerNotLinked': 'This sign-in service is not linked to your account.',
+  'accountNotice.verificationSent':
+    'We sent a link to your address. Open it within 24 hours to confirm the address.',
+  'accountNotice.alreadyVerified': 'Your address is already verified.',
+  'accountNotice.noAddress': 'Your account has no address.',
+  'accountNotice.mailNotSent': 'We could not send the message. Please try again in a few minutes.',
+  'accountNotice.tooManyMails':
+    'Too many messages were sent to that address or from your account. Please try again later.',
+  'accountNotice.notAnAddress': 'That is not an e-mail address.',
+  'accountNotice.changeSent':
+    'We sent a link to the new address. Your account keeps its current address until you open that link and choose “Use this address”.',
+
+  'emailLink.invalidTitle': 'Link no longer valid',
+  'emailLink.invalid':
+    'This link is no longer valid: it was already used, it expired, or the account changed since.',
+  'emailLink.verify.title': 'Confirm your address',
+  'emailLink.verify.lead': 'Confirm that this address belongs to your account.',
+  'emailLink.verify.button': 'Confirm my address',
+  'emailLink.verify.doneTitle': 'Address verified',
+  'emailLink.verify.done': 'Your address is verified.',
+  'emailLink.change.title': 'Use this address',
+  'emailLink.change.lead': 'Use this address for your account from now on.',
+  'emailLink.change.button': 'Use this address',
+  'emailLink.change.doneTitle': 'Address changed',
+  'emailLink.change.done': 'Your account uses the new address from now on.',
+  'emailLink.undo.title': 'Undo the change of address',
+  'emailLink.undo.lead': 'Keep this address for your account and sign out of every session.',
+  'emailLink.undo.button': 'Undo it and sign out everywhere',
+  'emailLink.undo.doneTitle': 'Change undone',
+  'emailLink.undo.done':
+    'Your account keeps this address and was signed out everywhere. Change your password if someone else knows it.',
+  'wayOn.account': 'Go to your account',
 } as const;
 
 export type MessageKey = keyof typeof en;

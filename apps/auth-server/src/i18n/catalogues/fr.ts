@@ -339,4 +339,58 @@ export const fr: Catalogue = {
   'recoveryCodes.copied': 'Copiés. Collez-les en lieu sûr.',
   'recoveryCodes.copyRefused': 'La copie n’a pas été autorisée ; utilisez plutôt « Télécharger ».',
   'recoveryCodes.continue': 'Je les ai enregistrés, continuer',
+
+  'accountNotice.appAdded': 'Application d’authentification ajoutée.',
+  'accountNotice.appNotRenamed': 'Cette application n’a pas pu être renommée.',
+  'accountNotice.renamed': 'Renommée.',
+  'accountNotice.appNotFound': 'Cette application est introuvable.',
+  'accountNotice.appRemoved': 'Application d’authentification supprimée.',
+  'accountNotice.passkeyAdded': 'Clé d’accès ajoutée.',
+  'accountNotice.passkeyNotRenamed': 'Cette clé d’accès n’a pas pu être renommée.',
+  'accountNotice.passkeyNotFound': 'Cette clé d’accès est introuvable.',
+  'accountNotice.passkeyRemoved': 'Clé d’accès supprimée.',
+  'accountNotice.accessRemoved': 'Accès retiré.',
+  'accountNotice.otherSessionsEnded':
+    '{count, plural, one {# autre session déconnectée.} other {# autres sessions déconnectées.}}',
+  'accountNotice.sessionNotFound': 'Cette session est introuvable.',
+  'accountNotice.sessionEnded': 'Cette session a été déconnectée.',
+  'accountNotice.providerNotOffered': 'Ce service de connexion n’est pas proposé ici.',
+  'accountNotice.providerUnreachable':
+    '{provider} est injoignable pour le moment. Rien n’a été lié ; réessayez plus tard.',
+  'accountNotice.providerAlreadyLinked': '{provider} est déjà lié.',
+  'accountNotice.providerLinked': '{provider} lié.',
+  'accountNotice.providerUnlinked': 'Service de connexion délié.',
+  'accountNotice.lastWayIn': 'C’est votre seul moyen de connexion : il ne peut pas être délié.',
+  'accountNotice.providerNotLinked': 'Ce service de connexion n’est pas lié à votre compte.',
+  'accountNotice.verificationSent':
+    'Nous avons envoyé un lien à votre adresse. Ouvrez-le dans les 24 heures pour confirmer l’adresse.',
+  'accountNotice.alreadyVerified': 'Votre adresse est déjà vérifiée.',
+  'accountNotice.noAddress': 'Votre compte n’a pas d’adresse.',
+  'accountNotice.mailNotSent': 'Nous n’avons pas pu envoyer le message. Réessayez dans quelques minutes.',
+  'accountNotice.tooManyMails':
+    'Trop de messages ont été envoyés à cette adresse ou depuis votre compte. Réessayez plus tard.',
+  'accountNotice.notAnAddress': 'Ce n’est pas une adresse e-mail.',
+  'accountNotice.changeSent':
+    'Nous avons envoyé un lien à la nouvelle adresse. Votre compte garde son adresse actuelle jusqu’à ce que vous ouvriez ce lien et choisissiez « Utiliser cette adresse ».',
+
+  'emailLink.invalidTitle': 'Ce lien n’est plus valide',
+  'emailLink.invalid':
+    'Ce lien n’est plus valide : il a déjà servi, il a expiré, ou le compte a changé depuis.',
+  'emailLink.verify.title': 'Confirmer votre adresse',
+  'emailLink.verify.lead': 'Confirmez que cette adresse appartient à votre compte.',
+  'emailLink.verify.button': 'Confirmer mon adresse',
+  'emailLink.verify.doneTitle': 'Adresse vérifiée',
+  'emailLink.verify.done': 'Votre adresse est vérifiée.',
+  'emailLink.change.title': 'Utiliser cette adresse',
+  'emailLink.change.lead': 'Utiliser désormais cette adresse pour votre compte.',
+  'emailLink.change.button': 'Utiliser cette adresse',
+  'emailLink.change.doneTitle': 'Adresse changée',
+  'emailLink.change.done': 'Votre compte utilise désormais la nouvelle adresse.',
+  'emailLink.undo.title': 'Annuler le changement d’adresse',
+  'emailLink.undo.lead': 'Garder cette adresse pour votre compte et déconnecter toutes les sessions.',
+  'emailLink.undo.button': 'Annuler et se déconnecter partout',
+  'emailLink.undo.doneTitle': 'Changement annulé',
+  'emailLink.undo.done':
+    'Votre compte garde cette adresse et a été déconnecté partout. Changez votre mot de passe si quelqu’un d’autre le connaît.',
+  'wayOn.account': 'Aller à votre compte',
 };

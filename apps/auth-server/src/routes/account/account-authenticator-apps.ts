@@ -87,7 +87,7 @@ export function registerAccountAuthenticatorAppRoutes(
       reply,
       current,
       { method: 'otp' },
-      { kind: 'ok', text: 'Authenticator app added.' },
+      { kind: 'ok', text: request.language.text('accountNotice.appAdded') },
     );
   });
 
@@ -100,7 +100,7 @@ export function registerAccountAuthenticatorAppRoutes(
       if (name === '' || !(await totp.rename(request.params.id, current.user.sub, name))) {
         return sendAccountPage(reply, current, 400, {
           kind: 'error',
-          text: 'That app could not be renamed.',
+          text: request.language.text('accountNotice.appNotRenamed'),
         });
       }
       audit(request.log, AUDIT_EVENTS.factorRenamed, {
@@ -108,7 +108,10 @@ export function registerAccountAuthenticatorAppRoutes(
         method: 'otp',
         credential_id: request.params.id,
       });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Renamed.' });
+      return sendAccountPage(reply, current, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.renamed'),
+      });
     },
   );
 
@@ -118,7 +121,10 @@ export function registerAccountAuthenticatorAppRoutes(
     async (request, reply) => {
       const current = accountHolder(request);
       if (!(await totp.remove(request.params.id, current.user.sub))) {
-        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That app was not found.' });
+        return sendAccountPage(reply, current, 404, {
+          kind: 'error',
+          text: request.language.text('accountNotice.appNotFound'),
+        });
       }
       audit(request.log, AUDIT_EVENTS.factorRemoved, {
         sub: current.user.sub,
@@ -126,7 +132,10 @@ export function registerAccountAuthenticatorAppRoutes(
         credential_id: request.params.id,
       });
       app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
+      return sendAccountPage(reply, current, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.appRemoved'),
+      });
     },
   );
 }
