@@ -8,6 +8,7 @@ import { AUDIT_EVENTS } from '../src/audit.js';
 import { users } from '../src/db/schema.js';
 import { translatorFor } from '../src/i18n/translator.js';
 import { renderSecurityEventsSection } from '../src/pages/account-security-events.js';
+import { renderLinkAccountPage } from '../src/pages/link-account.js';
 import { renderEnrolPasskeyPage } from '../src/pages/passkey.js';
 import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
@@ -285,6 +286,39 @@ describe('account page', () => {
     expect(htmlLang(page)?.[2]).toBe(' dir="rtl"');
     expect(page.body).toContain('<h2 id="sessions-title">الجلسات النشطة</h2>');
     expect(page.body).toContain('<h2 id="recovery-title">رموز الاسترداد</h2>');
+  });
+});
+
+describe('start page and upstream links', () => {
+  it('shows the start page in Arabic, right to left', async () => {
+    const page = await app.inject({
+      method: 'GET',
+      url: '/',
+      headers: { accept: 'text/html', 'accept-language': 'ar' },
+    });
+    expect(htmlLang(page)?.[1]).toBe('ar');
+    expect(htmlLang(page)?.[2]).toBe(' dir="rtl"');
+    expect(page.body).toContain('<title>خادم التفويض');
+    expect(page.body).toContain('data-action="account">حسابك</a>');
+  });
+
+  it('asks in German for the proof that links an upstream sign-in, each way worded', () => {
+    const german = { t: translatorFor('de') };
+    const input = {
+      providerName: 'Upstream',
+      email: 'greta@example.test',
+      csrfToken: 'c',
+      linkToken: 'l',
+      loginUrl: '/login',
+      basePath: '',
+      language: german,
+    };
+    const both = renderLinkAccountPage({ ...input, passwordAction: '/p', mailAction: '/m' });
+    expect(both).toContain('<title>Konto verknüpfen');
+    expect(both).toContain('mit seinem Passwort oder mit einem Link, den wir an seine Adresse senden.');
+    expect(both).toContain('>Link per E-Mail senden</button>');
+    const none = renderLinkAccountPage({ ...input, passwordAction: null, mailAction: null });
+    expect(none).toContain('Es kann hier nicht mit Upstream verknüpft werden');
   });
 });
 

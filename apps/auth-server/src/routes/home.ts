@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { pageLanguageOf } from '../i18n/request-language.js';
 import { type DevelopmentSeedSummary, renderHomePage } from '../pages/home.js';
 import { prefersHtml } from '../pages/negotiate.js';
 import { sendHtml } from '../pages/respond.js';
@@ -25,6 +26,7 @@ export const homeRoutes: FastifyPluginAsync<HomeRoutesOptions> = async (app, opt
           issuer: pageContext.issuer,
           basePath: pageContext.basePath,
           development: options.development,
+          language: pageLanguageOf(request),
         }),
       );
     }

@@ -374,4 +374,30 @@ export const ar: Catalogue = {
   'emailLink.undo.done':
     'يحتفظ حسابك بهذا العنوان وسُجّل خروجه من كل مكان. غيّر كلمة المرور إن كان شخص آخر يعرفها.',
   'wayOn.account': 'الانتقال إلى حسابك',
+
+  'link.title': 'ربط حسابك',
+  'link.lead': 'يوجد هنا بالفعل حساب بالعنوان <strong>{email}</strong>.',
+  'link.prove':
+    'لتستخدم {provider} في تسجيل الدخول إليه من الآن فصاعدًا، أثبت أنه حسابك {ways, select, both {بكلمة مروره، أو برابط نرسله إلى عنوانه} password {بكلمة مروره} other {برابط نرسله إلى عنوانه}}.',
+  'link.password': 'كلمة مرور الحساب الموجود',
+  'link.submit': 'الربط وتسجيل الدخول',
+  'link.mailMe': 'أرسل لي رابطًا بالبريد الإلكتروني',
+  'link.unavailable':
+    'لا يمكن ربطه بـ{provider} هنا: سجّل الدخول بالطريقة المعتادة، ثم اربط {provider} من صفحة حسابك.',
+  'link.backToLogin': 'العودة إلى تسجيل الدخول',
+  'link.mailSentTitle': 'تحقق من بريدك',
+  'link.mailSent': 'أرسلنا رابطًا إلى {address}.',
+  'link.mailSentAdvice':
+    'افتحه في هذا المتصفح خلال {minutes} دقيقة لتستخدم {provider} في تسجيل الدخول إلى ذلك الحساب. لن يُربط شيء قبل ذلك.',
+  'link.mailedQuestion': 'هل تريد استخدام {provider} لتسجيل الدخول إلى حساب {address} من الآن فصاعدًا؟',
+
+  'home.title': 'خادم التفويض',
+  'home.lead':
+    'هذا خادم تفويض يعمل بـ OAuth 2.0 وOpenID Connect. ترسلك التطبيقات إلى هنا لتسجيل الدخول؛ ولا شيء تفعله في هذه الصفحة نفسها.',
+  'home.issuer': 'الجهة المُصدِرة: <code>{issuer}</code>',
+  'home.account': 'حسابك',
+  'home.developers': 'للمطورين',
+  'home.discovery': 'مستند الاكتشاف',
+  'home.jwks': 'مفاتيح التوقيع (JWKS)',
+  'home.health': 'الحالة',
 };

@@ -399,4 +399,30 @@ export const de: Catalogue = {
   'emailLink.undo.done':
     'Ihr Konto behält diese Adresse und wurde überall abgemeldet. Ändern Sie Ihr Passwort, falls jemand anderes es kennt.',
   'wayOn.account': 'Zu Ihrem Konto',
+
+  'link.title': 'Konto verknüpfen',
+  'link.lead': 'Hier gibt es bereits ein Konto mit der Adresse <strong>{email}</strong>.',
+  'link.prove':
+    'Um sich ab jetzt mit {provider} daran anzumelden, weisen Sie nach, dass es Ihres ist: {ways, select, both {mit seinem Passwort oder mit einem Link, den wir an seine Adresse senden} password {mit seinem Passwort} other {mit einem Link, den wir an seine Adresse senden}}.',
+  'link.password': 'Passwort des bestehenden Kontos',
+  'link.submit': 'Verknüpfen und anmelden',
+  'link.mailMe': 'Link per E-Mail senden',
+  'link.unavailable':
+    'Es kann hier nicht mit {provider} verknüpft werden: Melden Sie sich wie gewohnt an und verknüpfen Sie {provider} dann auf Ihrer Kontoseite.',
+  'link.backToLogin': 'Zurück zur Anmeldung',
+  'link.mailSentTitle': 'Prüfen Sie Ihre E-Mails',
+  'link.mailSent': 'Wir haben einen Link an {address} gesendet.',
+  'link.mailSentAdvice':
+    'Öffnen Sie ihn in diesem Browser innerhalb von {minutes} Minuten, um sich mit {provider} an diesem Konto anzumelden. Bis dahin wird nichts verknüpft.',
+  'link.mailedQuestion': 'Ab jetzt {provider} verwenden, um sich am Konto von {address} anzumelden?',
+
+  'home.title': 'Autorisierungsserver',
+  'home.lead':
+    'Dies ist ein Autorisierungsserver für OAuth 2.0 und OpenID Connect. Anwendungen leiten Sie zur Anmeldung hierher; auf dieser Seite selbst gibt es nichts zu tun.',
+  'home.issuer': 'Aussteller (Issuer): <code>{issuer}</code>',
+  'home.account': 'Ihr Konto',
+  'home.developers': 'Für Entwickler',
+  'home.discovery': 'Discovery-Dokument',
+  'home.jwks': 'Signaturschlüssel (JWKS)',
+  'home.health': 'Betriebszustand',
 };

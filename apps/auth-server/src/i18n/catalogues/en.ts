@@ -381,6 +381,32 @@ export const en = {
   'emailLink.undo.done':
     'Your account keeps this address and was signed out everywhere. Change your password if someone else knows it.',
   'wayOn.account': 'Go to your account',
+
+  'link.title': 'Link your account',
+  'link.lead': 'An account with the address <strong>{email}</strong> already exists here.',
+  'link.prove':
+    'To use {provider} to sign in to it from now on, prove that it is yours {ways, select, both {with its password, or with a link we mail to its address} password {with its password} other {with a link we mail to its address}}.',
+  'link.password': 'Password of the existing account',
+  'link.submit': 'Link and sign in',
+  'link.mailMe': 'E-mail me a link',
+  'link.unavailable':
+    'It cannot be linked to {provider} here: sign in the usual way, then link {provider} from your account page.',
+  'link.backToLogin': 'Back to signing in',
+  'link.mailSentTitle': 'Check your mail',
+  'link.mailSent': 'We sent a link to {address}.',
+  'link.mailSentAdvice':
+    'Open it in this browser within {minutes} minutes to use {provider} to sign in to that account. Until then nothing is linked.',
+  'link.mailedQuestion': 'Use {provider} to sign in to the account of {address} from now on?',
+
+  'home.title': 'Authorization server',
+  'home.lead':
+    'This is an OAuth 2.0 and OpenID Connect authorization server. Applications send you here to sign in; there is nothing to do on this page itself.',
+  'home.issuer': 'Issuer: <code>{issuer}</code>',
+  'home.account': 'Your account',
+  'home.developers': 'For developers',
+  'home.discovery': 'Discovery document',
+  'home.jwks': 'Signing keys (JWKS)',
+  'home.health': 'Health',
 } as const;
 
 export type MessageKey = keyof typeof en;

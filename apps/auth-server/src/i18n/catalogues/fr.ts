@@ -393,4 +393,30 @@ export const fr: Catalogue = {
   'emailLink.undo.done':
     'Votre compte garde cette adresse et a été déconnecté partout. Changez votre mot de passe si quelqu’un d’autre le connaît.',
   'wayOn.account': 'Aller à votre compte',
+
+  'link.title': 'Lier votre compte',
+  'link.lead': 'Un compte avec l’adresse <strong>{email}</strong> existe déjà ici.',
+  'link.prove':
+    'Pour vous y connecter désormais avec {provider}, prouvez qu’il est à vous {ways, select, both {avec son mot de passe, ou avec un lien que nous envoyons à son adresse} password {avec son mot de passe} other {avec un lien que nous envoyons à son adresse}}.',
+  'link.password': 'Mot de passe du compte existant',
+  'link.submit': 'Lier et se connecter',
+  'link.mailMe': 'M’envoyer un lien par e-mail',
+  'link.unavailable':
+    'Il ne peut pas être lié à {provider} ici : connectez-vous comme d’habitude, puis liez {provider} depuis la page de votre compte.',
+  'link.backToLogin': 'Retour à la connexion',
+  'link.mailSentTitle': 'Consultez vos e-mails',
+  'link.mailSent': 'Nous avons envoyé un lien à {address}.',
+  'link.mailSentAdvice':
+    'Ouvrez-le dans ce navigateur dans les {minutes} minutes pour vous connecter à ce compte avec {provider}. D’ici là, rien n’est lié.',
+  'link.mailedQuestion': 'Utiliser désormais {provider} pour vous connecter au compte de {address} ?',
+
+  'home.title': 'Serveur d’autorisation',
+  'home.lead':
+    'Ceci est un serveur d’autorisation OAuth 2.0 et OpenID Connect. Les applications vous envoient ici pour vous connecter ; il n’y a rien à faire sur cette page elle-même.',
+  'home.issuer': 'Émetteur : <code>{issuer}</code>',
+  'home.account': 'Votre compte',
+  'home.developers': 'Pour les développeurs',
+  'home.discovery': 'Document de découverte',
+  'home.jwks': 'Clés de signature (JWKS)',
+  'home.health': 'État de santé',
 };
