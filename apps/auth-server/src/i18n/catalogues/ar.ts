@@ -131,6 +131,8 @@ export const ar: Catalogue = {
   'enrol.submit': 'تأكيد',
   'enrol.leadPasskey': 'يطلب {client} مفتاح مرور عند تسجيل الدخول. أعدّ مفتاح مرور للمتابعة.',
   'enrol.leadApp': 'يتطلب {client} خطوة ثانية عند تسجيل الدخول. أعدّ تطبيق مصادقة للمتابعة.',
+  'enrol.leadSecondStep': 'يتطلب {client} خطوة ثانية عند تسجيل الدخول.',
+  'enrol.setUpAppInstead': 'إعداد تطبيق مصادقة بدلًا من ذلك',
   'enrol.setUpPasskey': 'إعداد مفتاح مرور',
   'enrol.setUpPasskeyInstead': 'إعداد مفتاح مرور بدلًا من ذلك',
 

@@ -142,6 +142,8 @@ export const de: Catalogue = {
     '{client} verlangt bei der Anmeldung einen Passkey. Richten Sie einen Passkey ein, um fortzufahren.',
   'enrol.leadApp':
     '{client} verlangt bei der Anmeldung einen zweiten Schritt. Richten Sie eine Authenticator-App ein, um fortzufahren.',
+  'enrol.leadSecondStep': '{client} verlangt bei der Anmeldung einen zweiten Schritt.',
+  'enrol.setUpAppInstead': 'Stattdessen eine Authenticator-App einrichten',
   'enrol.setUpPasskey': 'Passkey einrichten',
   'enrol.setUpPasskeyInstead': 'Stattdessen einen Passkey einrichten',
 

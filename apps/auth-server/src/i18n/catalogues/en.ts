@@ -136,6 +136,8 @@ export const en = {
   'enrol.leadPasskey': '{client} asks for a passkey when you sign in. Set up a passkey to continue.',
   'enrol.leadApp':
     '{client} requires a second step when you sign in. Set up an authenticator app to continue.',
+  'enrol.leadSecondStep': '{client} requires a second step when you sign in.',
+  'enrol.setUpAppInstead': 'Set up an authenticator app instead',
   'enrol.setUpPasskey': 'Set up a passkey',
   'enrol.setUpPasskeyInstead': 'Set up a passkey instead',
 

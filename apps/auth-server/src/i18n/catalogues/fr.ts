@@ -136,6 +136,8 @@ export const fr: Catalogue = {
     '{client} demande une clé d’accès à la connexion. Configurez une clé d’accès pour continuer.',
   'enrol.leadApp':
     '{client} exige une deuxième étape à la connexion. Configurez une application d’authentification pour continuer.',
+  'enrol.leadSecondStep': '{client} exige une deuxième étape lors de la connexion.',
+  'enrol.setUpAppInstead': 'Configurer plutôt une application d’authentification',
   'enrol.setUpPasskey': 'Configurer une clé d’accès',
   'enrol.setUpPasskeyInstead': 'Configurer plutôt une clé d’accès',
 
