@@ -346,6 +346,9 @@ export const ar: Catalogue = {
   'accountNotice.providerUnlinked': 'أُلغي ربط خدمة تسجيل الدخول.',
   'accountNotice.lastWayIn': 'هذه طريقتك الوحيدة لتسجيل الدخول: لا يمكن إلغاء ربطها.',
   'accountNotice.providerNotLinked': 'خدمة تسجيل الدخول هذه غير مرتبطة بحسابك.',
+  'accountNotice.wrongCurrentPassword': 'كلمة المرور الحالية غير صحيحة.',
+  'accountNotice.passwordChanged':
+    'تغيّرت كلمة المرور. {count, plural, zero {لم تكن هناك جلسات أخرى لتسجيل الخروج منها.} one {سُجّل الخروج من جلسة أخرى واحدة.} two {سُجّل الخروج من جلستين أخريين.} few {سُجّل الخروج من # جلسات أخرى.} many {سُجّل الخروج من # جلسة أخرى.} other {سُجّل الخروج من # جلسة أخرى.}}',
   'accountNotice.verificationSent': 'أرسلنا رابطًا إلى عنوانك. افتحه خلال 24 ساعة لتأكيد العنوان.',
   'accountNotice.alreadyVerified': 'تم التحقق من عنوانك من قبل.',
   'accountNotice.noAddress': 'ليس لحسابك عنوان.',

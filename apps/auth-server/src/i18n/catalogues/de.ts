@@ -369,6 +369,9 @@ export const de: Catalogue = {
   'accountNotice.lastWayIn':
     'Dies ist Ihre einzige Möglichkeit, sich anzumelden: Die Verknüpfung kann nicht aufgehoben werden.',
   'accountNotice.providerNotLinked': 'Dieser Anmeldedienst ist nicht mit Ihrem Konto verknüpft.',
+  'accountNotice.wrongCurrentPassword': 'Das aktuelle Passwort ist nicht richtig.',
+  'accountNotice.passwordChanged':
+    'Passwort geändert. {count, plural, one {# andere Sitzung wurde abgemeldet.} other {# andere Sitzungen wurden abgemeldet.}}',
   'accountNotice.verificationSent':
     'Wir haben einen Link an Ihre Adresse gesendet. Öffnen Sie ihn innerhalb von 24 Stunden, um die Adresse zu bestätigen.',
   'accountNotice.alreadyVerified': 'Ihre Adresse ist bereits bestätigt.',

@@ -352,6 +352,9 @@ export const en = {
   'accountNotice.providerUnlinked': 'Sign-in service unlinked.',
   'accountNotice.lastWayIn': 'This is your only way to sign in: it cannot be unlinked.',
   'accountNotice.providerNotLinked': 'This sign-in service is not linked to your account.',
+  'accountNotice.wrongCurrentPassword': 'The current password is not right.',
+  'accountNotice.passwordChanged':
+    'Password changed. {count, plural, one {Signed out of # other session.} other {Signed out of # other sessions.}}',
   'accountNotice.verificationSent':
     'We sent a link to your address. Open it within 24 hours to confirm the address.',
   'accountNotice.alreadyVerified': 'Your address is already verified.',

@@ -364,6 +364,9 @@ export const fr: Catalogue = {
   'accountNotice.providerUnlinked': 'Service de connexion délié.',
   'accountNotice.lastWayIn': 'C’est votre seul moyen de connexion : il ne peut pas être délié.',
   'accountNotice.providerNotLinked': 'Ce service de connexion n’est pas lié à votre compte.',
+  'accountNotice.wrongCurrentPassword': 'Le mot de passe actuel n’est pas correct.',
+  'accountNotice.passwordChanged':
+    'Mot de passe changé. {count, plural, one {# autre session a été déconnectée.} other {# autres sessions ont été déconnectées.}}',
   'accountNotice.verificationSent':
     'Nous avons envoyé un lien à votre adresse. Ouvrez-le dans les 24 heures pour confirmer l’adresse.',
   'accountNotice.alreadyVerified': 'Votre adresse est déjà vérifiée.',
