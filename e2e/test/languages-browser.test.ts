@@ -1,7 +1,7 @@
 /**
  * The sign-in pages in each language, in Chromium (CONTRACT "Languages"): the authorization
  * request's `ui_locales` chooses the login and consent pages' language, the switcher's cookie the
- * forgot-password, device verification and error pages'; `<html lang>` names it, Arabic pages are right to left, and
+ * forgot-password, device verification, error and account pages'; `<html lang>` names it, Arabic pages are right to left, and
  * axe-core finds no violation in any of them. Arabic pages are photographed at 375 pixels under
  * test-artifacts/screenshots/ (docs/screenshots/ keeps a copy of them).
  */
@@ -90,6 +90,24 @@ describe.each(LANGUAGES)('pages in $code', (language) => {
 
     await page.goto(`${stack.issuer}/interaction/no-such-interaction/login`);
     await expectPageIn(browser, page, language, 'error');
+    expect(browser.cspViolations).toEqual([]);
+  });
+});
+
+describe('the account page', () => {
+  it('in Arabic: right to left, no axe violation, photographed at 375 px', async () => {
+    const browser = await launchBrowser();
+    browsers.push(browser);
+    const { page } = browser;
+    await browser.context.addCookies([{ name: 'lang', value: 'ar', url: stack.issuer }]);
+    await page.goto(`${stack.issuer}/account`);
+    await page.locator('#username').fill(stack.user.username);
+    await page.locator('#password').fill(stack.user.password);
+    await page.locator('button[type="submit"].primary').click();
+    await page.waitForURL(`${stack.issuer}/account`);
+    expect(await page.locator('h1').textContent()).toBe('حسابك');
+    expect(await page.locator('#sessions-title').textContent()).toBe('الجلسات النشطة');
+    await expectPageIn(browser, page, LANGUAGES[3], 'account');
     expect(browser.cspViolations).toEqual([]);
   });
 });

@@ -4,7 +4,13 @@ import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_EVENTS } from '../src/audit.js';
 import { users } from '../src/db/schema.js';
+import { translatorFor } from '../src/i18n/translator.js';
+import { renderSecurityEventsSection } from '../src/pages/account-security-events.js';
+import { renderLinkAccountPage } from '../src/pages/link-account.js';
+import { renderEnrolPasskeyPage } from '../src/pages/passkey.js';
+import { renderRecoveryCodesShownPage } from '../src/pages/recovery.js';
 import { hiddenFields, locationOf, TestBrowser } from './browser.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import type { TestDatabase } from './helpers/database.js';
@@ -193,6 +199,144 @@ describe('without ui_locales', () => {
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe('/');
     }
+  });
+});
+
+/** Alice (password only) signs in from /account in this browser; returns the account page. */
+async function accountPage(browser: TestBrowser) {
+  const login = await browser.follow(await browser.get('/account'));
+  const signedIn = await post(browser, login, { username: 'alice', password: 'alice-password-for-tests' });
+  expect(locationOf(signedIn).pathname).toBe('/account');
+  return browser.follow(signedIn);
+}
+
+describe('account page', () => {
+  it('speaks German, security events included, to a German browser', async () => {
+    const page = await accountPage(new TestBrowser(app, { acceptLanguage: 'de-DE,de;q=0.9' }));
+    expect(htmlLang(page)?.[1]).toBe('de');
+    expect(page.body).toContain('<title>Ihr Konto');
+    expect(page.body).toContain('<h2 id="password-title">Passwort</h2>');
+    expect(page.body).toContain('<h2 id="security-events-title">Letzte Sicherheitsereignisse</h2>');
+    expect(page.body).not.toContain('Active sessions');
+  });
+
+  it('answers a change in the language of the page', async () => {
+    const browser = new TestBrowser(app, { acceptLanguage: 'de' });
+    const page = await accountPage(browser);
+    const ended = await browser.post('/account/sessions/sign-out-others', {
+      csrf: hiddenFields(page.body).csrf ?? '',
+    });
+    expect(ended.statusCode).toBe(303);
+    const after = await browser.follow(ended);
+    expect(after.body).toMatch(/id="account-notice">\d+ andere Sitzung(en)? abgemeldet\.</);
+  });
+
+  it('opens a mailed link in the browser’s language, even one that no longer works', async () => {
+    const page = await new TestBrowser(app, { acceptLanguage: 'fr' }).get('/verify-email?token=used-up');
+    expect(page.statusCode).toBe(400);
+    expect(htmlLang(page)?.[1]).toBe('fr');
+    expect(page.body).toContain('Ce lien n’est plus valide');
+    expect(page.body).toContain('data-action="account">Aller à votre compte</a>');
+  });
+
+  it('names each security event in the language', () => {
+    const section = renderSecurityEventsSection(
+      [
+        {
+          time: 1_800_000_000,
+          event: AUDIT_EVENTS.loginFailed,
+          ip: '203.0.113.9',
+          application: null,
+          failure: true,
+        },
+      ],
+      translatorFor('de'),
+    ).value;
+    expect(section).toContain('<strong>Anmeldung abgelehnt</strong>');
+    expect(section).toContain('</time> von 203.0.113.9');
+    expect(section).toContain('Wenn Sie eines davon nicht wiedererkennen');
+  });
+
+  it('sets up a passkey and shows new recovery codes in the language, copy answers included', () => {
+    const french = { t: translatorFor('fr') };
+    const passkey = renderEnrolPasskeyPage({
+      form: { options: {}, csrfToken: 'c' },
+      name: 'Téléphone',
+      basePath: '',
+      language: french,
+    });
+    expect(passkey).toContain('<title>Ajouter une clé d’accès');
+    expect(passkey).toContain('>Créer la clé d’accès</button>');
+    const codes = renderRecoveryCodesShownPage({
+      codes: ['ABCDE-23456'],
+      continueCsrfToken: 'c',
+      basePath: '',
+      language: { t: translatorFor('ar') },
+    });
+    expect(codes).toContain('<html lang="ar" dir="rtl">');
+    expect(codes).toContain('<p hidden id="recovery-codes-copied">تم النسخ. الصقها في مكان آمن.</p>');
+    expect(codes).toContain('>حفظتها، متابعة</button>');
+  });
+
+  it('is right to left in Arabic, with the switcher cookie', async () => {
+    const browser = new TestBrowser(app, { acceptLanguage: 'en' });
+    browser.cookies.set('lang', 'ar');
+    const page = await accountPage(browser);
+    expect(htmlLang(page)?.[1]).toBe('ar');
+    expect(htmlLang(page)?.[2]).toBe(' dir="rtl"');
+    expect(page.body).toContain('<h2 id="sessions-title">الجلسات النشطة</h2>');
+    expect(page.body).toContain('<h2 id="recovery-title">رموز الاسترداد</h2>');
+  });
+});
+
+describe('start page and upstream links', () => {
+  it('shows the start page in Arabic, right to left', async () => {
+    const page = await app.inject({
+      method: 'GET',
+      url: '/',
+      headers: { accept: 'text/html', 'accept-language': 'ar' },
+    });
+    expect(htmlLang(page)?.[1]).toBe('ar');
+    expect(htmlLang(page)?.[2]).toBe(' dir="rtl"');
+    expect(page.body).toContain('<title>خادم التفويض');
+    expect(page.body).toContain('data-action="account">حسابك</a>');
+  });
+
+  it('asks in German for the proof that links an upstream sign-in, each way worded', () => {
+    const german = { t: translatorFor('de') };
+    const input = {
+      providerName: 'Upstream',
+      email: 'greta@example.test',
+      csrfToken: 'c',
+      linkToken: 'l',
+      loginUrl: '/login',
+      basePath: '',
+      language: german,
+    };
+    const both = renderLinkAccountPage({ ...input, passwordAction: '/p', mailAction: '/m' });
+    expect(both).toContain('<title>Konto verknüpfen');
+    expect(both).toContain('mit seinem Passwort oder mit einem Link, den wir an seine Adresse senden.');
+    expect(both).toContain('>Link per E-Mail senden</button>');
+    const none = renderLinkAccountPage({ ...input, passwordAction: null, mailAction: null });
+    expect(none).toContain('Es kann hier nicht mit Upstream verknüpft werden');
+  });
+});
+
+describe('authorization errors', () => {
+  it('answer in the request’s ui_locales over the browser’s language', async () => {
+    const browser = new TestBrowser(app, { acceptLanguage: 'fr' });
+    const page = await browser.get(
+      authorizePath({
+        client_id: 'no-such-client',
+        response_type: 'code',
+        scope: 'openid',
+        ui_locales: 'de',
+      }),
+    );
+    expect(page.statusCode).toBe(400);
+    expect(htmlLang(page)?.[1]).toBe('de');
+    expect(page.body).toContain('Diese Anmeldeanfrage ist ungültig');
+    expect(page.body).toContain('<code>invalid_request</code>');
   });
 });
 

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import { AUDIT_EVENTS, audit } from '../audit.js';
 import type { AppDatabase } from '../db/client.js';
+import { ENGLISH, type Translator } from '../i18n/translator.js';
 import {
   type LoginAttemptDecision,
   type LoginAttemptGuard,
@@ -114,7 +115,10 @@ export async function changePassword(
 }
 
 /** What the account page answers for an outcome: status, notice and, when locked, `Retry-After`. */
-export function passwordChangeAnswer(outcome: PasswordChangeOutcome): {
+export function passwordChangeAnswer(
+  outcome: PasswordChangeOutcome,
+  t: Translator = ENGLISH,
+): {
   status: number;
   notice: { kind: 'ok' | 'error'; text: string };
   retryAfterSeconds?: number;
@@ -126,14 +130,13 @@ export function passwordChangeAnswer(outcome: PasswordChangeOutcome): {
       // RFC 6585 §4, as the login form: 429 with Retry-After, the page saying the same in words.
       return {
         status: 429,
-        notice: { kind: 'error', text: tooManyAttemptsMessage(outcome.retryAfterSeconds) },
+        notice: { kind: 'error', text: tooManyAttemptsMessage(outcome.retryAfterSeconds, t) },
         retryAfterSeconds: outcome.retryAfterSeconds,
       };
     case 'wrong_current_password':
-      return { status: 400, notice: { kind: 'error', text: 'The current password is not right.' } };
+      return { status: 400, notice: { kind: 'error', text: t.text('accountNotice.wrongCurrentPassword') } };
     case 'changed': {
-      const count = outcome.otherSessionsEnded;
-      const text = `Password changed. Signed out of ${count} other session${count === 1 ? '' : 's'}.`;
+      const text = t.text('accountNotice.passwordChanged', { count: outcome.otherSessionsEnded });
       return { status: 200, notice: { kind: 'ok', text } };
     }
   }

@@ -1,4 +1,6 @@
 import { AUDIT_EVENTS } from '../audit.js';
+import type { MessageKey } from '../i18n/catalogues/en.js';
+import { ENGLISH, type Translator } from '../i18n/translator.js';
 import { html } from './html.js';
 
 /** One line of the account page's "Recent security events". */
@@ -16,29 +18,30 @@ export interface AccountSecurityEvent {
 /**
  * The events a person sees about their own account, and how each reads: sign-ins and their
  * failures, factors, password, sessions, linked services, and what an administrator did to the
- * account. Other events (consent, token refreshes) are not security events for the person.
+ * account. Other events (consent, token refreshes) are not security events for the person. Each
+ * names its message: a catalogue key, worded per language.
  */
-export const SECURITY_EVENT_TEXTS: Readonly<Record<string, string>> = {
-  [AUDIT_EVENTS.loginSucceeded]: 'Signed in',
-  [AUDIT_EVENTS.loginFailed]: 'Sign-in refused',
-  [AUDIT_EVENTS.factorSucceeded]: 'Second step of sign-in passed',
-  [AUDIT_EVENTS.factorFailed]: 'Second step of sign-in refused',
-  [AUDIT_EVENTS.factorEnrolled]: 'Second factor added',
-  [AUDIT_EVENTS.factorRemoved]: 'Second factor removed',
-  [AUDIT_EVENTS.factorRenamed]: 'Second factor renamed',
-  [AUDIT_EVENTS.recoveryCodesIssued]: 'New recovery codes issued',
-  [AUDIT_EVENTS.passwordChanged]: 'Password changed',
-  [AUDIT_EVENTS.passwordChangeFailed]: 'Password change refused',
-  [AUDIT_EVENTS.directoryPasswordChanged]: 'Directory password changed',
-  [AUDIT_EVENTS.otherSessionsEnded]: 'Other sessions signed out',
-  [AUDIT_EVENTS.appAccessRevoked]: 'Access of an application removed',
-  [AUDIT_EVENTS.identityLinked]: 'Sign-in service linked',
-  [AUDIT_EVENTS.identityUnlinked]: 'Sign-in service unlinked',
-  [AUDIT_EVENTS.logout]: 'Signed out',
-  [AUDIT_EVENTS.adminUserDisabled]: 'Account disabled by an administrator',
-  [AUDIT_EVENTS.adminUserEnabled]: 'Account enabled by an administrator',
-  [AUDIT_EVENTS.adminPasswordReset]: 'Password reset by an administrator',
-  [AUDIT_EVENTS.adminMfaReset]: 'Second factors removed by an administrator',
+export const SECURITY_EVENT_TEXTS: Readonly<Record<string, MessageKey>> = {
+  [AUDIT_EVENTS.loginSucceeded]: 'securityEvent.loginSucceeded',
+  [AUDIT_EVENTS.loginFailed]: 'securityEvent.loginFailed',
+  [AUDIT_EVENTS.factorSucceeded]: 'securityEvent.factorSucceeded',
+  [AUDIT_EVENTS.factorFailed]: 'securityEvent.factorFailed',
+  [AUDIT_EVENTS.factorEnrolled]: 'securityEvent.factorEnrolled',
+  [AUDIT_EVENTS.factorRemoved]: 'securityEvent.factorRemoved',
+  [AUDIT_EVENTS.factorRenamed]: 'securityEvent.factorRenamed',
+  [AUDIT_EVENTS.recoveryCodesIssued]: 'securityEvent.recoveryCodesIssued',
+  [AUDIT_EVENTS.passwordChanged]: 'securityEvent.passwordChanged',
+  [AUDIT_EVENTS.passwordChangeFailed]: 'securityEvent.passwordChangeFailed',
+  [AUDIT_EVENTS.directoryPasswordChanged]: 'securityEvent.directoryPasswordChanged',
+  [AUDIT_EVENTS.otherSessionsEnded]: 'securityEvent.otherSessionsEnded',
+  [AUDIT_EVENTS.appAccessRevoked]: 'securityEvent.appAccessRevoked',
+  [AUDIT_EVENTS.identityLinked]: 'securityEvent.identityLinked',
+  [AUDIT_EVENTS.identityUnlinked]: 'securityEvent.identityUnlinked',
+  [AUDIT_EVENTS.logout]: 'securityEvent.logout',
+  [AUDIT_EVENTS.adminUserDisabled]: 'securityEvent.adminUserDisabled',
+  [AUDIT_EVENTS.adminUserEnabled]: 'securityEvent.adminUserEnabled',
+  [AUDIT_EVENTS.adminPasswordReset]: 'securityEvent.adminPasswordReset',
+  [AUDIT_EVENTS.adminMfaReset]: 'securityEvent.adminMfaReset',
 };
 
 const when = (seconds: number) => {
@@ -46,20 +49,28 @@ const when = (seconds: number) => {
   return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
 };
 
+function eventName(event: string, t: Translator): string {
+  const key = SECURITY_EVENT_TEXTS[event];
+  return key === undefined ? event : t.text(key);
+}
+
 /** A list, newest first; a refused attempt is marked in words, not by colour alone. */
-export function renderSecurityEventsSection(events: readonly AccountSecurityEvent[]) {
+export function renderSecurityEventsSection(
+  events: readonly AccountSecurityEvent[],
+  t: Translator = ENGLISH,
+) {
   const items = events.map(
     (item) =>
-      html`<li data-security-event="${item.event}"${item.failure ? html` data-failure` : null}><strong>${SECURITY_EVENT_TEXTS[item.event] ?? item.event}</strong>
-<br><span class="muted">${when(item.time)}${item.ip === null ? null : html` from ${item.ip}`}${item.application === null ? null : html` · ${item.application}`}</span></li>`,
+      html`<li data-security-event="${item.event}"${item.failure ? html` data-failure` : null}><strong>${eventName(item.event, t)}</strong>
+<br><span class="muted">${item.ip === null ? when(item.time) : t.html('securityEvents.from', { at: when(item.time), ip: item.ip })}${item.application === null ? null : html` · ${item.application}`}</span></li>`,
   );
   return html`<section aria-labelledby="security-events-title" id="security-events">
-<h2 id="security-events-title">Recent security events</h2>
+<h2 id="security-events-title">${t.text('securityEvents.title')}</h2>
 ${
   events.length === 0
-    ? html`<p class="muted">No security events recorded yet.</p>`
+    ? html`<p class="muted">${t.text('securityEvents.none')}</p>`
     : html`<ul class="sessions">${items}</ul>
-<p class="muted">If you do not recognise one, change your password and sign out your other sessions.</p>`
+<p class="muted">${t.text('securityEvents.advice')}</p>`
 }
 </section>`;
 }

@@ -1,3 +1,4 @@
+import { ENGLISH_PAGE, type PageLanguage, type Translator } from '../i18n/translator.js';
 import { type AccountSecurityEvent, renderSecurityEventsSection } from './account-security-events.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
@@ -59,13 +60,38 @@ export interface AccountPageInput {
     postLogoutRedirectUri?: string | undefined;
   };
   basePath: string;
+  /** The page's language and switcher; English without one when absent. */
+  language?: PageLanguage;
 }
+
+const wordsOf = (input: AccountPageInput): Translator => (input.language ?? ENGLISH_PAGE).t;
 
 /** A time with its zone, machine-readable too ("2026-11-26 15:04 UTC"). */
 const when = (seconds: number) => {
   const iso = new Date(seconds * 1000).toISOString();
   return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
 };
+
+/** The same time as `when`, as text for an attribute. */
+const utcMinute = (seconds: number) => new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 16);
+
+function passkeyDates(t: Translator, passkey: AccountPageInput['passkeys'][number]) {
+  const synced = passkey.synced ? 'yes' : 'no';
+  return passkey.lastUsedAt === null
+    ? t.html('account.passkeyAdded', { synced, added: when(passkey.createdAt) })
+    : t.html('account.passkeyAddedLastUsed', {
+        synced,
+        added: when(passkey.createdAt),
+        lastUsed: when(passkey.lastUsedAt),
+      });
+}
+
+function sessionDates(t: Translator, session: AccountPageInput['sessions'][number]) {
+  const dates = { at: when(session.createdAt), lastUsed: when(session.lastUsedAt ?? session.createdAt) };
+  return session.ip === null
+    ? t.html('account.sessionSignedIn', dates)
+    : t.html('account.sessionSignedInFrom', { ...dates, ip: session.ip });
+}
 
 /** The notice when it belongs to `form`, else nothing. */
 interface FormNotice {
@@ -107,6 +133,7 @@ function formKeysOf(input: AccountPageInput): Set<string> {
  * content is the form that really removes (WAI-ARIA APG disclosure pattern, native `<details>`).
  */
 function confirmRemoval(
+  t: Translator,
   action: string,
   csrf: SafeHtml,
   question: string,
@@ -114,7 +141,7 @@ function confirmRemoval(
   notice: FormNotice,
 ) {
   return html`<details class="confirm"${notice.message ? html` open` : null}>
-<summary>Remove…</summary>
+<summary>${t.text('account.remove')}</summary>
 <form method="post" action="${action}" class="confirm-form">${csrf}
 ${notice.message}
 <p>${question}</p>
@@ -129,6 +156,8 @@ ${notice.message}
  * with a redirect back here (post/redirect/get); an error shows inside the form it belongs to.
  */
 export function renderAccountPage(input: AccountPageInput): string {
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
   const csrf = html`<input type="hidden" name="csrf" value="${input.csrfToken}">`;
   const keys = formKeysOf(input);
   const notice = input.notice;
@@ -139,36 +168,37 @@ ${atTop ? html`<p class="${notice.kind === 'ok' ? 'notice' : 'alert'}" role="${n
 ${input.email ? renderEmailStatus(input, `${input.basePath}/account`, csrf) : null}
 ${renderFactorSections(input, csrf)}
 <section aria-labelledby="recovery-title">
-<h2 id="recovery-title">Recovery codes</h2>
-<p><span id="recovery-remaining" data-remaining="${input.recoveryCodesRemaining}">${input.recoveryCodesRemaining}</span> unused recovery codes.</p>
+<h2 id="recovery-title">${t.text('account.recoveryTitle')}</h2>
+<p>${t.html('account.recoveryRemaining', { count: input.recoveryCodesRemaining, remaining: () => html`<span id="recovery-remaining" data-remaining="${input.recoveryCodesRemaining}">${input.recoveryCodesRemaining}</span>` })}</p>
 <form method="post" action="${input.basePath}/account/recovery-codes" class="stack">${csrf}
-<button type="submit" class="secondary">Get new recovery codes</button>
+<button type="submit" class="secondary">${t.text('account.recoveryNew')}</button>
 </form>
 </section>
 ${renderPasswordSection(input, csrf)}
 ${renderAppsSection(input, csrf)}
 ${renderLinkedProviders(input, csrf)}
 ${renderSessionsSection(input, csrf)}
-${input.securityEvents === undefined ? null : renderSecurityEventsSection(input.securityEvents)}`;
-  return renderPage({ title: 'Your account', body, basePath: input.basePath });
+${input.securityEvents === undefined ? null : renderSecurityEventsSection(input.securityEvents, t)}`;
+  return renderPage({ title: t.text('account.title'), body, basePath: input.basePath, language });
 }
 
 /** Linked sign-in services, each with an unlink form (refused when it is the last way in), and the ones to link. */
 function renderLinkedProviders(input: AccountPageInput, csrf: SafeHtml) {
   const linked = input.linkedProviders ?? [];
   const linkable = input.linkableProviders ?? [];
+  const t = wordsOf(input);
   if (linked.length === 0 && linkable.length === 0) return null;
   return html`<section aria-labelledby="providers-title">
-<h2 id="providers-title">Sign-in services</h2>
+<h2 id="providers-title">${t.text('account.providersTitle')}</h2>
 ${
   linked.length === 0
-    ? html`<p>No sign-in service is linked to your account.</p>`
+    ? html`<p>${t.text('account.providersNone')}</p>`
     : html`<ul class="stack">${linked.map(
         (
           provider,
-        ) => html`<li data-linked-provider="${provider.providerId}">${provider.displayName}${provider.lastSignInAt === null ? null : html` · last used ${when(provider.lastSignInAt)}`}
+        ) => html`<li data-linked-provider="${provider.providerId}">${provider.displayName}${provider.lastSignInAt === null ? null : html` · ${t.html('account.providerLastUsed', { at: when(provider.lastSignInAt) })}`}
 <form method="post" action="${input.basePath}/account/providers/${provider.providerId}/unlink" class="inline">${csrf}
-<button type="submit" class="secondary" data-action="unlink-provider" aria-label="Unlink ${provider.displayName}">Unlink</button>
+<button type="submit" class="secondary" data-action="unlink-provider" aria-label="${t.text('account.unlinkLabel', { provider: provider.displayName })}">${t.text('account.unlink')}</button>
 </form></li>`,
       )}</ul>`
 }
@@ -179,7 +209,7 @@ ${
         (
           provider,
         ) => html`<form method="post" action="${input.basePath}/account/providers/${provider.id}/link" class="stack">${csrf}
-<button type="submit" class="secondary" data-action="link-provider" data-provider="${provider.id}">Link ${provider.displayName}</button>
+<button type="submit" class="secondary" data-action="link-provider" data-provider="${provider.id}">${t.text('account.link', { provider: provider.displayName })}</button>
 </form>`,
       )}</div>`
 }
@@ -189,35 +219,37 @@ ${
 /** "Back to <app>" (when the person came from one) and "Sign out" (the end-session endpoint). */
 function renderNavigation(input: AccountPageInput) {
   const { signOut } = input;
+  const t = wordsOf(input);
   const returnFields =
     signOut.clientId && signOut.postLogoutRedirectUri
       ? html`<input type="hidden" name="client_id" value="${signOut.clientId}">
 <input type="hidden" name="post_logout_redirect_uri" value="${signOut.postLogoutRedirectUri}">`
       : null;
-  return html`<nav class="account-nav" aria-label="Account">
+  return html`<nav class="account-nav" aria-label="${t.text('account.nav')}">
 ${input.back ? html`<a href="${input.back.href}" data-action="back-to-app">${input.back.label}</a>` : null}
 <form method="post" action="${signOut.action}" class="inline">
 <input type="hidden" name="csrf" value="${signOut.csrfToken}">
 <input type="hidden" name="confirm" value="yes">
 ${returnFields}
-<button type="submit" class="secondary" data-action="sign-out">Sign out</button>
+<button type="submit" class="secondary" data-action="sign-out">${t.text('account.signOut')}</button>
 </form>
 </nav>`;
 }
 
 function renderFactorSections(input: AccountPageInput, csrf: SafeHtml) {
   const base = `${input.basePath}/account`;
+  const t = wordsOf(input);
   const apps = input.authenticatorApps.map((app) => {
     const notice = noticeFor(input, `totp-${app.id}`);
     return html`<li data-factor="${app.id}" id="totp-${app.id}">
 <form method="post" action="${base}/totp/${app.id}/rename" class="inline">${csrf}
 ${notice.message}
-<label for="name-${app.id}">Name</label>
+<label for="name-${app.id}">${t.text('account.name')}</label>
 <input id="name-${app.id}" name="name" type="text" value="${notice.kept ?? app.name}" maxlength="60" required${notice.fieldAttributes}>
-<button type="submit" class="secondary">Rename</button>
+<button type="submit" class="secondary">${t.text('account.rename')}</button>
 </form>
-<span>added ${when(app.createdAt)}${app.lastUsedAt === null ? null : html`, last used ${when(app.lastUsedAt)}`}</span>
-${confirmRemoval(`${base}/totp/${app.id}/remove`, csrf, `Remove “${app.name}”? Its codes will no longer sign you in.`, `Yes, remove ${app.name}`, NO_NOTICE)}
+<span>${app.lastUsedAt === null ? t.html('account.added', { added: when(app.createdAt) }) : t.html('account.addedLastUsed', { added: when(app.createdAt), lastUsed: when(app.lastUsedAt) })}</span>
+${confirmRemoval(t, `${base}/totp/${app.id}/remove`, csrf, t.text('account.removeAuthenticator', { name: app.name }), t.text('account.removeConfirm', { name: app.name }), NO_NOTICE)}
 </li>`;
   });
   const passkeyItems = input.passkeys.map((passkey) => {
@@ -225,26 +257,26 @@ ${confirmRemoval(`${base}/totp/${app.id}/remove`, csrf, `Remove “${app.name}�
     return html`<li data-passkey="${passkey.id}" id="passkeys-${passkey.id}">
 <form method="post" action="${base}/passkeys/${passkey.id}/rename" class="inline">${csrf}
 ${notice.message}
-<label for="passkey-name-${passkey.id}">Name</label>
+<label for="passkey-name-${passkey.id}">${t.text('account.name')}</label>
 <input id="passkey-name-${passkey.id}" name="name" type="text" value="${notice.kept ?? passkey.name}" maxlength="60" required${notice.fieldAttributes}>
-<button type="submit" class="secondary">Rename</button>
+<button type="submit" class="secondary">${t.text('account.rename')}</button>
 </form>
-<span>${passkey.synced ? 'synced' : 'this device only'}, added ${when(passkey.createdAt)}${passkey.lastUsedAt === null ? null : html`, last used ${when(passkey.lastUsedAt)}`}</span>
-${confirmRemoval(`${base}/passkeys/${passkey.id}/remove`, csrf, `Remove “${passkey.name}”? It will no longer sign you in.`, `Yes, remove ${passkey.name}`, NO_NOTICE)}
+<span>${passkeyDates(t, passkey)}</span>
+${confirmRemoval(t, `${base}/passkeys/${passkey.id}/remove`, csrf, t.text('account.removePasskey', { name: passkey.name }), t.text('account.removeConfirm', { name: passkey.name }), NO_NOTICE)}
 </li>`;
   });
   return html`<section aria-labelledby="factors-title">
-<h2 id="factors-title">Authenticator apps</h2>
-${input.authenticatorApps.length === 0 ? html`<p>None yet.</p>` : html`<ul class="factors">${apps}</ul>`}
+<h2 id="factors-title">${t.text('account.factorsTitle')}</h2>
+${input.authenticatorApps.length === 0 ? html`<p>${t.text('account.noneYet')}</p>` : html`<ul class="factors">${apps}</ul>`}
 <form method="post" action="${base}/totp" class="stack">${csrf}
-<button type="submit" class="primary">Add an authenticator app</button>
+<button type="submit" class="primary">${t.text('account.addAuthenticator')}</button>
 </form>
 </section>
 <section aria-labelledby="passkeys-title">
-<h2 id="passkeys-title">Passkeys</h2>
-${input.passkeys.length === 0 ? html`<p>None yet. A passkey signs you in without a password, and cannot be used on another site.</p>` : html`<ul class="factors">${passkeyItems}</ul>`}
+<h2 id="passkeys-title">${t.text('account.passkeysTitle')}</h2>
+${input.passkeys.length === 0 ? html`<p>${t.text('account.passkeysNone')}</p>` : html`<ul class="factors">${passkeyItems}</ul>`}
 <form method="post" action="${base}/passkeys" class="stack">${csrf}
-<button type="submit" class="primary">Add a passkey</button>
+<button type="submit" class="primary">${t.text('account.addPasskey')}</button>
 </form>
 </section>`;
 }
@@ -252,56 +284,59 @@ ${input.passkeys.length === 0 ? html`<p>None yet. A passkey signs you in without
 function renderPasswordSection(input: AccountPageInput, csrf: SafeHtml) {
   // Passwords are never put back after an error; the person types both again from the first.
   const notice = noticeFor(input, 'password');
+  const t = wordsOf(input);
   return html`<section aria-labelledby="password-title" id="password">
-<h2 id="password-title">Password</h2>
+<h2 id="password-title">${t.text('account.passwordTitle')}</h2>
 <form method="post" action="${input.basePath}/account/password" class="stack">${csrf}
 ${notice.message}
-<div class="field"><label for="current_password">Current password</label>
+<div class="field"><label for="current_password">${t.text('account.currentPassword')}</label>
 <input id="current_password" name="current_password" type="password" autocomplete="current-password" required${notice.fieldAttributes}></div>
-<div class="field"><label for="new_password">New password</label>
+<div class="field"><label for="new_password">${t.text('account.newPassword')}</label>
 <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required></div>
-<div class="field"><label for="confirm_password">New password again</label>
+<div class="field"><label for="confirm_password">${t.text('account.newPasswordAgain')}</label>
 <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required></div>
-<button type="submit" class="secondary">Change password</button>
+<button type="submit" class="secondary">${t.text('account.changePassword')}</button>
 </form>
 </section>`;
 }
 
 function renderAppsSection(input: AccountPageInput, csrf: SafeHtml) {
   const base = `${input.basePath}/account`;
+  const t = wordsOf(input);
   const items = input.apps.map(
     (
       app,
-    ) => html`<li data-app="${app.clientId}" id="apps-${app.clientId}"><strong>${app.clientName}</strong> can:
-<ul class="scopes">${app.scopes.map((scope) => html`<li>${describeScope(scope)}</li>`)}${app.offline && !app.scopes.includes('offline_access') ? html`<li>Keep access while you are away</li>` : null}</ul>
-${confirmRemoval(`${base}/apps/${encodeURIComponent(app.clientId)}/revoke`, csrf, `Remove the access of ${app.clientName}? It will have to ask again.`, `Yes, remove access of ${app.clientName}`, noticeFor(input, `apps-${app.clientId}`))}
+    ) => html`<li data-app="${app.clientId}" id="apps-${app.clientId}">${t.html('account.appCan', { app: app.clientName })}
+<ul class="scopes">${app.scopes.map((scope) => html`<li>${describeScope(scope, t)}</li>`)}${app.offline && !app.scopes.includes('offline_access') ? html`<li>${t.text('account.keepAccessAway')}</li>` : null}</ul>
+${confirmRemoval(t, `${base}/apps/${encodeURIComponent(app.clientId)}/revoke`, csrf, t.text('account.revokeQuestion', { app: app.clientName }), t.text('account.revokeConfirm', { app: app.clientName }), noticeFor(input, `apps-${app.clientId}`))}
 </li>`,
   );
   return html`<section aria-labelledby="apps-title">
-<h2 id="apps-title">Apps with access</h2>
-${input.apps.length === 0 ? html`<p>None.</p>` : html`<ul class="apps">${items}</ul>`}
+<h2 id="apps-title">${t.text('account.appsTitle')}</h2>
+${input.apps.length === 0 ? html`<p>${t.text('account.none')}</p>` : html`<ul class="apps">${items}</ul>`}
 </section>`;
 }
 
 function renderSessionsSection(input: AccountPageInput, csrf: SafeHtml) {
   const base = `${input.basePath}/account`;
+  const t = wordsOf(input);
   const items = input.sessions.map((session) => {
     const notice = noticeFor(input, `sessions-${session.id}`);
     const end = session.current
       ? null
       : html`<form method="post" action="${base}/sessions/${encodeURIComponent(session.id)}/end" class="inline">${csrf}
 ${notice.message}
-<button type="submit" class="secondary" aria-label="Sign out ${session.device}, signed in ${new Date(session.createdAt * 1000).toISOString().replace('T', ' ').slice(0, 16)} UTC"${notice.fieldAttributes === null ? null : html` autofocus`}>Sign out</button>
+<button type="submit" class="secondary" aria-label="${t.text('account.signOutSession', { device: session.device, at: `${utcMinute(session.createdAt)} UTC` })}"${notice.fieldAttributes === null ? null : html` autofocus`}>${t.text('account.signOut')}</button>
 </form>`;
-    return html`<li data-session${session.current ? html`="current"` : null} id="sessions-${session.id}"><strong>${session.device}</strong>${session.current ? html` (this session)` : null}
-<br><span class="muted">Signed in ${when(session.createdAt)}${session.ip === null ? null : html` from ${session.ip}`}, last used ${when(session.lastUsedAt ?? session.createdAt)}</span>
+    return html`<li data-session${session.current ? html`="current"` : null} id="sessions-${session.id}"><strong>${session.device}</strong>${session.current ? html` ${t.text('account.thisSession')}` : null}
+<br><span class="muted">${sessionDates(t, session)}</span>
 ${end}</li>`;
   });
   return html`<section aria-labelledby="sessions-title">
-<h2 id="sessions-title">Active sessions</h2>
+<h2 id="sessions-title">${t.text('account.sessionsTitle')}</h2>
 <ul class="sessions">${items}</ul>
 <form method="post" action="${base}/sessions/sign-out-others" class="stack">${csrf}
-<button type="submit" class="secondary">Sign out all other sessions</button>
+<button type="submit" class="secondary">${t.text('account.signOutOthers')}</button>
 </form>
 </section>`;
 }
@@ -310,18 +345,19 @@ ${end}</li>`;
 function renderEmailStatus(input: AccountPageInput, base: string, csrf: SafeHtml) {
   const verified = input.emailVerified === true;
   const notice = noticeFor(input, 'email');
+  const t = wordsOf(input);
   return html`<section aria-labelledby="email-title">
-<h2 id="email-title">E-mail address</h2>
-<p data-email-verified="${String(verified)}">${verified ? 'Your address is verified.' : 'Your address is not verified yet.'}</p>
-${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">Send a verification link</button></form>` : null}
+<h2 id="email-title">${t.text('account.emailTitle')}</h2>
+<p data-email-verified="${String(verified)}">${t.text(verified ? 'account.emailVerified' : 'account.emailNotVerified')}</p>
+${!verified && input.canVerifyEmail ? html`<form method="post" action="${base}/email/verify" class="inline">${csrf}<button type="submit" class="secondary">${t.text('account.sendVerification')}</button></form>` : null}
 ${
   input.canVerifyEmail
     ? html`<form method="post" action="${base}/email" class="stack">${csrf}
 ${notice.message}
-<p id="email-change-help" data-email-change="help">Your account keeps this address until you open the link we mail to the new one and choose “Use this address”; this address gets a link to undo the change. Apps that know you by your address then show what belongs to the new one: an order history, for example, no longer shows the orders placed under this address.</p>
-<div class="field"><label for="new_email">New e-mail address</label>
+<p id="email-change-help" data-email-change="help">${t.text('account.emailChangeHelp')}</p>
+<div class="field"><label for="new_email">${t.text('account.newEmail')}</label>
 <input id="new_email" name="email" type="email" autocomplete="email"${notice.kept === undefined ? null : html` value="${notice.kept}"`} required${notice.fieldAttributes}></div>
-<button type="submit" class="secondary">Change the address</button></form>`
+<button type="submit" class="secondary">${t.text('account.changeEmail')}</button></form>`
     : null
 }
 </section>`;

@@ -1,4 +1,5 @@
 import { basename, dirname, join } from 'node:path';
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -14,24 +15,29 @@ export interface HomePageInput {
   issuer: string;
   basePath: string;
   development: DevelopmentSeedSummary | undefined;
+  language?: PageLanguage;
 }
 
-/** The issuer root: what this service is and where its machine-readable documents live. */
+/**
+ * The issuer root: what this service is and where its machine-readable documents live. The
+ * development-only section stays English: it is a developer's tool, as the dev mailbox is.
+ */
 export function renderHomePage(input: HomePageInput): string {
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
   const link = (path: string, label: string) =>
     html`<li><a href="${input.basePath}${path}">${label}</a> <code class="muted">${path}</code></li>`;
-  const body = html`<p class="lead">This is an OAuth 2.0 and OpenID Connect authorization server. Applications
-send you here to sign in; there is nothing to do on this page itself.</p>
-<p class="muted">Issuer: <code>${input.issuer}</code></p>
-<p><a class="button" href="${input.basePath}/account" data-action="account">Your account</a></p>
-<h2>For developers</h2>
+  const body = html`<p class="lead">${t.text('home.lead')}</p>
+<p class="muted">${t.html('home.issuer', { issuer: input.issuer })}</p>
+<p><a class="button" href="${input.basePath}/account" data-action="account">${t.text('home.account')}</a></p>
+<h2>${t.text('home.developers')}</h2>
 <ul class="links">
-${link('/.well-known/openid-configuration', 'Discovery document')}
-${link('/jwks', 'Signing keys (JWKS)')}
-${link('/health/ready', 'Health')}
+${link('/.well-known/openid-configuration', t.text('home.discovery'))}
+${link('/jwks', t.text('home.jwks'))}
+${link('/health/ready', t.text('home.health'))}
 </ul>
 ${input.development ? renderDevelopmentSeed(input.development, input.basePath) : null}`;
-  return renderPage({ title: 'Authorization server', body, basePath: input.basePath });
+  return renderPage({ title: t.text('home.title'), body, basePath: input.basePath, language });
 }
 
 function renderDevelopmentSeed(seed: DevelopmentSeedSummary, _basePath: string) {

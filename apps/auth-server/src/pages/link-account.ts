@@ -1,3 +1,4 @@
+import { ENGLISH_PAGE, type PageLanguage } from '../i18n/translator.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -14,6 +15,7 @@ export interface LinkAccountPageInput {
   loginUrl: string;
   errorMessage?: string;
   basePath: string;
+  language?: PageLanguage;
 }
 
 /**
@@ -22,34 +24,36 @@ export interface LinkAccountPageInput {
  * nothing is linked without one of them.
  */
 export function renderLinkAccountPage(input: LinkAccountPageInput): string {
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
   const hiddenFields = html`<input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="link" value="${input.linkToken}">`;
   const passwordForm = input.passwordAction
     ? html`<form method="post" action="${input.passwordAction}" class="stack" data-form="link-account">
 ${hiddenFields}
 <div class="field">
-<label for="password">Password of the existing account</label>
+<label for="password">${t.text('link.password')}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
 </div>
-<button type="submit" class="primary">Link and sign in</button>
+<button type="submit" class="primary">${t.text('link.submit')}</button>
 </form>`
     : null;
   const mailForm = input.mailAction
     ? html`<form method="post" action="${input.mailAction}" class="stack" data-form="link-account-mail">
 ${hiddenFields}
-<button type="submit" class="${input.passwordAction ? 'secondary' : 'primary'}">E-mail me a link</button>
+<button type="submit" class="${input.passwordAction ? 'secondary' : 'primary'}">${t.text('link.mailMe')}</button>
 </form>`
     : null;
   const proofs =
     passwordForm || mailForm
-      ? html`<p>To use ${input.providerName} to sign in to it from now on, prove that it is yours${passwordForm ? ' with its password' : ''}${passwordForm && mailForm ? ', or' : ''}${mailForm ? ' with a link we mail to its address' : ''}.</p>
+      ? html`<p>${t.text('link.prove', { provider: input.providerName, ways: passwordForm && mailForm ? 'both' : passwordForm ? 'password' : 'mail' })}</p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="link-error">${input.errorMessage}</p>` : null}
 ${passwordForm}${mailForm}`
-      : html`<p data-link="unavailable">It cannot be linked to ${input.providerName} here: sign in the usual way, then link ${input.providerName} from your account page.</p>
-<p><a class="button" href="${input.loginUrl}">Back to signing in</a></p>`;
-  const body = html`<p class="lead">An account with the address <strong>${input.email}</strong> already exists here.</p>
+      : html`<p data-link="unavailable">${t.text('link.unavailable', { provider: input.providerName })}</p>
+<p><a class="button" href="${input.loginUrl}">${t.text('link.backToLogin')}</a></p>`;
+  const body = html`<p class="lead">${t.html('link.lead', { email: input.email })}</p>
 ${proofs}`;
-  return renderPage({ title: 'Link your account', body, basePath: input.basePath });
+  return renderPage({ title: t.text('link.title'), body, basePath: input.basePath, language });
 }
 
 /** After "E-mail me a link": where the link went (masked), and that it works in this browser only. */
@@ -58,10 +62,13 @@ export function renderLinkMailSentPage(input: {
   maskedEmail: string;
   minutes: number;
   basePath: string;
+  language?: PageLanguage;
 }): string {
-  const body = html`<p class="lead" role="status" data-link-mail="sent">We sent a link to ${input.maskedEmail}.</p>
-<p>Open it in this browser within ${input.minutes} minutes to use ${input.providerName} to sign in to that account. Until then nothing is linked.</p>`;
-  return renderPage({ title: 'Check your mail', body, basePath: input.basePath });
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const body = html`<p class="lead" role="status" data-link-mail="sent">${t.text('link.mailSent', { address: input.maskedEmail })}</p>
+<p>${t.text('link.mailSentAdvice', { minutes: input.minutes, provider: input.providerName })}</p>`;
+  return renderPage({ title: t.text('link.mailSentTitle'), body, basePath: input.basePath, language });
 }
 
 /**
@@ -75,12 +82,15 @@ export function renderMailedLinkPage(input: {
   csrfToken: string;
   token: string;
   basePath: string;
+  language?: PageLanguage;
 }): string {
-  const body = html`<p class="lead">Use ${input.providerName} to sign in to the account of ${input.maskedEmail} from now on?</p>
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const body = html`<p class="lead">${t.text('link.mailedQuestion', { provider: input.providerName, address: input.maskedEmail })}</p>
 <form method="post" action="${input.action}" class="stack" data-form="mailed-link">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="token" value="${input.token}">
-<button type="submit" class="primary">Link and sign in</button>
+<button type="submit" class="primary">${t.text('link.submit')}</button>
 </form>`;
-  return renderPage({ title: 'Link your account', body, basePath: input.basePath });
+  return renderPage({ title: t.text('link.title'), body, basePath: input.basePath, language });
 }

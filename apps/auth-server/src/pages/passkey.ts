@@ -42,20 +42,29 @@ export interface EnrolPasskeyPageInput {
   basePath: string;
   /** Other ways on (back to the account page, an authenticator app instead). */
   links?: SafeHtml;
+  language?: PageLanguage;
 }
 
 /** Creating a passkey: a name for it, then the browser's own dialog (WebAuthn §7.1). */
 export function renderEnrolPasskeyPage(input: EnrolPasskeyPageInput): string {
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
   const nameField = html`<div class="field">
-<label for="passkey-name">Name of this passkey</label>
+<label for="passkey-name">${t.text('passkeyEnrol.name')}</label>
 <input id="passkey-name" name="name" type="text" value="${input.name}" maxlength="60" required>
 </div>`;
   const body = html`${input.lead ? html`<p class="lead">${input.lead}</p>` : null}
-<p>Your device (phone, computer or security key) creates a passkey for this site. You then sign in with it: no password to type, and it only works here.</p>
+<p>${t.text('passkeyEnrol.explain')}</p>
 ${input.errorMessage ? html`<p class="alert" role="alert" id="passkey-failed">${input.errorMessage}</p>` : null}
-${passkeyCeremonyForm({ ...input.form, ceremony: 'register', buttonLabel: 'Create passkey', fields: nameField })}
+${passkeyCeremonyForm({ ...input.form, ceremony: 'register', buttonLabel: t.text('passkeyEnrol.submit'), fields: nameField })}
 ${input.links ?? null}`;
-  return renderPage({ title: 'Add a passkey', body, basePath: input.basePath, scripts: PASSKEY_SCRIPTS });
+  return renderPage({
+    title: t.text('passkeyEnrol.title'),
+    body,
+    basePath: input.basePath,
+    scripts: PASSKEY_SCRIPTS,
+    language,
+  });
 }
 
 export interface PasskeySignInPageInput {

@@ -37,28 +37,37 @@ export interface RecoveryCodesShownInput {
   continueCsrfToken: string;
   continueAction?: string;
   basePath: string;
+  language?: PageLanguage;
 }
 
-/** The new set, shown once: each code works one time when the authenticator app is not at hand. */
+/**
+ * The new set, shown once: each code works one time when the authenticator app is not at hand.
+ * The copy script's two answers are hidden elements of the page, so they are in its language.
+ */
 export function renderRecoveryCodesShownPage(input: RecoveryCodesShownInput): string {
-  const body = html`<p class="lead">Keep these codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.</p>
+  const language = input.language ?? ENGLISH_PAGE;
+  const { t } = language;
+  const body = html`<p class="lead">${t.text('recoveryCodes.lead')}</p>
 <ul class="recovery-codes" id="recovery-codes">
 ${input.codes.map((code) => html`<li><code data-recovery-code="${code}">${code}</code></li>`)}
 </ul>
 <div class="actions recovery-actions">
-<button type="button" class="secondary" id="copy-recovery-codes" hidden>Copy</button>
-<a class="button secondary" href="data:text/plain;charset=utf-8,${encodeURIComponent(`${input.codes.join('\n')}\n`)}" download="recovery-codes.txt" data-action="download-recovery-codes">Download</a>
+<button type="button" class="secondary" id="copy-recovery-codes" hidden>${t.text('recoveryCodes.copy')}</button>
+<a class="button secondary" href="data:text/plain;charset=utf-8,${encodeURIComponent(`${input.codes.join('\n')}\n`)}" download="recovery-codes.txt" data-action="download-recovery-codes">${t.text('recoveryCodes.download')}</a>
 </div>
 <p class="muted" id="recovery-codes-status" role="status" aria-live="polite"></p>
+<p hidden id="recovery-codes-copied">${t.text('recoveryCodes.copied')}</p>
+<p hidden id="recovery-codes-copy-refused">${t.text('recoveryCodes.copyRefused')}</p>
 <form method="post" class="stack"${input.continueAction ? html` action="${input.continueAction}"` : null}>
 <input type="hidden" name="csrf" value="${input.continueCsrfToken}">
-<button type="submit" class="primary">I have saved them, continue</button>
+<button type="submit" class="primary">${t.text('recoveryCodes.continue')}</button>
 </form>`;
   return renderPage({
-    title: 'Your recovery codes',
+    title: t.text('recoveryCodes.title'),
     body,
     basePath: input.basePath,
     scripts: ['recovery-codes.js'],
+    language,
   });
 }
 

@@ -148,12 +148,16 @@ export async function respondToValidationError(
       { error: error.error.code, detail: error.error.detail },
       'unredirectable authorization error',
     );
+    const t = reply.request.language ?? ENGLISH;
+    // The description is English (it is also the protocol's `error_description`), so a page in
+    // another language says the same in its own words; the error code names the problem exactly.
+    const description = t === ENGLISH ? error.error.description : undefined;
     return sendErrorPage(
       reply,
       400,
       {
-        title: 'This sign-in request is not valid',
-        message: error.error.description ?? 'The application sent an invalid sign-in request.',
+        title: t.text('error.invalidRequest.title'),
+        message: description ?? t.text('error.invalidRequest.message'),
         code: error.error.code,
       },
       context,

@@ -10,6 +10,7 @@ import {
 } from '@oidc-orders/oauth-core';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINTS } from '../endpoints.js';
+import { chooseRequestLanguage } from '../i18n/request-language.js';
 import type { AuthorizationFlow } from '../interaction/authorization-flow.js';
 import { authorizationParamsFrom, collectAuthorizationParams } from '../interaction/authorization-params.js';
 import {
@@ -21,6 +22,12 @@ import {
   targetOf,
 } from './authorization-reply.js';
 import { interactionPageUrl } from './interaction/url.js';
+
+/** `ui_locales` when sent once as a string (a repeated parameter is invalid and ignored here). */
+function uiLocalesOf(params: AuthorizationParams): string | undefined {
+  const value = params.ui_locales;
+  return typeof value === 'string' ? value : undefined;
+}
 
 export interface AuthorizeRoutesOptions {
   flow: AuthorizationFlow;
@@ -70,6 +77,8 @@ export const authorizeRoutes: FastifyPluginAsync<AuthorizeRoutesOptions> = async
       checkPushedAuthorizationRequired(authorizationRequest, pushed !== null);
       checkSignedRequestRequired(authorizationRequest, pushed !== null || signed !== null);
     } catch (error) {
+      // OIDC Core §3.1.2.1: the request's `ui_locales` chooses the error page's language too.
+      chooseRequestLanguage(request, uiLocalesOf(params));
       return respondToValidationError(reply, error, pageContext, status);
     }
     const target = targetOf(authorizationRequest, pageContext);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { PAGES } from '../endpoints.js';
+import { pageLanguageOf } from '../i18n/request-language.js';
 import { type DevelopmentSeedSummary, renderHomePage } from '../pages/home.js';
 import { prefersHtml } from '../pages/negotiate.js';
 import { sendHtml } from '../pages/respond.js';
@@ -26,6 +27,7 @@ export const homeRoutes: FastifyPluginAsync<HomeRoutesOptions> = async (app, opt
           issuer: pageContext.issuer,
           basePath: pageContext.basePath,
           development: options.development,
+          language: pageLanguageOf(request),
         }),
       );
     }

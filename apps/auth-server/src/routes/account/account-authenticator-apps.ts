@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { qrCodeDataUrl } from '../../mfa/qr-code.js';
 import type { TotpRepository } from '../../mfa/totp-repository.js';
@@ -51,6 +52,7 @@ export function registerAccountAuthenticatorAppRoutes(
       errorMessage,
       basePath: deps.basePath,
       action: `${accountUrl}/totp/confirm`,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page);
   }
@@ -85,7 +87,7 @@ export function registerAccountAuthenticatorAppRoutes(
       reply,
       current,
       { method: 'otp' },
-      { kind: 'ok', text: 'Authenticator app added.' },
+      { kind: 'ok', text: request.language.text('accountNotice.appAdded') },
     );
   });
 
@@ -98,7 +100,7 @@ export function registerAccountAuthenticatorAppRoutes(
       if (name === '' || !(await totp.rename(request.params.id, current.user.sub, name))) {
         return sendAccountPage(reply, current, 400, {
           kind: 'error',
-          text: 'That app could not be renamed.',
+          text: request.language.text('accountNotice.appNotRenamed'),
         });
       }
       audit(request.log, AUDIT_EVENTS.factorRenamed, {
@@ -106,7 +108,10 @@ export function registerAccountAuthenticatorAppRoutes(
         method: 'otp',
         credential_id: request.params.id,
       });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Renamed.' });
+      return sendAccountPage(reply, current, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.renamed'),
+      });
     },
   );
 
@@ -116,7 +121,10 @@ export function registerAccountAuthenticatorAppRoutes(
     async (request, reply) => {
       const current = accountHolder(request);
       if (!(await totp.remove(request.params.id, current.user.sub))) {
-        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That app was not found.' });
+        return sendAccountPage(reply, current, 404, {
+          kind: 'error',
+          text: request.language.text('accountNotice.appNotFound'),
+        });
       }
       audit(request.log, AUDIT_EVENTS.factorRemoved, {
         sub: current.user.sub,
@@ -124,7 +132,10 @@ export function registerAccountAuthenticatorAppRoutes(
         credential_id: request.params.id,
       });
       app.securityNotices?.notify(request, current.user.sub, 'factor_removed');
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Authenticator app removed.' });
+      return sendAccountPage(reply, current, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.appRemoved'),
+      });
     },
   );
 }

@@ -81,7 +81,7 @@ export function registerAccountIdentityLinkRoutes(app: FastifyInstance, options:
       if (provider === undefined || !(await isProviderEnabled(federation.db, provider.id))) {
         return options.sendAccountPage(reply, current, 404, {
           kind: 'error',
-          text: 'This sign-in service is not offered here.',
+          text: request.language.text('accountNotice.providerNotOffered'),
         });
       }
       let target: URL;
@@ -101,7 +101,9 @@ export function registerAccountIdentityLinkRoutes(app: FastifyInstance, options:
         request.log.warn({ provider: provider.id, err: error }, 'upstream discovery failed');
         return options.sendAccountPage(reply, current, 502, {
           kind: 'error',
-          text: `${provider.displayName} cannot be reached right now. Nothing was linked; try again later.`,
+          text: request.language.text('accountNotice.providerUnreachable', {
+            provider: provider.displayName,
+          }),
         });
       }
       // A page that goes on to the provider, not a redirect: CSP form-action would block a redirect
@@ -207,12 +209,20 @@ export function accountLinkFinisher(deps: AccountLinkFinisherDeps): AccountLinkF
       return sendErrorPage(reply, 409, page, deps.pageContext);
     }
     if (outcome === 'already_linked') {
-      return backToAccount(reply, holder, { kind: 'ok', text: `${provider.displayName} is already linked.` });
+      return backToAccount(reply, holder, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.providerAlreadyLinked', {
+          provider: provider.displayName,
+        }),
+      });
     }
     audit(request.log, AUDIT_EVENTS.identityLinked, { sub: holder.user.sub, method: `idp:${provider.id}` });
     // A new way into the account: its owner hears of it, as of an added passkey.
     request.server.securityNotices?.notify(request, holder.user.sub, 'identity_linked', provider.displayName);
-    return backToAccount(reply, holder, { kind: 'ok', text: `Linked ${provider.displayName}.` });
+    return backToAccount(reply, holder, {
+      kind: 'ok',
+      text: request.language.text('accountNotice.providerLinked', { provider: provider.displayName }),
+    });
   };
 }
 
@@ -242,10 +252,10 @@ export function registerAccountUnlinkRoute(app: FastifyInstance, options: Accoun
       }
       const notice: Notice =
         outcome === 'unlinked'
-          ? { kind: 'ok', text: 'Sign-in service unlinked.' }
+          ? { kind: 'ok', text: request.language.text('accountNotice.providerUnlinked') }
           : outcome === 'last_way_in'
-            ? { kind: 'error', text: 'This is your only way to sign in: it cannot be unlinked.' }
-            : { kind: 'error', text: 'This sign-in service is not linked to your account.' };
+            ? { kind: 'error', text: request.language.text('accountNotice.lastWayIn') }
+            : { kind: 'error', text: request.language.text('accountNotice.providerNotLinked') };
       return options.sendAccountPage(reply, current, outcome === 'unlinked' ? 200 : 409, notice);
     },
   );

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import {
   finishPasskeyRegistration,
@@ -78,7 +79,8 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
       name,
       errorMessage: error,
       basePath: deps.basePath,
-      links: html`<p><a href="${accountUrl}">Back to your account</a></p>`,
+      links: html`<p><a href="${accountUrl}">${reply.request.language.text('passkeyEnrol.backToAccount')}</a></p>`,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page);
   }
@@ -111,7 +113,10 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
     // The attestation proved possession of the new credential (WebAuthn §7.1 step 14: user
     // presence; step 15: verification when its flag is set), like a first TOTP code does.
     const method = { method: 'passkey' as const, userVerified: outcome.userVerified, synced: outcome.synced };
-    return deps.factorEnrolled(request, reply, person, method, { kind: 'ok', text: 'Passkey added.' });
+    return deps.factorEnrolled(request, reply, person, method, {
+      kind: 'ok',
+      text: request.language.text('accountNotice.passkeyAdded'),
+    });
   });
 
   app.post<{ Params: { id: string } }>(
@@ -123,7 +128,7 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
       if (name === '' || !(await passkeys.rename(request.params.id, person.user.sub, name))) {
         return deps.sendAccountPage(reply, person, 400, {
           kind: 'error',
-          text: 'That passkey could not be renamed.',
+          text: request.language.text('accountNotice.passkeyNotRenamed'),
         });
       }
       audit(request.log, AUDIT_EVENTS.factorRenamed, {
@@ -131,7 +136,10 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
         method: 'passkey',
         credential_id: request.params.id,
       });
-      return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Renamed.' });
+      return deps.sendAccountPage(reply, person, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.renamed'),
+      });
     },
   );
 
@@ -143,7 +151,7 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
       if (!(await passkeys.remove(request.params.id, person.user.sub))) {
         return deps.sendAccountPage(reply, person, 404, {
           kind: 'error',
-          text: 'That passkey was not found.',
+          text: request.language.text('accountNotice.passkeyNotFound'),
         });
       }
       audit(request.log, AUDIT_EVENTS.factorRemoved, {
@@ -152,7 +160,10 @@ export function registerAccountPasskeyRoutes<Person extends AccountPerson>(
         credential_id: request.params.id,
       });
       app.securityNotices?.notify(request, person.user.sub, 'factor_removed');
-      return deps.sendAccountPage(reply, person, 200, { kind: 'ok', text: 'Passkey removed.' });
+      return deps.sendAccountPage(reply, person, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.passkeyRemoved'),
+      });
     },
   );
 }

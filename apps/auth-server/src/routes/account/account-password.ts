@@ -36,7 +36,7 @@ export function registerAccountPasswordRoutes(app: FastifyInstance, deps: Accoun
     );
     if (outcome.kind === 'changed')
       app.securityNotices?.notify(request, current.user.sub, 'password_changed');
-    const answer = passwordChangeAnswer(outcome);
+    const answer = passwordChangeAnswer(outcome, request.language);
     if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
     const user = (await deps.stores.users.findUserBySub(current.user.sub)) ?? current.user;
     return deps.sendAccountPage(reply, { ...current, user }, answer.status, answer.notice);

@@ -26,7 +26,10 @@ export function registerAccountSessionRoutes(app: FastifyInstance, deps: Account
         client_id: request.params.clientId,
         count: revoked,
       });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Access removed.' });
+      return sendAccountPage(reply, current, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.accessRemoved'),
+      });
     },
   );
 
@@ -40,7 +43,7 @@ export function registerAccountSessionRoutes(app: FastifyInstance, deps: Account
     });
     return sendAccountPage(reply, current, 200, {
       kind: 'ok',
-      text: `Signed out ${ended} other session(s).`,
+      text: request.language.text('accountNotice.otherSessionsEnded', { count: ended }),
     });
   });
 
@@ -51,14 +54,20 @@ export function registerAccountSessionRoutes(app: FastifyInstance, deps: Account
     async (request, reply) => {
       const current = accountHolder(request);
       if (!(await app.ssoSessions.endOne(request, current.session, request.params.id))) {
-        return sendAccountPage(reply, current, 404, { kind: 'error', text: 'That session was not found.' });
+        return sendAccountPage(reply, current, 404, {
+          kind: 'error',
+          text: request.language.text('accountNotice.sessionNotFound'),
+        });
       }
       audit(request.log, AUDIT_EVENTS.otherSessionsEnded, {
         sub: current.user.sub,
         sid: current.session.id,
         count: 1,
       });
-      return sendAccountPage(reply, current, 200, { kind: 'ok', text: 'Signed out of that session.' });
+      return sendAccountPage(reply, current, 200, {
+        kind: 'ok',
+        text: request.language.text('accountNotice.sessionEnded'),
+      });
     },
   );
 }

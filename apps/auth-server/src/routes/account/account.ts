@@ -16,6 +16,7 @@ import { describeUserAgent } from '../../account/user-agent.js';
 import { listLinkedIdentities } from '../../accounts/drizzle/linked-identities.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import type { AppDatabase } from '../../db/client.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { PasskeyRepository } from '../../mfa/passkey-repository.js';
@@ -278,6 +279,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         postLogoutRedirectUri: target.postLogoutRedirectUri,
       },
       basePath: pageContext.basePath,
+      language: pageLanguageOf(request),
     });
     // CSP form-action also governs the redirect after "Sign out" (to the application's post-logout URI).
     const formActionSources =
@@ -293,6 +295,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       continueCsrfToken: csrfTokenFor(current.browserKey, 'account', current.session.id),
       continueAction: accountUrl,
       basePath: pageContext.basePath,
+      language: pageLanguageOf(request),
     });
     return sendHtml(reply, 200, page);
   }

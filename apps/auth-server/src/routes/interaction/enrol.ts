@@ -27,6 +27,7 @@ export function recoveryCodesSender(steps: InteractionSteps, options: Interactio
       continueCsrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id),
       continueAction: steps.pageUrl(loaded.interaction, 'continue'),
       basePath: options.pageContext.basePath,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, 200, page, { formActionSources: loaded.purpose.formActionSources });
   };

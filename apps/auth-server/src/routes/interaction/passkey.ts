@@ -277,13 +277,15 @@ function registerEnrolPasskeyRoutes(
     error?: string,
   ) {
     const ceremony = await startPasskeyRegistration(registration, bindingOf(loaded), user);
+    const t = reply.request.language;
     const page = renderEnrolPasskeyPage({
       form: { options: ceremony, csrfToken: csrfTokenFor(loaded.browserKey, 'enrol', loaded.interaction.id) },
       name: 'Passkey',
-      lead: `${loaded.purpose.client.clientName} requires a second step when you sign in.`,
+      lead: t.text('enrol.leadSecondStep', { client: loaded.purpose.client.clientName }),
       errorMessage: error,
       basePath: pageContext.basePath,
-      links: html`<p><a href="${steps.pageUrl(loaded.interaction, 'enrol')}">Set up an authenticator app instead</a></p>`,
+      links: html`<p><a href="${steps.pageUrl(loaded.interaction, 'enrol')}">${t.text('enrol.setUpAppInstead')}</a></p>`,
+      language: pageLanguageOf(reply.request),
     });
     return sendHtml(reply, status, page, { formActionSources: loaded.purpose.formActionSources });
   }

@@ -8,6 +8,7 @@ import { UPSTREAM_AUTHORIZATION_TTL_SECONDS } from '../../federation/authorizati
 import { linkIdentity } from '../../federation/email-linking.js';
 import { recordPendingLink, takePendingLink as takePendingLinkRow } from '../../federation/pending-links.js';
 import type { UpstreamProvider } from '../../federation/registry.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { mailedLinkPath, maskedAddress, UPSTREAM_LINK_TTL_SECONDS } from '../../mail/upstream-link.js';
@@ -130,6 +131,7 @@ function linkProofSteps<Loaded>(options: UpstreamSignInOptions<Loaded>) {
       mailAction: offer.byMail ? `${linkPath(interactionId, provider)}/mail` : null,
       loginUrl: interactionPageUrl(pageContext, interactionId, 'login', steps.clientIdOf(loaded)),
       basePath: pageContext.basePath,
+      language: pageLanguageOf(request),
     });
     return sendPage(reply, loaded, page);
   }
@@ -268,6 +270,7 @@ function registerProofRoutes<Loaded>(
         maskedEmail: maskedAddress(user.email),
         minutes: UPSTREAM_LINK_TTL_SECONDS / 60,
         basePath: pageContext.basePath,
+        language: pageLanguageOf(request),
       });
       return sendPage(reply, loaded, page);
     },
@@ -341,6 +344,7 @@ function registerMailedLinkRoutes<Loaded>(
         csrfToken: csrfTokenFor(steps.browserKeyOf(opened.loaded), 'login', opened.link.interactionId),
         token,
         basePath: pageContext.basePath,
+        language: pageLanguageOf(request),
       });
       return sendHtml(reply, 200, page, { formActionSources: steps.formActionSourcesOf(opened.loaded) });
     },
