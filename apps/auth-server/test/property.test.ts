@@ -351,8 +351,10 @@ describe('control characters, lone surrogates and bytes that are not UTF-8', () 
     ['a byte that is not UTF-8', '%FF'],
     ['a truncated sequence', '%C3'],
   ] as const;
-  // Pages: the issuer landing page (/), the sign-in flow, the device page, logout, /account, the favicon.
-  const BROWSER_AREA = /^\/(authorize|interaction\/|device$|logout|assets\/|account|favicon|$)/;
+  // Pages: the issuer landing page (/), the sign-in flow, the device page, logout, /account, the
+  // operator console (/admin, not its API), the language switcher, the favicon.
+  const BROWSER_AREA =
+    /^\/(authorize|interaction\/|device$|logout|assets\/|account|admin(?!\/api\/)|language$|favicon|$)/;
   const ADMIN_API_AREA = /^\/admin\/api\//;
   const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
   let requestCounter = 0;
