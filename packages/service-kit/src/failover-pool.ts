@@ -133,6 +133,21 @@ export class FailoverPool extends pg.Pool {
     return this.#acquire(Date.now() + this.#retryWindowMs).then(({ client }) => client);
   }
 
+  /**
+   * One statement on the current pool, sent once: a health probe (readiness, `database_up` at
+   * scrape time) must say how the database is now, within its own deadline, not wait out the
+   * retry window of the statements it stands for. A stale pool is still refreshed.
+   */
+  async probe(text: string): Promise<void> {
+    const pool = this.#current;
+    try {
+      await pool.query(text);
+    } catch (error) {
+      this.#noteFailure(error, pool);
+      throw error;
+    }
+  }
+
   /** The current pool's connections (the base pool has none). */
   stats(): { total: number; idle: number; waiting: number } {
     const pool = this.#current;

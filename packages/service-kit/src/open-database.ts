@@ -195,7 +195,7 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
         migrationLockKey,
       ),
     poolStats: () => pool.stats(),
-    ping: (timeoutMs) => pingDatabase(() => db.execute(sql`select 1`), timeoutMs),
+    ping: (timeoutMs) => pingDatabase(() => pool.probe('select 1'), timeoutMs),
     close: () => endPool(pool),
     withStatementTimeout: (timeoutMs) => {
       if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)

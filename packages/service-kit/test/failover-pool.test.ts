@@ -233,6 +233,21 @@ describe.runIf(runs)('FailoverPool behind a proxy without a leader', () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it('a health probe (ping) answers how the database is now: one try, never the retry window', async () => {
+    const retries = allRetries();
+    await leaderGoesAway();
+    // The window is 2 s and the probe's deadline 5 s: a probe that retried would wait for the leader.
+    const probe = handle.ping(5000).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    leaderAway = false;
+    expect(await probe).toBe('refused');
+    expect(allRetries()).toBe(retries);
+    await expect(handle.ping(5000)).resolves.toBeUndefined();
+  });
+
   it('a transaction waits for its connection the same way', async () => {
     await leaderGoesAway();
     const transaction = handle.db.transaction((tx) =>
