@@ -99,7 +99,8 @@ export interface FailoverPoolOptions {
  * - a statement is sent again, with backoff for up to `retryWindowMs`, only when that is safe: it
  *   never reached the server (its connection could not be made, a proxy with no leader behind it
  *   closed it, or the client was already closed), it cannot have committed (`neverCommitted`:
- *   refused before running, or by a read-only server), or it is a repeatable read
+ *   refused before running, by a read-only server, or its session was terminated with an error
+ *   before the commit, as a switchover's shutdown does), or it is a repeatable read
  *   (`isRepeatableStatement`). A write whose commit state is unknown is never retried here: the
  *   caller gets the error (a 503) and the client decides.
  * - `connect()` (a transaction's connection) is retried the same way while it cannot be made;

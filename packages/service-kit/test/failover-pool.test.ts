@@ -18,8 +18,9 @@ import { postgresForThisFile, withPostgresClient } from '../src/testing/index.js
 /**
  * The pool after a failover, against the real local PostgreSQL: a backend terminated under a
  * statement (what a leader's shutdown or Patroni's demotion does to its sessions, 57P01) and a
- * session that became read-only (a demoted leader, 25006). A read is sent again, a write whose
- * commit state is unknown is not, a write the server refused is; the pool is refreshed each time.
+ * session that became read-only (a demoted leader, 25006). A read is sent again, a write the
+ * server refused or rolled back is too, a write whose commit state is unknown (its connection cut
+ * while it ran) is not; the pool is refreshed each time.
  */
 
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -92,26 +93,23 @@ describe.runIf(runs)('FailoverPool on PostgreSQL', () => {
     expect(snapshot(databaseFailoverTally.poolRefreshes, 'admin_shutdown')).toBe(refreshes + 1);
   });
 
-  it('a write whose backend is terminated is not sent again: a 503-class error, written at most once', async () => {
+  it('a write whose backend is terminated while it runs (57P01 error: rolled back) is sent again and written once', async () => {
     const retries = snapshot(databaseFailoverTally.retries, 'admin_shutdown');
     const failures = snapshot(databaseFailoverTally.failures, 'admin_shutdown');
     await setSleep(60);
-    const write = handle.db.execute(
-      sql.raw(
-        `insert into ${table} (v) select 1 from (select pg_sleep((select seconds from ${table}_control))) s`,
-      ),
-    );
-    const outcome = write.then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const write = handle.db
+      .execute(
+        sql.raw(
+          `insert into ${table} (v) select 1 from (select pg_sleep((select seconds from ${table}_control))) s`,
+        ),
+      )
+      .then((answer) => answer);
     await terminateRunningStatement();
-    const error = await outcome;
-    expect(isDatabaseUnavailable(error)).toBe(true);
+    await write;
     expect(snapshot(databaseFailoverTally.failures, 'admin_shutdown')).toBe(failures + 1);
-    expect(snapshot(databaseFailoverTally.retries, 'admin_shutdown')).toBe(retries);
+    expect(snapshot(databaseFailoverTally.retries, 'admin_shutdown')).toBe(retries + 1);
     const { rows } = await admin.query(`select count(*)::int as n from ${table} where v = 1`);
-    expect(rows[0].n).toBe(0);
+    expect(rows[0].n).toBe(1);
   });
 
   it('a write refused by a read-only session (a demoted leader, 25006) is sent again on a new connection', async () => {
@@ -231,6 +229,37 @@ describe.runIf(runs)('FailoverPool behind a proxy without a leader', () => {
       client.query(`select count(*)::int as n from ${table}_proxy where v = 1`),
     );
     expect(rows[0].n).toBe(1);
+  });
+
+  it('a write whose connection is cut while it runs (no answer: commit state unknown) is not sent again', async () => {
+    const retries = allRetries();
+    const resets = snapshot(databaseFailoverTally.failures, 'connection_reset');
+    const write = handle.db
+      .execute(sql.raw(`insert into ${table}_proxy (v) select 3 from (select pg_sleep(0.3)) s`))
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    await vi.waitFor(async () => {
+      const { rows } = await withPostgresClient(adminUrl, (client) =>
+        client.query(
+          `select 1 from pg_stat_activity where state = 'active' and query like '%select 3 from%pg_sleep%' and pid <> pg_backend_pid()`,
+        ),
+      );
+      expect(rows.length).toBe(1);
+    });
+    for (const socket of open) socket.destroy();
+    expect(isDatabaseUnavailable(await write)).toBe(true);
+    expect(snapshot(databaseFailoverTally.failures, 'connection_reset')).toBe(resets + 1);
+    expect(allRetries()).toBe(retries);
+    // The server finished the statement after the client lost it: sending it again would have
+    // written it twice.
+    await vi.waitFor(async () => {
+      const { rows } = await withPostgresClient(adminUrl, (client) =>
+        client.query(`select count(*)::int as n from ${table}_proxy where v = 3`),
+      );
+      expect(rows[0].n).toBe(1);
+    });
   });
 
   it('a transaction waits for its connection the same way', async () => {
