@@ -131,7 +131,32 @@ export class FailoverPool extends pg.Pool {
 
   override connect(...args: AnyArgs): AnyArgs[number] {
     if (typeof args[0] === 'function') return this.#current.connect(...(args as []));
-    return this.#acquire(Date.now() + this.#retryWindowMs).then(({ client }) => client);
+    return this.#acquire(Date.now() + this.#retryWindowMs).then(({ client, pool }) =>
+      watchTransaction(client, pool),
+    );
+  }
+
+  /**
+   * Runs `transaction` (one whole transaction on a `connect()`ed client, e.g. Drizzle's
+   * `db.transaction`) and runs it again, with the statements' backoff and window, when it failed
+   * as a failover and cannot have committed: a statement failed before its COMMIT was sent (the
+   * server rolls an open transaction back when the session ends), or the COMMIT itself was
+   * refused (`neverCommitted`). A COMMIT whose answer was lost is not run again. `transaction`
+   * must do nothing but database work (it may run more than once).
+   */
+  async runTransaction<T>(transaction: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.#retryWindowMs;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await transaction();
+      } catch (error) {
+        const pool = uncommittedTransactionPool(error);
+        const failure = pool === undefined ? null : this.#noteFailure(error, pool);
+        if (failure === null || (retry > 0 && Date.now() >= deadline)) throw error;
+        count(databaseFailoverTally.retries, failure.kind);
+        await pause(backoffMs(retry));
+      }
+    }
   }
 
   /** The current pool's connections (the base pool has none). */
@@ -220,4 +245,48 @@ export class FailoverPool extends pg.Pool {
     }
     return failure;
   }
+}
+
+/** Errors met by a transaction that cannot have committed, with the pool its connection came from. */
+const uncommittedTransactionErrors = new WeakMap<object, pg.Pool>();
+
+function uncommittedTransactionPool(error: unknown): pg.Pool | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
+    const pool = uncommittedTransactionErrors.get(current);
+    if (pool !== undefined) return pool;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Notes, while `client` is checked out, whether its transaction's COMMIT was sent: every error
+ * before that (and the error of a COMMIT refused before it ran) belongs to a transaction that
+ * cannot have committed; after a COMMIT whose answer was lost, none does. Removed on release,
+ * since the pool hands the client to the next caller.
+ */
+function watchTransaction(client: pg.PoolClient, pool: pg.Pool): pg.PoolClient {
+  const query = client.query as (...args: AnyArgs) => AnyArgs[number];
+  const release = client.release;
+  let commitState: 'not sent' | 'unknown' = 'not sent';
+  const watched = (...args: AnyArgs): AnyArgs[number] => {
+    if (typeof args.at(-1) === 'function') return query.apply(client, args);
+    const isCommit = /^\s*(commit|end)\b/i.test(statementText(args[0]));
+    if (isCommit) commitState = 'unknown';
+    return (query.apply(client, args) as Promise<unknown>).catch((error: unknown) => {
+      if (isCommit && classifyDatabaseFailure(error)?.neverCommitted) commitState = 'not sent';
+      if (commitState === 'not sent' && typeof error === 'object' && error !== null)
+        uncommittedTransactionErrors.set(error, pool);
+      throw error;
+    });
+  };
+  client.query = watched as typeof client.query;
+  client.release = (...releaseArgs: AnyArgs) => {
+    // The prototype's methods again for the next caller.
+    delete (client as Partial<pg.PoolClient>).query;
+    delete (client as Partial<pg.PoolClient>).release;
+    return release.apply(client, releaseArgs as []);
+  };
+  return client;
 }

@@ -112,6 +112,39 @@ describe.runIf(runs)('FailoverPool on PostgreSQL', () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it('a transaction whose backend is terminated before its commit is run again as a whole and written once', async () => {
+    const retries = allRetries();
+    let runs = 0;
+    await setSleep(60);
+    const transaction = handle.db.transaction(async (tx) => {
+      runs++;
+      await tx.execute(sql.raw(`insert into ${table} (v) values (4)`));
+      await tx.execute(sql`select ${sleepFromControl}`);
+    });
+    await terminateRunningStatement();
+    await transaction;
+    expect(runs).toBe(2);
+    // Counted under the kind of what Drizzle threw: its `rollback` on the terminated connection.
+    expect(allRetries()).toBe(retries + 1);
+    const { rows } = await admin.query(`select count(*)::int as n from ${table} where v = 4`);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('a transaction that fails for its own reasons is not run again', async () => {
+    let runs = 0;
+    const outcome = await handle.db
+      .transaction(async (tx) => {
+        runs++;
+        await tx.execute(sql.raw('select 1/0'));
+      })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(isDatabaseUnavailable(outcome)).toBe(false);
+    expect(runs).toBe(1);
+  });
+
   it('a write refused by a read-only session (a demoted leader, 25006) is sent again on a new connection', async () => {
     const retries = snapshot(databaseFailoverTally.retries, 'read_only');
     const refreshes = snapshot(databaseFailoverTally.poolRefreshes, 'read_only');
@@ -260,6 +293,46 @@ describe.runIf(runs)('FailoverPool behind a proxy without a leader', () => {
       );
       expect(rows[0].n).toBe(1);
     });
+  });
+
+  it('a transaction whose connection is cut after its COMMIT was sent is not run again', async () => {
+    // A deferred constraint trigger that sleeps holds the COMMIT running long enough to cut it.
+    await handle.db.execute(
+      sql.raw(`create table ${table}_commit (v int);
+        create function ${table}_slow_commit() returns trigger language plpgsql as
+          $$ begin perform pg_sleep(0.3); return null; end $$;
+        create constraint trigger slow_commit after insert on ${table}_commit
+          deferrable initially deferred for each row execute function ${table}_slow_commit();`),
+    );
+    let runs = 0;
+    const outcome = handle.db
+      .transaction(async (tx) => {
+        runs++;
+        await tx.execute(sql.raw(`insert into ${table}_commit (v) values (5)`));
+      })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    await vi.waitFor(async () => {
+      const { rows } = await withPostgresClient(adminUrl, (client) =>
+        client.query(`select 1 from pg_stat_activity where state = 'active' and query = 'commit'`),
+      );
+      expect(rows.length).toBe(1);
+    });
+    for (const socket of open) socket.destroy();
+    expect(isDatabaseUnavailable(await outcome)).toBe(true);
+    expect(runs).toBe(1);
+    // The server committed after the client lost the answer: running it again would write twice.
+    await vi.waitFor(async () => {
+      const { rows } = await withPostgresClient(adminUrl, (client) =>
+        client.query(`select count(*)::int as n from ${table}_commit`),
+      );
+      expect(rows[0].n).toBe(1);
+    });
+    await withPostgresClient(adminUrl, (client) =>
+      client.query(`drop table ${table}_commit; drop function ${table}_slow_commit()`),
+    );
   });
 
   it('a transaction waits for its connection the same way', async () => {
