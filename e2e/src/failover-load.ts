@@ -32,6 +32,8 @@ export interface LoadOutcome {
   ok: boolean;
   /** The answer's start, for failure messages. */
   body: string;
+  /** For a sign-in cut short: the page request that met the failure (`POST /login`). */
+  step?: string;
 }
 
 /** Answers that mean "the database is away, try again": a 503 with the documented body. */
@@ -43,17 +45,30 @@ export function isCleanUnavailable(outcome: LoadOutcome): boolean {
 
 const WRITES: ReadonlySet<LoadOperation> = new Set(['code', 'refresh', 'token', 'order']);
 
-/** A browser that remembers the last status it saw, so a sign-in cut by a 503 page says so. */
+/**
+ * A browser that remembers the last page it saw and the request that fetched it, so a sign-in cut
+ * by a 503 page says which step met it.
+ */
 class RecordingBrowser extends HttpBrowser {
   lastPage: HttpPage | undefined;
+  lastStep = '';
   override async get(url: string | URL): Promise<HttpPage> {
+    this.lastStep = `GET ${new URL(url).pathname}`;
     this.lastPage = await super.get(url);
     return this.lastPage;
   }
   override async post(url: string | URL, fields: Record<string, string>): Promise<HttpPage> {
+    this.lastStep = `POST ${new URL(url).pathname}`;
     this.lastPage = await super.post(url, fields);
     return this.lastPage;
   }
+}
+
+interface Answer {
+  status: number;
+  ok: boolean;
+  body: string;
+  step?: string;
 }
 
 export class FailoverLoad {
@@ -117,17 +132,25 @@ export class FailoverLoad {
 
   async run(operation: LoadOperation): Promise<void> {
     const startedAt = this.now();
-    const record = (status: number, ok: boolean, body: string) =>
-      this.outcomes.push({ operation, startedAt, endedAt: this.now(), status, ok, body: body.slice(0, 300) });
+    const record = (status: number, ok: boolean, body: string, step?: string) =>
+      this.outcomes.push({
+        operation,
+        startedAt,
+        endedAt: this.now(),
+        status,
+        ok,
+        body: body.slice(0, 300),
+        ...(step === undefined ? {} : { step }),
+      });
     try {
-      const { status, ok, body } = await this.#send(operation);
-      record(status, ok, body);
+      const { status, ok, body, step } = await this.#send(operation);
+      record(status, ok, body, step);
     } catch (error) {
       record(0, false, String(error));
     }
   }
 
-  #send(operation: LoadOperation): Promise<{ status: number; ok: boolean; body: string }> {
+  #send(operation: LoadOperation): Promise<Answer> {
     switch (operation) {
       case 'sign-in':
         return this.#signIn();
@@ -148,7 +171,7 @@ export class FailoverLoad {
     return { id: 'web-test', secret: this.stack.secrets.webTestClientSecret };
   }
 
-  async #signIn(): Promise<{ status: number; ok: boolean; body: string }> {
+  async #signIn(): Promise<Answer> {
     const browser = new RecordingBrowser();
     try {
       const code = await authorizationCode(browser, {
@@ -163,7 +186,7 @@ export class FailoverLoad {
     } catch (error) {
       const page = browser.lastPage;
       if (page && page.status !== 200 && page.status !== 302 && page.status !== 303)
-        return { status: page.status, ok: false, body: page.body };
+        return { status: page.status, ok: false, body: page.body, step: browser.lastStep };
       throw error;
     }
   }
@@ -252,4 +275,17 @@ export function describeFailures(outcomes: LoadOutcome[]): string {
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts].map(([key, count]) => `${key} ×${count}`).join(', ') || 'none';
+}
+
+/**
+ * The apps' log lines about the database being away since `sinceEpochMs` (the warnings behind
+ * their 503s: failure kind, SQLSTATE, driver reason, statement), for a failure message: which
+ * statement met which error.
+ */
+export function databaseWarnings(logs: string, sinceEpochMs: number): string[] {
+  return logs.split('\n').filter((line) => {
+    if (!line.includes('database unavailable')) return false;
+    const time = /"time":(\d+)/.exec(line)?.[1];
+    return time === undefined || Number(time) >= sinceEpochMs;
+  });
 }

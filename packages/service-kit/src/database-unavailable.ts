@@ -11,8 +11,9 @@ export class DatabaseUnavailableError extends Error {
 
 /**
  * What a database failure says about the statement that met it and about the pool's connections.
- * - `neverCommitted`: the statement cannot have taken effect (refused before it ran, or refused by a
- *   read-only server), so even a write may be sent again; otherwise its commit state is unknown
+ * - `neverCommitted`: the statement cannot have taken effect (refused before it ran, refused by a
+ *   read-only server, or its session terminated with an error before its commit), so even a write
+ *   may be sent again; otherwise its commit state is unknown
  *   (the connection died while it ran) and only a statement safe to repeat (a read) may be.
  * - `staleConnections`: the failure is what a failover looks like from a pooled connection (the old
  *   leader shut down, was demoted to a read-only standby, or its connections were cut): the other
@@ -53,24 +54,40 @@ const FAILURE_RULES: readonly FailureRule[] = [
   // 25006 read_only_sql_transaction: a write reached a standby, e.g. the old leader after a
   // failover (or a pooler still pointing at it). Refused, so nothing was written.
   { kind: 'read_only', codes: ['25006'], neverCommitted: true, staleConnections: true },
-  // 57P01 admin_shutdown (pg_terminate_backend, a fast shutdown, Patroni demoting the leader) and
-  // 57P02 crash_shutdown: the session ended while the statement may have been running.
-  { kind: 'admin_shutdown', codes: ['57P01'], neverCommitted: false, staleConnections: true },
+  // 57P01 admin_shutdown as an ErrorResponse (pg_terminate_backend, a fast shutdown, Patroni
+  // demoting the leader for a switchover): the backend raised FATAL in ProcessInterrupts
+  // (src/backend/tcop/postgres.c), which CHECK_FOR_INTERRUPTS reaches only while interrupts are
+  // not held. CommitTransaction (src/backend/access/transam/xact.c) holds them from before the
+  // commit record to its end, and a backend told to die while SyncRepWaitForLSN
+  // (src/backend/replication/syncrep.c) waits for a synchronous standby after a local commit sends
+  // only a WARNING and sets whereToSendOutput = DestNone, so that session ends without an
+  // ErrorResponse (the client sees a reset: `connection_reset`, unknown state). A commit made when
+  // the statement's Sync (or simple Query) is processed is followed by ReadyForQuery before the
+  // next CHECK_FOR_INTERRUPTS, so the statement had already answered. Hence an ErrorResponse 57P01
+  // for a statement in its own transaction means that transaction aborted. (The exception, which
+  // this code never sends: a query string that runs its own COMMIT and then more statements.)
+  { kind: 'admin_shutdown', codes: ['57P01'], neverCommitted: true, staleConnections: true },
+  // 57P02 crash_shutdown comes from quickdie(), a signal handler that may run at any point, even
+  // after a commit: the commit state is unknown.
   { kind: 'crash_shutdown', codes: ['57P02'], neverCommitted: false, staleConnections: true },
   // 57P03 cannot_connect_now: the server is starting or in recovery; refused at connection time.
   { kind: 'cannot_connect_now', codes: ['57P03'], neverCommitted: true, staleConnections: false },
   {
     kind: 'connection_reset',
     codes: ['ECONNRESET', 'EPIPE'],
-    messages: ['Connection terminated', 'Client has encountered a connection error'],
+    messages: ['Connection terminated'],
     neverCommitted: false,
     staleConnections: true,
   },
   // node-postgres refuses to send on a connection that already ended (the server or a proxy in
-  // front of it closed it while it sat in the pool): the statement never left the process.
+  // front of it closed it while it sat in the pool) or already failed (Client#query checks
+  // `_queryable` and `_ending` before writing): the statement never left the process.
   {
     kind: 'client_closed',
-    messages: ['Client was closed and is not queryable'],
+    messages: [
+      'Client was closed and is not queryable',
+      'Client has encountered a connection error and is not queryable',
+    ],
     neverCommitted: true,
     staleConnections: true,
   },
@@ -154,4 +171,32 @@ function ruleMatches(rule: FailureRule, code: unknown, message: unknown): boolea
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return classifyDatabaseFailure(error) !== null;
+}
+
+/**
+ * What an operator needs about a database outage that met a request, for its log line: the
+ * failure kind, the driver's own code and message, and the statement's text when a query builder
+ * wrapped the error (Drizzle's `query`). Never the statement's parameters: they may hold secrets.
+ */
+export function describeDatabaseFailure(
+  error: unknown,
+): { kind: DatabaseFailureKind; sqlState?: string; reason: string; statement?: string } | null {
+  const failure = classifyDatabaseFailure(error);
+  if (failure === null) return null;
+  let statement: string | undefined;
+  let current: unknown = error;
+  let innermost: { code?: unknown; message?: unknown } = {};
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
+    const { query, cause } = current as { query?: unknown; cause?: unknown };
+    if (statement === undefined && typeof query === 'string') statement = query;
+    innermost = current as typeof innermost;
+    current = cause;
+  }
+  return {
+    kind: failure.kind,
+    // Not `code`: the apps' loggers redact fields by that name.
+    ...(typeof innermost.code === 'string' ? { sqlState: innermost.code } : {}),
+    reason: typeof innermost.message === 'string' ? innermost.message : String(innermost),
+    ...(statement === undefined ? {} : { statement }),
+  };
 }

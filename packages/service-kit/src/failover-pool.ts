@@ -99,7 +99,8 @@ export interface FailoverPoolOptions {
  * - a statement is sent again, with backoff for up to `retryWindowMs`, only when that is safe: it
  *   never reached the server (its connection could not be made, a proxy with no leader behind it
  *   closed it, or the client was already closed), it cannot have committed (`neverCommitted`:
- *   refused before running, or by a read-only server), or it is a repeatable read
+ *   refused before running, by a read-only server, or its session was terminated with an error
+ *   before the commit, as a switchover's shutdown does), or it is a repeatable read
  *   (`isRepeatableStatement`). A write whose commit state is unknown is never retried here: the
  *   caller gets the error (a 503) and the client decides.
  * - `connect()` (a transaction's connection) is retried the same way while it cannot be made;
@@ -130,7 +131,32 @@ export class FailoverPool extends pg.Pool {
 
   override connect(...args: AnyArgs): AnyArgs[number] {
     if (typeof args[0] === 'function') return this.#current.connect(...(args as []));
-    return this.#acquire(Date.now() + this.#retryWindowMs).then(({ client }) => client);
+    return this.#acquire(Date.now() + this.#retryWindowMs).then(({ client, pool }) =>
+      watchTransaction(client, pool),
+    );
+  }
+
+  /**
+   * Runs `transaction` (one whole transaction on a `connect()`ed client, e.g. Drizzle's
+   * `db.transaction`) and runs it again, with the statements' backoff and window, when it failed
+   * as a failover and cannot have committed: a statement failed before its COMMIT was sent (the
+   * server rolls an open transaction back when the session ends), or the COMMIT itself was
+   * refused (`neverCommitted`). A COMMIT whose answer was lost is not run again. `transaction`
+   * must do nothing but database work (it may run more than once).
+   */
+  async runTransaction<T>(transaction: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.#retryWindowMs;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await transaction();
+      } catch (error) {
+        const pool = uncommittedTransactionPool(error);
+        const failure = pool === undefined ? null : this.#noteFailure(error, pool);
+        if (failure === null || (retry > 0 && Date.now() >= deadline)) throw error;
+        count(databaseFailoverTally.retries, failure.kind);
+        await pause(backoffMs(retry));
+      }
+    }
   }
 
   /**
@@ -234,4 +260,48 @@ export class FailoverPool extends pg.Pool {
     }
     return failure;
   }
+}
+
+/** Errors met by a transaction that cannot have committed, with the pool its connection came from. */
+const uncommittedTransactionErrors = new WeakMap<object, pg.Pool>();
+
+function uncommittedTransactionPool(error: unknown): pg.Pool | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
+    const pool = uncommittedTransactionErrors.get(current);
+    if (pool !== undefined) return pool;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Notes, while `client` is checked out, whether its transaction's COMMIT was sent: every error
+ * before that (and the error of a COMMIT refused before it ran) belongs to a transaction that
+ * cannot have committed; after a COMMIT whose answer was lost, none does. Removed on release,
+ * since the pool hands the client to the next caller.
+ */
+function watchTransaction(client: pg.PoolClient, pool: pg.Pool): pg.PoolClient {
+  const query = client.query as (...args: AnyArgs) => AnyArgs[number];
+  const release = client.release;
+  let commitState: 'not sent' | 'unknown' = 'not sent';
+  const watched = (...args: AnyArgs): AnyArgs[number] => {
+    if (typeof args.at(-1) === 'function') return query.apply(client, args);
+    const isCommit = /^\s*(commit|end)\b/i.test(statementText(args[0]));
+    if (isCommit) commitState = 'unknown';
+    return (query.apply(client, args) as Promise<unknown>).catch((error: unknown) => {
+      if (isCommit && classifyDatabaseFailure(error)?.neverCommitted) commitState = 'not sent';
+      if (commitState === 'not sent' && typeof error === 'object' && error !== null)
+        uncommittedTransactionErrors.set(error, pool);
+      throw error;
+    });
+  };
+  client.query = watched as typeof client.query;
+  client.release = (...releaseArgs: AnyArgs) => {
+    // The prototype's methods again for the next caller.
+    delete (client as Partial<pg.PoolClient>).query;
+    delete (client as Partial<pg.PoolClient>).release;
+    return release.apply(client, releaseArgs as []);
+  };
+  return client;
 }

@@ -3,6 +3,7 @@ export {
   type DatabaseFailure,
   type DatabaseFailureKind,
   DatabaseUnavailableError,
+  describeDatabaseFailure,
   isDatabaseUnavailable,
 } from './database-unavailable.js';
 export { type DatabaseLocation, describeDatabaseLocation, parseDatabaseUrl } from './database-url.js';

@@ -184,7 +184,7 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
   const openPool = (config: pg.PoolConfig = {}, localStatementTimeoutMs?: number) =>
     new FailoverPool(() => openInnerPool(config), { localStatementTimeoutMs, retryWindowMs });
   const pool = openPool();
-  const db = drizzleNodePg({ client: pool, ...drizzleOptions });
+  const db = withTransactionFailover(drizzleNodePg({ client: pool, ...drizzleOptions }), pool);
   return {
     db,
     driver: 'pg',
@@ -205,9 +205,23 @@ function openNodePostgres<TSchema extends Record<string, unknown>>(
       const bounded = transactionPooling
         ? openPool({}, timeoutMs)
         : openPool({ options: `-c statement_timeout=${timeoutMs}` });
-      return { db: drizzleNodePg({ client: bounded, ...drizzleOptions }), close: () => endPool(bounded) };
+      return {
+        db: withTransactionFailover(drizzleNodePg({ client: bounded, ...drizzleOptions }), bounded),
+        close: () => endPool(bounded),
+      };
     },
   };
+}
+
+/** `db.transaction` run again when a failover rolled it back (FailoverPool#runTransaction). */
+function withTransactionFailover<D extends { transaction: (...args: never[]) => Promise<unknown> }>(
+  db: D,
+  pool: FailoverPool,
+): D {
+  const transaction = db.transaction.bind(db) as (...args: unknown[]) => Promise<unknown>;
+  db.transaction = ((...args: unknown[]) =>
+    pool.runTransaction(() => transaction(...args))) as D['transaction'];
+  return db;
 }
 
 async function endPool(pool: pg.Pool): Promise<void> {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyDatabaseFailure, DatabaseUnavailableError, isDatabaseUnavailable } from '../src/index.js';
+import {
+  classifyDatabaseFailure,
+  DatabaseUnavailableError,
+  describeDatabaseFailure,
+  isDatabaseUnavailable,
+} from '../src/index.js';
 
 /** What Drizzle throws: its own error with the driver's as `cause`. */
 const wrapped = (cause: unknown) => new Error('Failed query: select 1', { cause });
@@ -55,10 +60,11 @@ describe('classifyDatabaseFailure', () => {
       true,
     ],
     [
-      'admin shutdown',
+      // An ErrorResponse: the backend died outside its commit (a commit's own wait ends in a reset).
+      'admin shutdown (an error answering the statement: rolled back)',
       withCode('terminating connection due to administrator command', '57P01'),
       'admin_shutdown',
-      false,
+      true,
       true,
     ],
     [
@@ -119,6 +125,13 @@ describe('classifyDatabaseFailure', () => {
       true,
       true,
     ],
+    [
+      'a connection that already failed (node-postgres does not send on it)',
+      new Error('Client has encountered a connection error and is not queryable'),
+      'client_closed',
+      true,
+      true,
+    ],
   ] as const)('%s', (_name, error, kind, neverCommitted, staleConnections) => {
     expect(classifyDatabaseFailure(wrapped(error))).toEqual({ kind, neverCommitted, staleConnections });
   });
@@ -132,5 +145,28 @@ describe('classifyDatabaseFailure', () => {
     ['a bug', new TypeError('x is undefined')],
   ])('%s is not a database failure', (_name, error) => {
     expect(classifyDatabaseFailure(wrapped(error))).toBeNull();
+  });
+});
+
+describe('describeDatabaseFailure', () => {
+  it('names the kind, the SQLSTATE, the driver reason and the statement, never its parameters', () => {
+    const driverError = withCode('terminating connection due to administrator command', '57P01');
+    const drizzleError = Object.assign(new Error('Failed query: update t set v = $1\nparams: secret-value'), {
+      query: 'update t set v = $1',
+      params: ['secret-value'],
+      cause: driverError,
+    });
+    const described = describeDatabaseFailure(drizzleError);
+    expect(described).toEqual({
+      kind: 'admin_shutdown',
+      sqlState: '57P01',
+      reason: 'terminating connection due to administrator command',
+      statement: 'update t set v = $1',
+    });
+    expect(JSON.stringify(described)).not.toContain('secret-value');
+  });
+
+  it('is null for a bug', () => {
+    expect(describeDatabaseFailure(new TypeError('x is undefined'))).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import {
   OAuthError,
   type OAuthErrorCode,
 } from '@oidc-orders/oauth-core';
-import { annotateActiveSpan, isDatabaseUnavailable } from '@oidc-orders/service-kit';
+import { annotateActiveSpan, describeDatabaseFailure, isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { renderErrorPage } from '../pages/error.js';
@@ -49,7 +49,7 @@ export const errorHandlerPlugin = fp(
       if (oauthError.code === 'temporarily_unavailable' && oauthError.status === 503) {
         // An outage of the database, not a bug here: a warning without a stack.
         request.log.warn(
-          { error: oauthError.code, detail: oauthError.detail },
+          { error: oauthError.code, detail: oauthError.detail, database: describeDatabaseFailure(error) },
           'request failed: database unavailable',
         );
       } else if (oauthError.status >= 500) request.log.error(logDetails, 'request failed');

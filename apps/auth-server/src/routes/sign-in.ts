@@ -8,7 +8,7 @@ import type {
   RandomSource,
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
-import { isDatabaseUnavailable } from '@oidc-orders/service-kit';
+import { describeDatabaseFailure, isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
@@ -97,8 +97,9 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   // Browser routes answer with a page, never with JSON, whatever went wrong.
   app.setErrorHandler<FastifyError>((error, request, reply) => {
     if (isDatabaseUnavailable(error)) {
-      // An outage, not a bug: 503 with Retry-After, logged as a warning without a stack.
-      request.log.warn({ reason: error.message }, 'sign-in page: database unavailable');
+      // An outage, not a bug: 503 with Retry-After, logged as a warning without a stack (the
+      // statement and the driver's reason, never the statement's parameters).
+      request.log.warn({ database: describeDatabaseFailure(error) }, 'sign-in page: database unavailable');
       reply.header('retry-after', '1');
       return sendHtml(reply, 503, unavailablePage(pageContext.basePath));
     }

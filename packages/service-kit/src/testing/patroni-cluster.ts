@@ -60,7 +60,11 @@ export interface PatroniCluster {
   waitForStandbys(): Promise<void>;
   /** SIGKILL to the leader's postmaster (its PID from postmaster.pid): a crash, not a shutdown. */
   killLeaderPostgres(): Promise<{ name: string; pid: number }>;
-  /** A planned switchover through the leader's REST API (`POST /switchover`), to `candidate` or the sync standby. */
+  /**
+   * A planned switchover, as a runbook does it: writes stopped on the leader and the running ones
+   * drained (see `stopWrites`), then the leader's REST API (`POST /switchover`, to `candidate` or
+   * the sync standby), then writes allowed again on the former leader.
+   */
   switchover(candidate?: string): Promise<{ from: string; to: string }>;
   /** Each running node's postmaster PID (from its postmaster.pid), e.g. to sample their CPU time. */
   postmasterPids(): Promise<number[]>;
@@ -396,14 +400,20 @@ function makeHandle({
       const from = await handle.leader();
       await handle.waitForStandbys();
       const to = candidate ?? (await members()).find((member) => member.role === 'sync_standby')?.name;
-      const answer = await restJson(node(from).rest, '/switchover', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ leader: from, ...(to ? { candidate: to } : {}) }),
-      });
-      if (answer.status !== 200)
-        throw new Error(`switchover refused: ${answer.status} ${JSON.stringify(answer.body)}`);
-      return { from, to: await handle.waitForLeader({ not: from }) };
+      const leaderUrl = `postgres://postgres@127.0.0.1:${node(from).postgres}/postgres`;
+      await stopWrites(leaderUrl);
+      try {
+        const answer = await restJson(node(from).rest, '/switchover', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ leader: from, ...(to ? { candidate: to } : {}) }),
+        });
+        if (answer.status !== 200)
+          throw new Error(`switchover refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+        return { from, to: await handle.waitForLeader({ not: from }) };
+      } finally {
+        await allowWrites(leaderUrl);
+      }
     },
     async postmasterPids() {
       const pids = await Promise.all(nodes.map((candidate) => postmasterPid(directory, candidate.name)));
@@ -413,6 +423,53 @@ function makeHandle({
     stop: () => stopAll(directory, nodes, children),
   };
   return handle;
+}
+
+const SWITCHOVER_DRAIN_MS = 10_000;
+
+/**
+ * The switchover's first step: the leader takes no more writes (every new transaction is read-only,
+ * so a write is refused with 25006 and waits for the new leader), and the writes already running
+ * finish, their commits acknowledged by the synchronous standby. Patroni's fast shutdown then meets
+ * no commit waiting in SyncRepWaitForLSN: such a commit has happened locally, yet its session is
+ * ended without an answer (a WARNING, then the connection closes), so its client cannot know it
+ * committed and must not send it again.
+ */
+async function stopWrites(leaderUrl: string): Promise<void> {
+  await withPostgresClient(leaderUrl, async (client) => {
+    await client.query('alter system set default_transaction_read_only = on');
+    await client.query('select pg_reload_conf()');
+    const deadline = Date.now() + SWITCHOVER_DRAIN_MS;
+    for (;;) {
+      const { rows } = await client.query<{ writing: number }>(
+        `select count(*)::int as writing from pg_stat_activity
+          where pid <> pg_backend_pid() and backend_type = 'client backend'
+            and (backend_xid is not null or wait_event = 'SyncRep')`,
+      );
+      if (rows[0]!.writing === 0 || Date.now() > deadline) return;
+      await pause(20);
+    }
+  });
+}
+
+/**
+ * Undoes `stopWrites` on the former leader once it runs again (as a standby; ALTER SYSTEM is
+ * allowed there), so it takes writes whenever it leads again.
+ */
+async function allowWrites(formerLeaderUrl: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await withPostgresClient(formerLeaderUrl, async (client) => {
+        await client.query('alter system reset default_transaction_read_only');
+        await client.query('select pg_reload_conf()');
+      });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await pause(250);
+    }
+  }
 }
 
 /** The PID in a node's postmaster.pid, 0 when it has none (not running). */
