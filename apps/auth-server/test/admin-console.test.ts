@@ -169,6 +169,26 @@ describe('who gets in', () => {
     expect((await browser.get('/admin')).statusCode).toBe(200);
   });
 
+  it("speaks the browser's language: the overview in German and in Arabic (right to left), the 403 page in French", async () => {
+    const german = new TestBrowser(app, { acceptLanguage: 'de-DE,de;q=0.9' });
+    const inGerman = await signInAdmin(german);
+    expect(inGerman.body).toContain('<html lang="de"');
+    expect(inGerman.body).toContain('Betriebskonsole');
+    expect(inGerman.body).not.toContain('Operator console');
+    const arabic = new TestBrowser(app, { acceptLanguage: 'ar' });
+    const inArabic = await signInAdmin(arabic);
+    expect(inArabic.body).toMatch(/<html lang="ar" dir="rtl"/);
+    expect(inArabic.body).toContain('لوحة تحكم المشغّل');
+    // Field names, URLs and data attributes stay as they are in every language.
+    expect(inArabic.body).toContain('href="/admin/users"');
+    const french = new TestBrowser(app, { acceptLanguage: 'fr' });
+    await signIn(french, PERSON);
+    const refused = await french.get('/admin');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('<html lang="fr"');
+    expect(refused.body).toContain('Accès réservé aux opérateurs');
+  });
+
   it('shows the console to an admin signed in with TOTP', async () => {
     // One failed sign-in, so the overview has a failure to count beside the sign-ins.
     const stranger = new TestBrowser(app);

@@ -7,6 +7,7 @@ import {
   CONSOLE_STEP_UP_PARAMS,
 } from '../../admin/console-interaction.js';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import type { AuthorizationFlow } from '../../interaction/authorization-flow.js';
 import { csrfTokenFor, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { SsoSession } from '../../interaction/sso-session-repository.js';
@@ -89,7 +90,7 @@ export function registerConsoleGuard(app: FastifyInstance, options: ConsoleGuard
     }
     if (!admins.has(signedIn.user.username)) {
       audit(request.log, AUDIT_EVENTS.adminConsoleRefused, { sub: signedIn.user.sub, ip: request.ip });
-      await sendHtml(reply, 403, renderForbiddenPage(pageContext.basePath));
+      await sendHtml(reply, 403, renderForbiddenPage(pageContext.basePath, pageLanguageOf(request)));
       return null;
     }
     const stepUp = await levelStep(CONSOLE_STEP_UP_CLIENT, signedIn.session);

@@ -20,7 +20,6 @@ import {
 import { renderClientPage, renderClientsPage, renderKeysPage } from '../../pages/admin/registry.js';
 import { renderSeedDrift, renderSeedPlanPage, type SeedPlanView } from '../../pages/admin/seed-plan.js';
 import { renderUserPage, renderUsersPage } from '../../pages/admin/users.js';
-import { ACTION_WORDS } from '../../pages/admin/words.js';
 import { SeedError } from '../../seed.js';
 import type { SeedPlan } from '../../seed-plan/plan.js';
 import type { PageContext } from '../authorization-reply.js';
@@ -69,9 +68,10 @@ const sessionRowOf =
 function noticeOf(request: FastifyRequest): ConsolePageContext['notice'] {
   const done = queryText(request.query, 'done');
   if (queryText(request.query, 'failed') === 'send-reset') {
-    return { kind: 'error', text: ACTION_WORDS['send-reset'].failed };
+    return { kind: 'error', text: request.language.text('console.action.send-reset.failed') };
   }
-  if (isUserActionName(done) || done === 'rotate') return { kind: 'ok', text: ACTION_WORDS[done].done };
+  if (isUserActionName(done) || done === 'rotate')
+    return { kind: 'ok', text: request.language.text(`console.action.${done}.done`) };
   return undefined;
 }
 
@@ -211,11 +211,12 @@ function registerUserPages(app: FastifyInstance, options: AdminConsoleOptions) {
     async (request, reply) => {
       const found = await userAction(request);
       if (found === null) return notFound(request, reply, 'users');
-      const words = ACTION_WORDS[found.name];
       const body = renderConfirmPage(contextOf(request), {
         section: 'users',
-        question: words.question(found.user.username),
-        confirmLabel: words.confirm,
+        question: request.language.text(`console.action.${found.name}.question`, {
+          who: found.user.username,
+        }),
+        confirmLabel: request.language.text(`console.action.${found.name}.confirm`),
         action: `${userUrl(found.user.sub)}/${found.name}`,
         cancel: userUrl(found.user.sub),
         csrfToken: operatorOf(request).csrfToken,
@@ -262,8 +263,8 @@ function registerRegistryPages(app: FastifyInstance, options: AdminConsoleOption
   app.get(consolePath('/keys/rotate'), page, async (request, reply) => {
     const body = renderConfirmPage(contextOf(request), {
       section: 'keys',
-      question: ACTION_WORDS.rotate.question(),
-      confirmLabel: ACTION_WORDS.rotate.confirm,
+      question: request.language.text('console.action.rotate.question'),
+      confirmLabel: request.language.text('console.action.rotate.confirm'),
       action: `${root}/keys/rotate`,
       cancel: `${root}/keys`,
       csrfToken: operatorOf(request).csrfToken,

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINTS } from '../../endpoints.js';
+import { pageLanguageOf } from '../../i18n/request-language.js';
 import { type ConsolePageContext, renderNotFoundPage } from '../../pages/admin/pages.js';
 import { sendHtml } from '../../pages/respond.js';
 import type { PageContext } from '../authorization-reply.js';
@@ -22,6 +23,7 @@ export function consoleReplies(pageContext: PageContext) {
     basePath: pageContext.basePath,
     operator: operatorOf(request).user.username,
     notice,
+    language: pageLanguageOf(request),
   });
   return {
     contextOf,
