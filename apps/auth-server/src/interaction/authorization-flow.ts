@@ -51,8 +51,12 @@ export interface AuthorizationFlowDeps {
   interactionTtl: number;
   /** RFC 9126 pushed requests, spent when their code is issued. */
   pushedRequests: PushedAuthorizationRequestStore;
-  /** The second factors a user has enrolled (authenticator apps, passkeys, recovery codes). */
-  enrolledFactors(sub: string): Promise<EnrolledFactors>;
+  /**
+   * The session's user with the second factors they have enrolled (authenticator apps, passkeys,
+   * recovery codes), or `null` when the account is gone or disabled: read together, since every
+   * step needs both.
+   */
+  signInSubject(sub: string): Promise<{ user: User; enrolled: EnrolledFactors } | null>;
 }
 
 export type NextStep =
@@ -67,7 +71,8 @@ export type NextStep =
    * with a passkey when `passkeyOnly`).
    */
   | { kind: 'enrol'; user: User; passkeyOnly: boolean }
-  | { kind: 'consent'; user: User; scopes: string[] }
+  /** `session` and `required` as `complete` will carry them once the user approves (`approvedStep`). */
+  | { kind: 'consent'; user: User; scopes: string[]; session: SsoSession; required: AcrValue }
   /** `required`: the level the sign-in had to reach (the issued `acr` follows from it). */
   | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession; required: AcrValue }
   | { kind: 'error'; error: OAuthError };
@@ -89,6 +94,21 @@ export const levelOf = (
 ) => ({
   amr: amrOf(session.methods),
   acr: issuedAcrOf(session.methods, demand),
+});
+
+type ApprovableStep = Extract<NextStep, { kind: 'consent' | 'complete' }>;
+
+/**
+ * The step once the user approved `step.scopes` on the consent page. The approval is the one thing
+ * `needsConsent` waited for, so the request completes with those scopes at the level it required:
+ * what `nextStep` would answer if asked again, without reading it all again.
+ */
+export const approvedStep = (step: ApprovableStep): Extract<NextStep, { kind: 'complete' }> => ({
+  kind: 'complete',
+  user: step.user,
+  scopes: step.scopes,
+  session: step.session,
+  required: step.required,
 });
 
 export interface InteractionProgress {
@@ -124,8 +144,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
    * The level the request requires (oauth-core `requiredAcr`) and the second-factor step the
    * session still needs to reach it (`nextLevelStep`), `null` when it met the level. OIDC Core §3.1.2.1 `acr_values` triggers step-up here.
    */
-  async function levelStep(request: SignInRequirements, session: SsoSession, user: User) {
-    const enrolled = await deps.enrolledFactors(user.sub);
+  async function levelStep(
+    request: SignInRequirements,
+    session: SsoSession,
+    user: User,
+    enrolled: EnrolledFactors,
+  ) {
     const required = requiredAcr({
       acrValues: request.acrValues ?? [],
       clientRequiresMfa: request.client.requireMfa === true,
@@ -186,11 +210,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
       }
       const activeSession = session as SsoSession;
-      const user = await stores.users.findUserBySub(activeSession.sub);
+      const subject = await deps.signInSubject(activeSession.sub);
       // The account was removed since the session began: the session no longer names anyone.
-      if (user === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+      if (subject === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+      const { user, enrolled } = subject;
 
-      const { required, step: level } = await levelStep(request, activeSession, user);
+      const { required, step: level } = await levelStep(request, activeSession, user, enrolled);
       if (level !== null) return promptNone ? { kind: 'error', error: interactionRequired() } : level;
 
       const scopes = grantableScopes(request.scopes, request.client, user);
@@ -216,7 +241,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         progress,
       );
       if (consentNeeded) {
-        return promptNone ? { kind: 'error', error: consentRequired() } : { kind: 'consent', user, scopes };
+        return promptNone
+          ? { kind: 'error', error: consentRequired() }
+          : { kind: 'consent', user, scopes, session: activeSession, required };
       }
       return { kind: 'complete', user, scopes, session: activeSession, required };
     },
@@ -231,8 +258,6 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       deviceCodeHash?: string,
     ): Promise<Interaction> {
       const now = clock.nowSeconds();
-      // Housekeeping on the write path keeps the table small without a scheduler.
-      await interactions.deleteExpired(now);
       const interaction: Interaction = {
         id: Buffer.from(deps.random.bytes(18)).toString('base64url'),
         browserHash: hashCookieValue(browserKey),
