@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInSubjectReader } from '../src/accounts/drizzle/sign-in-subject.js';
 import { passkeyCredentials, recoveryCodes, totpCredentials, users } from '../src/db/schema.js';
+import { createConsentRepository } from '../src/interaction/consent-repository.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // PGlite by default, a fresh PostgreSQL database when TEST_DATABASE_URL is set.
@@ -46,7 +47,7 @@ afterAll(async () => {
   await testDatabase?.drop();
 });
 
-const enrolledOf = async (sub: string) => (await createSignInSubjectReader(db)(sub))?.enrolled;
+const enrolledOf = async (sub: string) => (await createSignInSubjectReader(db)(sub, 'web'))?.enrolled;
 
 describe('sign-in subject: the user and their second factors in one read', () => {
   it('counts only this user’s confirmed apps, passkeys and unused recovery codes', async () => {
@@ -61,8 +62,18 @@ describe('sign-in subject: the user and their second factors in one read', () =>
 
   it('returns the user as findUserBySub does, and nobody for a disabled or unknown account', async () => {
     const read = createSignInSubjectReader(db);
-    expect((await read('app'))?.user).toMatchObject({ sub: 'app', username: 'app' });
-    expect(await read('disabled')).toBeNull();
-    expect(await read('nobody')).toBeNull();
+    expect((await read('app', 'web'))?.user).toMatchObject({ sub: 'app', username: 'app' });
+    expect(await read('disabled', 'web')).toBeNull();
+    expect(await read('nobody', 'web')).toBeNull();
+  });
+
+  it('carries the scopes the user approved for that client, and none for another', async () => {
+    const consents = createConsentRepository(db);
+    await consents.remember('none', 'web', ['openid', 'email'], 10);
+    await consents.remember('app', 'web', ['openid'], 10);
+    const read = createSignInSubjectReader(db);
+    expect((await read('none', 'web'))?.rememberedScopes).toEqual(['openid', 'email']);
+    expect((await read('none', 'other'))?.rememberedScopes).toEqual([]);
+    expect((await read('passkey', 'web'))?.rememberedScopes).toEqual([]);
   });
 });

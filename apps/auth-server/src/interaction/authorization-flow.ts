@@ -24,7 +24,6 @@ import {
   type User,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
-import type { ConsentRepository } from './consent-repository.js';
 import { hashCookieValue } from './cookie-hash.js';
 import type {
   Interaction,
@@ -43,7 +42,6 @@ import type { SsoSession } from './sso-session-repository.js';
 export interface AuthorizationFlowDeps {
   stores: ProtocolStores;
   interactions: InteractionRepository;
-  consents: ConsentRepository;
   clock: Clock;
   random: RandomSource;
   protocolConfig: ProtocolConfig;
@@ -53,10 +51,13 @@ export interface AuthorizationFlowDeps {
   pushedRequests: PushedAuthorizationRequestStore;
   /**
    * The session's user with the second factors they have enrolled (authenticator apps, passkeys,
-   * recovery codes), or `null` when the account is gone or disabled: read together, since every
-   * step needs both.
+   * recovery codes) and the scopes they approved for `clientId` so far, or `null` when the account
+   * is gone or disabled: read together, since every step needs all three.
    */
-  signInSubject(sub: string): Promise<{ user: User; enrolled: EnrolledFactors } | null>;
+  signInSubject(
+    sub: string,
+    clientId: string,
+  ): Promise<{ user: User; enrolled: EnrolledFactors; rememberedScopes: string[] } | null>;
 }
 
 export type NextStep =
@@ -131,7 +132,7 @@ const consentRequired = () =>
   });
 
 export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
-  const { stores, interactions, consents, clock } = deps;
+  const { stores, interactions, clock } = deps;
 
   /** Whether a resource of the request (named, or owning a requested scope) demands multi-factor. */
   async function resourceRequiresMfa(request: SignInRequirements): Promise<boolean> {
@@ -210,7 +211,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
       }
       const activeSession = session as SsoSession;
-      const subject = await deps.signInSubject(activeSession.sub);
+      const subject = await deps.signInSubject(activeSession.sub, request.client.clientId);
       // The account was removed since the session began: the session no longer names anyone.
       if (subject === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
       const { user, enrolled } = subject;
@@ -228,9 +229,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       }
       // A metadata-document client is whoever hosts the document today: its consent is asked every
       // time, never remembered (draft-ietf-oauth-client-id-metadata-document §6).
-      const rememberedScopes = request.client.fromMetadataDocument
-        ? []
-        : await consents.findApprovedScopes(user.sub, request.client.clientId);
+      const rememberedScopes = request.client.fromMetadataDocument ? [] : subject.rememberedScopes;
       const consentNeeded = needsConsent(
         {
           prompt: request.prompt,

@@ -112,7 +112,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   const factors = createSecondFactorStores(options);
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
-  const flow = createFlow(options, { interactions, consents });
+  const flow = createFlow(options, { interactions });
   await registerPages(app, options, { pageContext, flow, factors, interactions, consents });
   await registerMailRoutes(app, pageContext);
 };
@@ -208,7 +208,7 @@ type SecondFactorStores = ReturnType<typeof createSecondFactorStores>;
 
 function createFlow(
   options: SignInRoutesOptions,
-  repositories: Pick<PageRouteParts, 'interactions' | 'consents'>,
+  repositories: Pick<PageRouteParts, 'interactions'>,
 ): AuthorizationFlow {
   const { protocol } = options;
   return createAuthorizationFlow({
