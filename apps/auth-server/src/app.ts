@@ -32,6 +32,7 @@ import { databasePlugin } from './plugins/db.js';
 import { directoryPlugin } from './plugins/directory.js';
 import { dpopPlugin } from './plugins/dpop.js';
 import { answerFrameworkError, errorHandlerPlugin } from './plugins/error-handler.js';
+import { expirySweeperPlugin } from './plugins/expiry-sweeper.js';
 import { federationPlugin } from './plugins/federation.js';
 import { healthPlugin } from './plugins/health.js';
 import { kerberosPlugin } from './plugins/kerberos.js';
@@ -174,6 +175,8 @@ async function registerInfrastructure(app: App, { config, deps, seed, clock, ran
   await app.register(keysPlugin, { clock });
   await app.register(protocolPlugin, { clock, random });
   await app.register(dpopPlugin, { clock });
+  // Expired interactions, SSO sessions and WebAuthn challenges, deleted once a minute.
+  await app.register(expirySweeperPlugin, { clock });
   const fetchOrigins = seed?.client_registration?.fetch_origins;
   await app.register(clientAuthenticationPlugin, {
     clock,

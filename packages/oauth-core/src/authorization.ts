@@ -9,6 +9,7 @@ import {
   unsupportedResponseType,
 } from './errors.js';
 import { authorizationCodeTtlFor } from './fapi2.js';
+import { storeGrantWithCode } from './grants/redemption.js';
 import { generateUuid } from './ids.js';
 import { type AuthorizationSubject, type Client, GRANT_TYPES } from './model.js';
 import { isValidCodeChallenge } from './pkce.js';
@@ -391,8 +392,9 @@ export async function issueAuthorizationCode(
   const grantId = generateUuid(random);
   const code = generateOpaqueToken(random);
   const expiresAt = now + authorizationCodeTtlFor(request.client, config.authorizationCodeTtl);
-  await stores.transaction(async (tx) => {
-    await tx.grants.createGrant({
+  await storeGrantWithCode(
+    stores,
+    {
       id: grantId,
       clientId: request.client.clientId,
       sub: subject.sub,
@@ -404,8 +406,8 @@ export async function issueAuthorizationCode(
       acr: subject.acr ?? null,
       createdAt: now,
       revokedAt: null,
-    });
-    await tx.codes.createAuthorizationCode({
+    },
+    {
       codeHash: hashToken(code),
       grantId,
       clientId: request.client.clientId,
@@ -420,7 +422,7 @@ export async function issueAuthorizationCode(
       expiresAt,
       usedAt: null,
       dpopJkt: request.dpopJkt,
-    });
-  });
+    },
+  );
   return { code, grantId, expiresAt, scopes };
 }

@@ -5,7 +5,7 @@ import type { Client } from './model.js';
 import type { Clock } from './runtime.js';
 import type { AccessTokenStore, ClientStore, GrantStore, UserStore } from './storage/index.js';
 import type { TokenSigner, TokenVerifier } from './tokens/signer.js';
-import { findActiveAccessToken } from './tokens/validate-access-token.js';
+import { findActiveAccessTokenAndUser } from './tokens/validate-access-token.js';
 
 export interface UserInfoContext {
   stores: { accessTokens: AccessTokenStore; grants: GrantStore; clients: ClientStore; users: UserStore };
@@ -45,14 +45,16 @@ export async function resolveUserInfoOfClient(
   options: { dpopJkt?: string | null } = {},
 ): Promise<ClientUserInfo> {
   if (accessToken === '') throw invalidToken('empty access token');
-  const active = await findActiveAccessToken(accessToken, context);
-  if (active === null) throw invalidToken('unknown, expired or revoked access token');
+  const found = await findActiveAccessTokenAndUser(accessToken, context);
+  if (found === null) throw invalidToken('unknown, expired or revoked access token');
+  const { active } = found;
   // RFC 9449 §7.1: a DPoP-bound token is only usable with a proof of its key.
   if (active.dpopJkt !== null && active.dpopJkt !== (options.dpopJkt ?? null)) {
     throw invalidToken('DPoP-bound token used without its key');
   }
   if (!active.scopes.includes('openid')) throw insufficientScope('openid', 'access token without openid');
-  const user = await context.stores.users.findUserBySub(active.sub);
+  // A client's own token (client credentials) names no user: UserInfo has nobody to describe.
+  const user = found.user;
   if (user === null) throw invalidToken('user no longer exists');
   return { claims: { sub: user.sub, ...scopedUserClaims(user, active.scopes) }, clientId: active.clientId };
 }

@@ -338,6 +338,26 @@ describe('resolveUserInfo', () => {
     expect(await resolveUserInfo(response.access_token, ctx(env))).toEqual(expected);
   });
 
+  it('reads the account once: the check that the user is still enabled is the answer', async () => {
+    const { response } = await obtainTokens(env, { scopes: ['openid', 'profile'] });
+    const reads: string[] = [];
+    const counting = {
+      ...ctx(env),
+      stores: {
+        ...env.stores,
+        users: {
+          ...env.stores.users,
+          findUserBySub: async (sub: string) => {
+            reads.push(sub);
+            return env.stores.users.findUserBySub(sub);
+          },
+        },
+      },
+    };
+    expect(await resolveUserInfo(response.access_token, counting)).toMatchObject({ sub: 'u-alice' });
+    expect(reads).toEqual(['u-alice']);
+  });
+
   it('accepts the opaque issuer-addressed token of an OIDC-only grant', async () => {
     const { response } = await obtainTokens(env, { scopes: ['openid', 'profile'] });
     expect(response.access_token.includes('.')).toBe(false);

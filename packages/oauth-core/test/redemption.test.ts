@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authorizationCodeGrant } from '../src/grants/authorization-code.js';
 import type { TokenEndpointDependencies } from '../src/grants/index.js';
+import { storeGrantWithCode } from '../src/grants/redemption.js';
 import { refreshTokenGrant } from '../src/grants/refresh-token.js';
 import type { ProtocolStores } from '../src/storage/index.js';
 import { hashToken } from '../src/tokens/opaque.js';
@@ -22,6 +23,7 @@ function withoutFastPaths(stores: ProtocolStores): ProtocolStores {
   const {
     findAuthorizationCodeWithGrantAndUser: _findCode,
     redeemAuthorizationCode: _redeem,
+    createAuthorizationCodeWithGrant: _createWithGrant,
     ...codes
   } = stores.codes;
   return { ...stores, refreshTokens, codes, transaction: (work) => stores.transaction(work) };
@@ -87,5 +89,20 @@ describe('code redemption and refresh rotation without the store fast paths', ()
     const winners = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     expect(winners).toHaveLength(1);
     await expect(refresh(winners[0]!.refresh_token)).resolves.toBeTruthy();
+  });
+
+  it('stores a new grant with its code in a transaction: both, or neither when the code fails', async () => {
+    const { record } = await env.seedCode();
+    const grant = { ...(await env.stores.grants.findGrant(record.grantId))!, id: 'grant-fallback' };
+    const code = { ...record, codeHash: 'fallback-code-hash', grantId: grant.id };
+    await storeGrantWithCode(context.stores, grant, code);
+    expect(await env.stores.grants.findGrant(grant.id)).toEqual(grant);
+    expect(await env.stores.codes.findAuthorizationCode(code.codeHash)).toEqual(code);
+
+    const orphan = { ...grant, id: 'grant-orphan' };
+    await expect(
+      storeGrantWithCode(context.stores, orphan, { ...code, grantId: orphan.id }),
+    ).rejects.toThrow();
+    expect(await env.stores.grants.findGrant(orphan.id)).toBeNull();
   });
 });

@@ -24,7 +24,6 @@ import {
   type User,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
-import type { ConsentRepository } from './consent-repository.js';
 import { hashCookieValue } from './cookie-hash.js';
 import type {
   Interaction,
@@ -43,7 +42,6 @@ import type { SsoSession } from './sso-session-repository.js';
 export interface AuthorizationFlowDeps {
   stores: ProtocolStores;
   interactions: InteractionRepository;
-  consents: ConsentRepository;
   clock: Clock;
   random: RandomSource;
   protocolConfig: ProtocolConfig;
@@ -51,8 +49,15 @@ export interface AuthorizationFlowDeps {
   interactionTtl: number;
   /** RFC 9126 pushed requests, spent when their code is issued. */
   pushedRequests: PushedAuthorizationRequestStore;
-  /** The second factors a user has enrolled (authenticator apps, passkeys, recovery codes). */
-  enrolledFactors(sub: string): Promise<EnrolledFactors>;
+  /**
+   * The session's user with the second factors they have enrolled (authenticator apps, passkeys,
+   * recovery codes) and the scopes they approved for `clientId` so far, or `null` when the account
+   * is gone or disabled: read together, since every step needs all three.
+   */
+  signInSubject(
+    sub: string,
+    clientId: string,
+  ): Promise<{ user: User; enrolled: EnrolledFactors; rememberedScopes: string[] } | null>;
 }
 
 export type NextStep =
@@ -67,7 +72,8 @@ export type NextStep =
    * with a passkey when `passkeyOnly`).
    */
   | { kind: 'enrol'; user: User; passkeyOnly: boolean }
-  | { kind: 'consent'; user: User; scopes: string[] }
+  /** `session` and `required` as `complete` will carry them once the user approves (`approvedStep`). */
+  | { kind: 'consent'; user: User; scopes: string[]; session: SsoSession; required: AcrValue }
   /** `required`: the level the sign-in had to reach (the issued `acr` follows from it). */
   | { kind: 'complete'; user: User; scopes: string[]; session: SsoSession; required: AcrValue }
   | { kind: 'error'; error: OAuthError };
@@ -91,6 +97,21 @@ export const levelOf = (
   acr: issuedAcrOf(session.methods, demand),
 });
 
+type ApprovableStep = Extract<NextStep, { kind: 'consent' | 'complete' }>;
+
+/**
+ * The step once the user approved `step.scopes` on the consent page. The approval is the one thing
+ * `needsConsent` waited for, so the request completes with those scopes at the level it required:
+ * what `nextStep` would answer if asked again, without reading it all again.
+ */
+export const approvedStep = (step: ApprovableStep): Extract<NextStep, { kind: 'complete' }> => ({
+  kind: 'complete',
+  user: step.user,
+  scopes: step.scopes,
+  session: step.session,
+  required: step.required,
+});
+
 export interface InteractionProgress {
   loginSid: string | null;
   approvedScopes: readonly string[] | null;
@@ -111,7 +132,7 @@ const consentRequired = () =>
   });
 
 export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
-  const { stores, interactions, consents, clock } = deps;
+  const { stores, interactions, clock } = deps;
 
   /** Whether a resource of the request (named, or owning a requested scope) demands multi-factor. */
   async function resourceRequiresMfa(request: SignInRequirements): Promise<boolean> {
@@ -124,8 +145,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
    * The level the request requires (oauth-core `requiredAcr`) and the second-factor step the
    * session still needs to reach it (`nextLevelStep`), `null` when it met the level. OIDC Core §3.1.2.1 `acr_values` triggers step-up here.
    */
-  async function levelStep(request: SignInRequirements, session: SsoSession, user: User) {
-    const enrolled = await deps.enrolledFactors(user.sub);
+  async function levelStep(
+    request: SignInRequirements,
+    session: SsoSession,
+    user: User,
+    enrolled: EnrolledFactors,
+  ) {
     const required = requiredAcr({
       acrValues: request.acrValues ?? [],
       clientRequiresMfa: request.client.requireMfa === true,
@@ -186,11 +211,12 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
       }
       const activeSession = session as SsoSession;
-      const user = await stores.users.findUserBySub(activeSession.sub);
+      const subject = await deps.signInSubject(activeSession.sub, request.client.clientId);
       // The account was removed since the session began: the session no longer names anyone.
-      if (user === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+      if (subject === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
+      const { user, enrolled } = subject;
 
-      const { required, step: level } = await levelStep(request, activeSession, user);
+      const { required, step: level } = await levelStep(request, activeSession, user, enrolled);
       if (level !== null) return promptNone ? { kind: 'error', error: interactionRequired() } : level;
 
       const scopes = grantableScopes(request.scopes, request.client, user);
@@ -203,9 +229,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       }
       // A metadata-document client is whoever hosts the document today: its consent is asked every
       // time, never remembered (draft-ietf-oauth-client-id-metadata-document §6).
-      const rememberedScopes = request.client.fromMetadataDocument
-        ? []
-        : await consents.findApprovedScopes(user.sub, request.client.clientId);
+      const rememberedScopes = request.client.fromMetadataDocument ? [] : subject.rememberedScopes;
       const consentNeeded = needsConsent(
         {
           prompt: request.prompt,
@@ -216,7 +240,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         progress,
       );
       if (consentNeeded) {
-        return promptNone ? { kind: 'error', error: consentRequired() } : { kind: 'consent', user, scopes };
+        return promptNone
+          ? { kind: 'error', error: consentRequired() }
+          : { kind: 'consent', user, scopes, session: activeSession, required };
       }
       return { kind: 'complete', user, scopes, session: activeSession, required };
     },
@@ -231,8 +257,6 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       deviceCodeHash?: string,
     ): Promise<Interaction> {
       const now = clock.nowSeconds();
-      // Housekeeping on the write path keeps the table small without a scheduler.
-      await interactions.deleteExpired(now);
       const interaction: Interaction = {
         id: Buffer.from(deps.random.bytes(18)).toString('base64url'),
         browserHash: hashCookieValue(browserKey),

@@ -1,6 +1,7 @@
-import { and, eq, gt, lte } from 'drizzle-orm';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { interactions } from '../db/schema.js';
+import { lazy } from '../storage/drizzle/prepared-statements.js';
 
 /** The /authorize parameters exactly as received, so every step can re-validate them with oauth-core. */
 export interface StoredAuthorizationRequest {
@@ -49,16 +50,23 @@ export interface InteractionRepository {
 }
 
 export function createInteractionRepository(db: AppDatabase): InteractionRepository {
+  // Every page of a sign-in reads its interaction: prepared, planned once per connection.
+  const findActive = lazy(() =>
+    db
+      .select()
+      .from(interactions)
+      .where(
+        and(eq(interactions.id, sql.placeholder('id')), gt(interactions.expiresAt, sql.placeholder('now'))),
+      )
+      .limit(1)
+      .prepare('auth_find_active_interaction'),
+  );
   return {
     async create(interaction) {
       await db.insert(interactions).values(interaction);
     },
     async findActive(id, now) {
-      const rows = await db
-        .select()
-        .from(interactions)
-        .where(and(eq(interactions.id, id), gt(interactions.expiresAt, now)))
-        .limit(1);
+      const rows = await findActive().execute({ id, now });
       return interactionFromRow(rows[0]);
     },
     async recordLogin(id, sid) {

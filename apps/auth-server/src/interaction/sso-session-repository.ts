@@ -1,7 +1,8 @@
 import type { CompletedMethod } from '@oidc-orders/oauth-core';
-import { and, eq, gt, lte, ne } from 'drizzle-orm';
+import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { ssoSessions } from '../db/schema.js';
+import { lazy } from '../storage/drizzle/prepared-statements.js';
 
 /** A live single-sign-on session. `id` is the OIDC `sid` carried into ID tokens and grants. */
 export interface SsoSession {
@@ -81,6 +82,20 @@ const withMethods = (row: Omit<SsoSession, 'methods'> & { methods: unknown }): S
 });
 
 export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepository {
+  // Every page and /authorize of a browser with a session cookie reads it: prepared.
+  const findActive = lazy(() =>
+    db
+      .select(columns)
+      .from(ssoSessions)
+      .where(
+        and(
+          eq(ssoSessions.keyHash, sql.placeholder('keyHash')),
+          gt(ssoSessions.expiresAt, sql.placeholder('now')),
+        ),
+      )
+      .limit(1)
+      .prepare('auth_find_active_sso_session'),
+  );
   return {
     async create(session, keyHash) {
       await db.insert(ssoSessions).values({ ...session, keyHash });
@@ -89,11 +104,7 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
       await db.update(ssoSessions).set({ keyHash, methods, authTime }).where(eq(ssoSessions.id, id));
     },
     async findActive(keyHash, now) {
-      const rows = await db
-        .select(columns)
-        .from(ssoSessions)
-        .where(and(eq(ssoSessions.keyHash, keyHash), gt(ssoSessions.expiresAt, now)))
-        .limit(1);
+      const rows = await findActive().execute({ keyHash, now });
       return rows[0] ? withMethods(rows[0]) : null;
     },
     async renew(id, keyHash, authTime, expiresAt, methods, origin) {

@@ -45,8 +45,6 @@ export function createWebAuthnChallengeStore(deps: { db: AppDatabase; clock: Clo
      */
     async issue(binding: CeremonyBinding, pending: PendingChallenge): Promise<void> {
       const now = clock.nowSeconds();
-      // Housekeeping on the write path keeps the table small without a scheduler.
-      await db.delete(webauthnChallenges).where(lte(webauthnChallenges.expiresAt, now));
       const values = { binding: bindingKey(binding), ...pending, expiresAt: now + CHALLENGE_TTL_SECONDS };
       await db
         .insert(webauthnChallenges)
@@ -76,6 +74,11 @@ export function createWebAuthnChallengeStore(deps: { db: AppDatabase; clock: Clo
       return row ?? null;
     },
   };
+}
+
+/** Housekeeping (src/plugins/expiry-sweeper.ts): drops challenges that expired at or before `now`. */
+export async function deleteExpiredWebAuthnChallenges(db: AppDatabase, now: number): Promise<void> {
+  await db.delete(webauthnChallenges).where(lte(webauthnChallenges.expiresAt, now));
 }
 
 export type WebAuthnChallengeStore = ReturnType<typeof createWebAuthnChallengeStore>;

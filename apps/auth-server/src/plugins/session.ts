@@ -157,8 +157,6 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
       const key = newKey();
       const expiresAt = now + options.sessionTtl;
       const origin = signInOrigin(request);
-      // Housekeeping on the login path keeps the table small without a scheduler.
-      await repository.deleteExpired(now);
       const existing = await current(request);
       let session: SsoSession;
       if (existing !== null && existing.sub === sub) {

@@ -11,6 +11,7 @@ import type {
 import { describeDatabaseFailure, isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
+import { createSignInSubjectReader } from '../accounts/drizzle/sign-in-subject.js';
 import { createDrizzleAccountStore } from '../accounts/drizzle-account-store.js';
 import type { AppDatabase } from '../db/client.js';
 import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
@@ -111,7 +112,7 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
   const factors = createSecondFactorStores(options);
   const interactions = createInteractionRepository(options.db);
   const consents = createConsentRepository(options.db);
-  const flow = createFlow(options, factors, { interactions, consents });
+  const flow = createFlow(options, { interactions });
   await registerPages(app, options, { pageContext, flow, factors, interactions, consents });
   await registerMailRoutes(app, pageContext);
 };
@@ -207,8 +208,7 @@ type SecondFactorStores = ReturnType<typeof createSecondFactorStores>;
 
 function createFlow(
   options: SignInRoutesOptions,
-  { totp, passkeys, recoveryCodes }: SecondFactorStores,
-  repositories: Pick<PageRouteParts, 'interactions' | 'consents'>,
+  repositories: Pick<PageRouteParts, 'interactions'>,
 ): AuthorizationFlow {
   const { protocol } = options;
   return createAuthorizationFlow({
@@ -219,11 +219,7 @@ function createFlow(
     protocolConfig: protocol.config,
     interactionTtl: options.interactionTtl ?? DEFAULT_INTERACTION_TTL,
     pushedRequests: createPushedAuthorizationRequestStore(options.db),
-    enrolledFactors: async (sub) => ({
-      otp: await totp.hasConfirmed(sub),
-      passkey: await passkeys.hasAny(sub),
-      recoveryCodes: (await recoveryCodes.remaining(sub)) > 0,
-    }),
+    signInSubject: createSignInSubjectReader(options.db),
   });
 }
 

@@ -1,3 +1,4 @@
+import type { AuthorizationCode, Grant } from '../model.js';
 import type {
   AuthorizationCodeWithGrantAndUser,
   IssuedTokenRecords,
@@ -86,6 +87,24 @@ export async function commitCodeRedemption(
     if (!(await tx.codes.consumeAuthorizationCode(codeHash, at))) return false;
     await writeIssued(tx, issued);
     return true;
+  });
+}
+
+/**
+ * Stores a new grant and its first authorization code as one atomic unit: a code never exists
+ * without its grant. The store's one-statement fast path when it has one, else a transaction.
+ */
+export async function storeGrantWithCode(
+  stores: Pick<ProtocolStores, 'codes' | 'transaction'>,
+  grant: Grant,
+  code: AuthorizationCode,
+): Promise<void> {
+  if (stores.codes.createAuthorizationCodeWithGrant) {
+    return stores.codes.createAuthorizationCodeWithGrant(grant, code);
+  }
+  await stores.transaction(async (tx) => {
+    await tx.grants.createGrant(grant);
+    await tx.codes.createAuthorizationCode(code);
   });
 }
 

@@ -46,4 +46,10 @@ export interface AuthorizationCodeStore {
    * nothing. Callers use `commitCodeRedemption`, which falls back to `transaction`.
    */
   redeemAuthorizationCode?(codeHash: string, at: number, issued: IssuedTokenRecords): Promise<boolean>;
+  /**
+   * Optional fast path of issuing a code: `GrantStore.createGrant(grant)` and
+   * `createAuthorizationCode(code)` as one atomic unit (one statement instead of a transaction of
+   * four round trips). Callers use `storeGrantWithCode`, which falls back to `transaction`.
+   */
+  createAuthorizationCodeWithGrant?(grant: Grant, code: AuthorizationCode): Promise<void>;
 }

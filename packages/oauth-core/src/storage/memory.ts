@@ -141,6 +141,13 @@ function createTokenStores(t: Tables, undo: UndoLog | null): TokenStores {
       writeIssued(issued);
       return true;
     },
+    async createAuthorizationCodeWithGrant(grant, code) {
+      // Both checks before either write: nothing half-written, as the database's one statement.
+      if (t.codes.has(code.codeHash)) throw new Error('authorization code already exists');
+      if (t.grants.has(grant.id)) throw new Error('grant already exists');
+      setWithUndo(t.grants, grant.id, copy(grant), undo);
+      setWithUndo(t.codes, code.codeHash, copy(code), undo);
+    },
   };
 
   const refreshTokens: RefreshTokenStore = {

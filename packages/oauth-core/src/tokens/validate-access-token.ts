@@ -1,5 +1,6 @@
 import type { JWTPayload } from 'jose';
 import type { ProtocolConfig } from '../config.js';
+import type { User } from '../model.js';
 import type { Clock } from '../runtime.js';
 import { parseScope } from '../scopes.js';
 import type { AccessTokenStore, ClientStore, GrantStore, UserStore } from '../storage/index.js';
@@ -91,6 +92,17 @@ export async function findActiveAccessToken(
   token: string,
   context: AccessTokenValidationContext,
 ): Promise<ActiveAccessToken | null> {
+  return (await findActiveAccessTokenAndUser(token, context))?.active ?? null;
+}
+
+/**
+ * `findActiveAccessToken`, with the user the check found enabled (`null` for a client's own
+ * token): UserInfo answers from it instead of reading the account a second time.
+ */
+export async function findActiveAccessTokenAndUser(
+  token: string,
+  context: AccessTokenValidationContext,
+): Promise<{ active: ActiveAccessToken; user: User | null } | null> {
   const now = context.clock.nowSeconds();
   if (looksLikeJwt(token)) {
     let payload: JWTPayload;
@@ -112,7 +124,7 @@ export async function findActiveAccessToken(
       if (grant === null || grant.revokedAt !== null) return null;
     }
     if (await context.stores.accessTokens.isJwtAccessTokenRevoked(active.jti!)) return null;
-    return (await partiesEnabled(active, context)) ? active : null;
+    return withEnabledParties(active, context);
   }
   const row = await context.stores.accessTokens.findAccessToken(hashToken(token));
   if (row === null || row.revokedAt !== null || row.expiresAt <= now) return null;
@@ -129,7 +141,7 @@ export async function findActiveAccessToken(
     dpopJkt: row.dpopJkt,
     claims: { ...row.claims },
   };
-  return (await partiesEnabled(active, context)) ? active : null;
+  return withEnabledParties(active, context);
 }
 
 /**
@@ -137,11 +149,13 @@ export async function findActiveAccessToken(
  * token; a client_credentials token's `sub` is the client itself). The registry lookups skip
  * disabled entries, so this is where a disabled client's or user's tokens stop working.
  */
-async function partiesEnabled(
+async function withEnabledParties(
   active: ActiveAccessToken,
   context: AccessTokenValidationContext,
-): Promise<boolean> {
-  if ((await context.stores.clients.findClient(active.clientId)) === null) return false;
+): Promise<{ active: ActiveAccessToken; user: User | null } | null> {
+  if ((await context.stores.clients.findClient(active.clientId)) === null) return null;
   const clientOwnToken = active.grantId === null && active.sub === active.clientId;
-  return clientOwnToken || (await context.stores.users.findUserBySub(active.sub)) !== null;
+  if (clientOwnToken) return { active, user: null };
+  const user = await context.stores.users.findUserBySub(active.sub);
+  return user === null ? null : { active, user };
 }

@@ -194,5 +194,21 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
         }
       }
     });
+
+    it('createAuthorizationCodeWithGrant stores the grant and its code together, or neither', async (context) => {
+      const create = t.stores.codes.createAuthorizationCodeWithGrant?.bind(t.stores.codes);
+      if (!create) return context.skip();
+      const grant = t.grant('with-code');
+      const code = t.code('with-code', { grantId: grant.id });
+      await create(grant, code);
+      expect(await t.stores.grants.findGrant(grant.id)).toEqual(grant);
+      expect(await t.stores.codes.findAuthorizationCode(code.codeHash)).toEqual(code);
+
+      // The same code hash again: the code's insert fails, so the second grant is not stored either.
+      const orphan = t.grant('orphan');
+      await expect(create(orphan, { ...code, grantId: orphan.id })).rejects.toThrow();
+      expect(await t.stores.grants.findGrant(orphan.id)).toBeNull();
+      expect(await t.stores.codes.findAuthorizationCode(code.codeHash)).toEqual(code);
+    });
   });
 }

@@ -14,6 +14,14 @@ export function createUserStore(db: AppDatabase): UserStore {
       .limit(1)
       .prepare('auth_find_user_by_sub'),
   );
+  const findByUsername = lazy(() =>
+    db
+      .select()
+      .from(users)
+      .where(and(eq(users.username, sql.placeholder('username')), isNull(users.disabledAt)))
+      .limit(1)
+      .prepare('auth_find_user_by_username'),
+  );
   return {
     async findUserBySub(sub) {
       const [row] = await findBySub().execute({ sub });
@@ -21,11 +29,7 @@ export function createUserStore(db: AppDatabase): UserStore {
     },
     async findUserByUsername(username) {
       // Exact, case-sensitive match (text equality in the default collation).
-      const [row] = await db
-        .select()
-        .from(users)
-        .where(and(eq(users.username, username), isNull(users.disabledAt)))
-        .limit(1);
+      const [row] = await findByUsername().execute({ username });
       return row ? userFromRow(row) : null;
     },
   };

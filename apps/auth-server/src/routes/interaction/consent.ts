@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { interactionPagePath } from '../../endpoints.js';
 import { pageLanguageOf } from '../../i18n/request-language.js';
+import { approvedStep } from '../../interaction/authorization-flow.js';
 import { csrfTokenFor } from '../../interaction/csrf.js';
 import { renderConsentPage } from '../../pages/consent.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -91,7 +92,7 @@ export function registerConsentRoutes(
         client_id: clientId,
         scopes: [...step.scopes],
       });
-      return steps.proceed(reply, loaded, session, { ...progress, approvedScopes: step.scopes });
+      return steps.complete(reply, loaded, approvedStep(step));
     },
   );
 }

@@ -57,6 +57,8 @@ export interface InteractionSteps {
   redirectToPage(reply: FastifyReply, loaded: LoadedInteraction, page: InteractionPage): FastifyReply;
   /** A second submission (double click, back button) after the interaction was consumed. */
   sendAlreadyCompleted(reply: FastifyReply): FastifyReply;
+  /** Ends the interaction with a step already known to be `complete` (consume it, then answer). */
+  complete(reply: FastifyReply, loaded: LoadedInteraction, step: CompleteStep): Promise<FastifyReply>;
   /** After a login or an approval: the next page, or the end of the interaction. */
   proceed(
     reply: FastifyReply,
@@ -332,6 +334,7 @@ export function createInteractionSteps(
     progressOf,
     redirectToPage,
     sendAlreadyCompleted,
+    complete,
     proceed,
     signedIn,
     sessionAtStep,

@@ -2,9 +2,9 @@ import type { AuthorizationCode, AuthorizationCodeStore } from '@oidc-orders/oau
 import { and, eq, isNull } from 'drizzle-orm';
 import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
-import { authorizationCodes } from '../../db/schema.js';
+import { authorizationCodes, grants } from '../../db/schema.js';
 import type { CoalescedLookups } from './coalesced-lookups.js';
-import { grantFromRow } from './grant-store.js';
+import { grantFromRow, grantValues } from './grant-store.js';
 import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
 
 /** RFC 6749 §4.1 authorization codes, stored as hashes. */
@@ -16,9 +16,7 @@ export function createAuthorizationCodeStore(
 ): AuthorizationCodeStore {
   return {
     async createAuthorizationCode(code) {
-      await db
-        .insert(authorizationCodes)
-        .values({ ...code, scopes: [...code.scopes], resources: [...code.resources] });
+      await db.insert(authorizationCodes).values(codeValues(code));
     },
     async findAuthorizationCode(codeHash) {
       const [row] = await hot.findAuthorizationCode().execute({ hash: codeHash });
@@ -50,8 +48,19 @@ export function createAuthorizationCodeStore(
     async redeemAuthorizationCode(codeHash, at, issued) {
       return consumeAndStore(statements, 'code', codeHash, at, issued);
     },
+    async createAuthorizationCodeWithGrant(grant, code) {
+      // One statement, atomic by itself: `with new_grant as (insert …) insert into authorization_codes …`.
+      const newGrant = db.$with('new_grant').as(db.insert(grants).values(grantValues(grant)));
+      await db.with(newGrant).insert(authorizationCodes).values(codeValues(code));
+    },
   };
 }
+
+const codeValues = (code: AuthorizationCode) => ({
+  ...code,
+  scopes: [...code.scopes],
+  resources: [...code.resources],
+});
 
 export function codeFromRow(row: typeof authorizationCodes.$inferSelect): AuthorizationCode {
   return {

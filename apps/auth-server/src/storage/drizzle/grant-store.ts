@@ -28,12 +28,7 @@ export function createGrantStore(
 
   return {
     async createGrant(grant) {
-      await db.insert(grants).values({
-        ...grant,
-        scopes: [...grant.scopes],
-        resources: [...grant.resources],
-        amr: grant.amr ? [...grant.amr] : null,
-      });
+      await db.insert(grants).values(grantValues(grant));
     },
     async findGrant(id) {
       const [row] = await hot.findGrant().execute({ id });
@@ -67,3 +62,11 @@ export function grantFromRow(row: typeof grants.$inferSelect): Grant {
     revokedAt: row.revokedAt,
   };
 }
+
+/** A grant as its row's values (the arrays copied: the record's may be read-only). */
+export const grantValues = (grant: Grant) => ({
+  ...grant,
+  scopes: [...grant.scopes],
+  resources: [...grant.resources],
+  amr: grant.amr ? [...grant.amr] : null,
+});
