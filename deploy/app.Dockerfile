@@ -45,7 +45,7 @@ RUN pnpm install --offline --frozen-lockfile --prod --filter "${APP}..."
 #    inject-workspace-packages for that; it is set for this command only (the workspace keeps its
 #    links for development). `--legacy` would work too, but it re-resolves versions and needs the
 #    registry. Its tsconfig extends the root one, which is copied alongside. The server is then
-#    bundled into dist/server.js by scripts/bundle-server.mjs (esbuild, taken from tsx's
+#    bundled into dist/ (server.js and its chunks) by scripts/bundle-server.mjs (esbuild, taken from tsx's
 #    dependencies), as `pnpm start` does, so it runs on plain node without tsx's loader thread
 #    (about 85 MB less RSS). src/, drizzle/ and public/ stay: the bundle reads its assets and
 #    migrations from them. Tests and tool configs stay behind.

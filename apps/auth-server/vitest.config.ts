@@ -26,6 +26,8 @@ export default defineConfig({
         'test/key-rotation-jwks.test.ts',
         'test/first-run-config.test.ts',
         'test/startup.test.ts',
+        // esbuild in a child process, twice (both apps' bundles).
+        'test/server-bundle.test.ts',
         'test/users-cli.test.ts',
         'test/clients-cli.test.ts',
         'test/seed-plan-cli.test.ts',
@@ -77,6 +79,7 @@ export default defineConfig({
         'test/pages.test.ts',
         'test/production-dependencies.test.ts',
         'test/seed-file.test.ts',
+        'test/server-bundle.test.ts',
         'test/sign-in-methods.test.ts',
         'test/startup.test.ts',
         'test/user-agent.test.ts',

@@ -2,12 +2,18 @@
  * Summarises a V8 `.cpuprofile` (from `pnpm bench --profile`): self time by function and by
  * package, the evidence that goes into a performance finding.
  * Usage: `pnpm --filter bench run profile-summary <file.cpuprofile> [top]`
+ *
+ * A bundled server's frames (dist/server.js and its chunks, which hold the third-party packages
+ * too) are read through the bundle's source maps, so each is named by the module and package it
+ * came from rather than by the bundle.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
   children?: number[];
 }
@@ -25,6 +31,31 @@ if (!file) {
 }
 const top = Number(topArgument ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+/** The source map written beside a bundle output (`<file>.map`), or null when there is none. */
+function sourceMapOf(url: string): SourceMap | null {
+  if (!url.startsWith('file:')) return null;
+  const path = `${fileURLToPath(url)}.map`;
+  return existsSync(path) ? new SourceMap(JSON.parse(readFileSync(path, 'utf8'))) : null;
+}
+
+/** Each frame of a bundle output moved to its original file and line (both 0-based, as V8's). */
+function mapFramesToSources(nodes: ProfileNode[]): void {
+  const maps = new Map<string, SourceMap | null>();
+  for (const node of nodes) {
+    const frame = node.callFrame;
+    if (!maps.has(frame.url)) maps.set(frame.url, sourceMapOf(frame.url));
+    const entry = maps.get(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+    if (!entry || !('originalSource' in entry) || !entry.originalSource) continue;
+    node.callFrame = {
+      ...frame,
+      url: new URL(entry.originalSource, frame.url).href,
+      lineNumber: entry.originalLine,
+      columnNumber: entry.originalColumn,
+    };
+  }
+}
+mapFramesToSources(profile.nodes);
 
 const nodeById = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfMicros = new Map<number, number>();

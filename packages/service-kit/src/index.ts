@@ -41,7 +41,6 @@ export {
   type DatabaseHandle,
   type OpenDatabaseOptions,
   openDatabase,
-  pgliteDatabase,
 } from './open-database.js';
 export {
   OPERATIONS_ROUTE_DESCRIPTIONS,

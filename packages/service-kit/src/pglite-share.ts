@@ -132,8 +132,8 @@ class SessionGate {
 
 /** Starts serving `client` on a Unix socket in a new folder only this user can enter. */
 export async function sharePglite(client: PGlite): Promise<PgliteShare> {
-  // Loaded only here: the apps' bundles (scripts/bundle-server.mjs) import third-party packages from
-  // the app's own node_modules, and only the auth server, which shares in development, depends on it.
+  // Loaded only here: only a development server that shares its PGlite folder needs it (the bundle,
+  // scripts/bundle-server.mjs, leaves it in node_modules beside PGlite).
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   // mkdtemp makes the folder 0700 already; said again so a umask or a platform never widens it.
   const socketDir = await mkdtemp(join(tmpdir(), 'pglite-share-'));

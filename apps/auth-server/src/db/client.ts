@@ -1,10 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
 import {
   type Database,
   type DatabaseLocation,
   type DatabaseHandle as KitDatabaseHandle,
-  pgliteDatabase as kitPgliteDatabase,
   type OpenDatabaseOptions,
   openDatabase as openKitDatabase,
 } from '@oidc-orders/service-kit';
@@ -36,9 +34,4 @@ export function openDatabase(
     maxConnections: 10,
     connectTimeoutMs: 3000,
   });
-}
-
-/** A handle on an already created PGlite instance (tests start theirs from a migrated template). */
-export function pgliteDatabase(client: PGlite): DatabaseHandle {
-  return kitPgliteDatabase(client, DATABASE_DEFINITION);
 }

@@ -72,11 +72,16 @@ function htmlOfPart(part: unknown): string {
 }
 
 function createTranslator(language: Language): Translator {
-  const dateTimeFormat = new Intl.DateTimeFormat(language, {
-    dateStyle: 'long',
-    timeStyle: 'long',
-    timeZone: 'UTC',
-  });
+  // Made at the first date shown, not at start: each language's formatter loads its ICU data.
+  let dateTimeFormat: Intl.DateTimeFormat | undefined;
+  const formatDateTime = (at: Date) => {
+    dateTimeFormat ??= new Intl.DateTimeFormat(language, {
+      dateStyle: 'long',
+      timeStyle: 'long',
+      timeZone: 'UTC',
+    });
+    return dateTimeFormat.format(at);
+  };
   return {
     language,
     direction: LANGUAGES[language].direction,
@@ -86,7 +91,7 @@ function createTranslator(language: Language): Translator {
       const parts = formatOf(language, key).format<SafeHtml>({ ...richTags(), ...wrapTags(values) });
       return new SafeHtml(htmlOfPart(parts));
     },
-    dateTime: (at) => dateTimeFormat.format(at),
+    dateTime: formatDateTime,
   };
 }
 

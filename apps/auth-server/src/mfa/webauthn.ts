@@ -1,12 +1,8 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { NewPasskey, StoredPasskey } from './passkey-repository.js';
 import { CHALLENGE_TTL_SECONDS } from './webauthn-challenges.js';
@@ -16,6 +12,16 @@ import { CHALLENGE_TTL_SECONDS } from './webauthn-challenges.js';
  * @simplewebauthn/server: this module decides the options and reads the verified results; the
  * library does the CBOR, COSE and signature work. Nothing here touches HTTP or the database.
  */
+
+/**
+ * The library (with its ASN.1 and X.509 dependencies, a good part of the server's code) is loaded
+ * at the first ceremony, not at start: most starts never see a passkey before they are ready.
+ */
+let webAuthnLibrary: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const loadWebAuthnLibrary = () => {
+  webAuthnLibrary ??= import('@simplewebauthn/server');
+  return webAuthnLibrary;
+};
 
 /** The Relying Party (WebAuthn §5.1.2 RP ID; §7.1 step 9 / §7.2 step 13 expected origin). */
 export interface RelyingParty {
@@ -53,13 +59,14 @@ export interface PasskeyOwner {
  * `AUTHENTICATION_METHODS.passkey`); the user's existing credentials excluded (§5.4
  * `excludeCredentials`) so one authenticator is not registered twice; no attestation (§5.4.7).
  */
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty,
   owner: PasskeyOwner,
   /** The user's handle (passkey repository `userHandleOf`), base64url. */
   userHandle: string,
   existing: readonly StoredPasskey[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await loadWebAuthnLibrary();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -78,10 +85,11 @@ export function registrationOptions(
  * this RP (§5.5 `allowCredentials`: "the empty list … the client will use any discoverable
  * credential"): the sign-in without a username. Otherwise only the user's own credentials.
  */
-export function authenticationOptions(
+export async function authenticationOptions(
   rp: RelyingParty,
   allowed: readonly StoredPasskey[],
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await loadWebAuthnLibrary();
   return generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: allowed.map(descriptorOf),
@@ -139,6 +147,7 @@ export async function verifyRegistration(
   response: RegistrationResponseJSON,
   expectedChallenge: string,
 ): Promise<RegistrationOutcome> {
+  const { verifyRegistrationResponse } = await loadWebAuthnLibrary();
   try {
     const { verified, registrationInfo } = await verifyRegistrationResponse({
       response,
@@ -185,6 +194,7 @@ export async function verifyAuthentication(
   if (userHandle !== undefined && userHandle !== passkey.userHandle) {
     return { ok: false, reason: 'wrong_user' };
   }
+  const { verifyAuthenticationResponse } = await loadWebAuthnLibrary();
   try {
     const { verified, authenticationInfo } = await verifyAuthenticationResponse({
       response,

@@ -4,7 +4,8 @@ import {
   createPostgresDatabase,
   postgresForThisFile as postgresReachableForFile,
 } from '@oidc-orders/service-kit/testing';
-import { type DatabaseHandle, openDatabase, pgliteDatabase } from '../../src/db/client.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { pgliteDatabase } from '../../src/db/pglite-client.js';
 import { PGLITE_TEMPLATE } from './pglite-template.js';
 
 /**

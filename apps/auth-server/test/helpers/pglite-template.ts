@@ -1,5 +1,6 @@
 import { pgliteTemplate } from '@oidc-orders/service-kit/testing';
-import { MIGRATIONS_FOLDER, pgliteDatabase } from '../../src/db/client.js';
+import { MIGRATIONS_FOLDER } from '../../src/db/client.js';
+import { pgliteDatabase } from '../../src/db/pglite-client.js';
 
 /**
  * This app's migrated PGlite template (see `@oidc-orders/service-kit/testing`): the global setup

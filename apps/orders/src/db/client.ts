@@ -1,11 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
 import {
   DatabaseUnavailableError,
   type BoundedDatabase as KitBoundedDatabase,
   type Database as KitDatabase,
   type DatabaseHandle as KitDatabaseHandle,
-  pgliteDatabase as kitPgliteDatabase,
   type OpenDatabaseOptions,
   openDatabase as openKitDatabase,
   parseDatabaseUrl,
@@ -40,12 +38,4 @@ export async function openDatabase(
   const location = parseDatabaseUrl(url);
   if (!location) throw new DatabaseUnavailableError('DATABASE_URL is not a postgres:// or pglite:// URL');
   return openKitDatabase(location, DATABASE_DEFINITION, options);
-}
-
-/** A handle on an already created PGlite instance (tests start theirs from a migrated template). */
-export function pgliteDatabase(
-  client: PGlite,
-  options: Pick<OpenDatabaseOptions, 'logger'> = {},
-): DatabaseHandle {
-  return kitPgliteDatabase(client, DATABASE_DEFINITION, options);
 }

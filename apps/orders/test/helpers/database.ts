@@ -1,6 +1,7 @@
 import { acquirePglite, createPostgresDatabase, pgliteTemplate } from '@oidc-orders/service-kit/testing';
 import { count, sql } from 'drizzle-orm';
-import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase, pgliteDatabase } from '../../src/db/client.js';
+import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase } from '../../src/db/client.js';
+import { pgliteDatabase } from '../../src/db/pglite-client.js';
 import { orders, sessions, users } from '../../src/db/schema.js';
 
 /**
