@@ -410,6 +410,20 @@ containers_inspect_without_secrets() {
   done
   return $found
 }
+# Each app container's cold start: docker's StartedAt against the time of the app's own
+# "Server listening" log line (pino's `time`, ms). Reported, never checked: a number, not a rule.
+report_start_times() {
+  local id line
+  for id in $(app_containers auth-server orders); do
+    line=$(docker logs "$id" 2>&1 | grep -m1 '"msg":"Server listening' || true)
+    NAME=$(docker inspect --format '{{.Name}}' "$id") \
+      STARTED_AT=$(docker inspect --format '{{.State.StartedAt}}' "$id") LINE="$line" node -e '
+        const time = JSON.parse(process.env.LINE || "{}").time;
+        const took = time === undefined ? "no listening line" : `${time - Date.parse(process.env.STARTED_AT)} ms`;
+        console.log(`container start to listening: ${process.env.NAME.replace(/^\//, "")} ${took}`);' || true
+  done
+}
+
 report_image_sizes() {
   local image
   for image in "${APP_IMAGES[@]}" node:22-bookworm-slim postgres:16 nginx:1.27; do
@@ -538,6 +552,7 @@ main() {
   compose_started=true
   require "docker-compose up" "${COMPOSE[@]}" up --detach --no-build
   require "every service healthy" wait_healthy 300
+  report_start_times
 
   phase "through the gateway"
   check "smoke test: sign-in through the gateway" smoke_test
