@@ -22,6 +22,7 @@ export {
   commitRefreshTokenRotation,
   findAuthorizationCodeWithGrantAndUser,
   findRefreshTokenWithGrantAndUser,
+  storeGrantWithCode,
 } from './redemption.js';
 export { type RefreshTokenGrantDependencies, refreshTokenGrant } from './refresh-token.js';
 export { type ReuseRevocationDependencies, revokeReusedGrant } from './reuse.js';
