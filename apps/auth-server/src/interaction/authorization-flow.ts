@@ -54,10 +54,15 @@ export interface AuthorizationFlowDeps {
    * recovery codes) and the scopes they approved for `clientId` so far, or `null` when the account
    * is gone or disabled: read together, since every step needs all three.
    */
-  signInSubject(
-    sub: string,
-    clientId: string,
-  ): Promise<{ user: User; enrolled: EnrolledFactors; rememberedScopes: string[] } | null>;
+  signInSubject(sub: string, clientId: string): Promise<SignInSubject | null>;
+}
+
+/** The account a session names, its enrolled second factors, and what it approved for a client. */
+export interface SignInSubject {
+  user: User;
+  enrolled: EnrolledFactors;
+  /** The scopes the user approved for the client so far (empty when none). */
+  rememberedScopes: string[];
 }
 
 export type NextStep =

@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { consents } from '../db/schema.js';
-import { lazy } from '../storage/drizzle/prepared-statements.js';
 
 export interface ConsentRepository {
   /** Scopes the user has approved for the client so far (empty when none). */
@@ -13,19 +12,13 @@ export interface ConsentRepository {
 }
 
 export function createConsentRepository(db: AppDatabase): ConsentRepository {
-  const findApprovedScopes = lazy(() =>
-    db
-      .select({ scopes: consents.scopes })
-      .from(consents)
-      .where(
-        and(eq(consents.sub, sql.placeholder('sub')), eq(consents.clientId, sql.placeholder('clientId'))),
-      )
-      .limit(1)
-      .prepare('auth_find_approved_scopes'),
-  );
   return {
     async findApprovedScopes(sub, clientId) {
-      const rows = await findApprovedScopes().execute({ sub, clientId });
+      const rows = await db
+        .select({ scopes: consents.scopes })
+        .from(consents)
+        .where(and(eq(consents.sub, sub), eq(consents.clientId, clientId)))
+        .limit(1);
       return rows[0]?.scopes ?? [];
     },
     async remember(sub, clientId, scopes, now) {

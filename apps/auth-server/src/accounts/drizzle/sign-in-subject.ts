@@ -1,17 +1,21 @@
-import type { EnrolledFactors, User } from '@oidc-orders/oauth-core';
 import { and, eq, getTableColumns, getTableName, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from '../../db/client.js';
 import { consents, passkeyCredentials, recoveryCodes, totpCredentials, users } from '../../db/schema.js';
+import type { SignInSubject } from '../../interaction/authorization-flow.js';
 import { lazy } from '../../storage/drizzle/prepared-statements.js';
 import { userFromRow } from './user-store.js';
 
-/** The account a session names, its enrolled second factors, and what it approved for a client. */
-export interface SignInSubject {
-  user: User;
-  enrolled: EnrolledFactors;
-  /** The scopes the user approved for the client so far (empty when none). */
-  rememberedScopes: string[];
+/** The outer query's `users.sub`, qualified (see `factorExists`). */
+const outerUserSub = sql`${sql.identifier(getTableName(users))}."sub"`;
+
+/**
+ * `exists` a row of `table` for the outer `users` row. Written with explicit aliases: in a
+ * one-table select Drizzle renders columns unqualified, and `"sub" = "sub"` inside the subquery
+ * would compare the factor table with itself.
+ */
+function factorExists(table: PgTable, condition: SQL) {
+  return sql<boolean>`exists (select 1 from ${table} as "factor" where "factor"."sub" = ${outerUserSub} ${condition})`;
 }
 
 /**
@@ -21,15 +25,6 @@ export interface SignInSubject {
  * on the factor table's `sub` index, and the consent row by its primary key. A disabled account
  * is not found, as `findUserBySub` finds none.
  */
-/**
- * `exists` a row of `table` for the outer `users` row. Written with explicit aliases: in a
- * one-table select Drizzle renders columns unqualified, and `"sub" = "sub"` inside the subquery
- * would compare the factor table with itself.
- */
-function factorExists(table: PgTable, condition: SQL) {
-  return sql<boolean>`exists (select 1 from ${table} as "factor" where "factor"."sub" = ${sql.identifier(getTableName(users))}."sub" ${condition})`;
-}
-
 export function createSignInSubjectReader(db: AppDatabase) {
   const sub = sql.placeholder('sub');
   const statement = lazy(() =>
@@ -41,7 +36,7 @@ export function createSignInSubjectReader(db: AppDatabase) {
         recoveryCodes: factorExists(recoveryCodes, sql`and "factor"."used_at" is null`),
         rememberedScopes: sql<
           string[]
-        >`coalesce((select "consent"."scopes" from ${consents} as "consent" where "consent"."sub" = ${sql.identifier(getTableName(users))}."sub" and "consent"."client_id" = ${sql.placeholder('clientId')}), '{}')`,
+        >`coalesce((select "consent"."scopes" from ${consents} as "consent" where "consent"."sub" = ${outerUserSub} and "consent"."client_id" = ${sql.placeholder('clientId')}), '{}')`,
       })
       .from(users)
       .where(and(eq(users.sub, sub), isNull(users.disabledAt)))

@@ -6,30 +6,26 @@ import { lazy } from '../../storage/drizzle/prepared-statements.js';
 
 /** A disabled user (`disabled_at` set) is not found: sign-in, refresh, UserInfo and tokens refuse it. */
 export function createUserStore(db: AppDatabase): UserStore {
-  const findBySub = lazy(() =>
-    db
-      .select()
-      .from(users)
-      .where(and(eq(users.sub, sql.placeholder('sub')), isNull(users.disabledAt)))
-      .limit(1)
-      .prepare('auth_find_user_by_sub'),
-  );
-  const findByUsername = lazy(() =>
-    db
-      .select()
-      .from(users)
-      .where(and(eq(users.username, sql.placeholder('username')), isNull(users.disabledAt)))
-      .limit(1)
-      .prepare('auth_find_user_by_username'),
-  );
+  // A user by one unique column, prepared: the sign-in asks by username, every token by `sub`.
+  const enabledUserBy = (column: typeof users.sub | typeof users.username, name: string) =>
+    lazy(() =>
+      db
+        .select()
+        .from(users)
+        .where(and(eq(column, sql.placeholder('key')), isNull(users.disabledAt)))
+        .limit(1)
+        .prepare(name),
+    );
+  const findBySub = enabledUserBy(users.sub, 'auth_find_user_by_sub');
+  const findByUsername = enabledUserBy(users.username, 'auth_find_user_by_username');
   return {
     async findUserBySub(sub) {
-      const [row] = await findBySub().execute({ sub });
+      const [row] = await findBySub().execute({ key: sub });
       return row ? userFromRow(row) : null;
     },
     async findUserByUsername(username) {
       // Exact, case-sensitive match (text equality in the default collation).
-      const [row] = await findByUsername().execute({ username });
+      const [row] = await findByUsername().execute({ key: username });
       return row ? userFromRow(row) : null;
     },
   };
