@@ -1,4 +1,6 @@
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consents as consentsTable } from '../src/db/schema.js';
 import { createConsentRepository } from '../src/interaction/consent-repository.js';
 import { createInteractionRepository, type Interaction } from '../src/interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../src/interaction/sso-session-repository.js';
@@ -79,17 +81,25 @@ describe('interaction repository', () => {
     expiresAt: now + 600,
   });
 
-  it('stores the request JSON and records login and approval', async () => {
+  it('stores the request JSON and records the login', async () => {
     const interactions = createInteractionRepository(database.db);
     await interactions.create(interaction('i-1'));
     await interactions.recordLogin('i-1', 'sid-1');
-    await interactions.recordApproval('i-1', ['openid', 'email']);
-    expect(await interactions.findActive('i-1', now)).toEqual({
-      ...interaction('i-1'),
-      loginSid: 'sid-1',
-      approvedScopes: ['openid', 'email'],
-    });
+    expect(await interactions.findActive('i-1', now)).toEqual({ ...interaction('i-1'), loginSid: 'sid-1' });
     expect(await interactions.findActive('i-1', now + 600)).toBeNull();
+  });
+
+  it('keeps the device code an interaction approves, and none for an /authorize one', async () => {
+    const interactions = createInteractionRepository(database.db);
+    const device = {
+      ...interaction('i-device'),
+      request: { params: {}, resources: [] },
+      deviceCodeHash: 'dch',
+    };
+    await interactions.create(device);
+    expect(await interactions.findActive('i-device', now)).toEqual(device);
+    await interactions.create(interaction('i-plain'));
+    expect(await interactions.findActive('i-plain', now)).not.toHaveProperty('deviceCodeHash');
   });
 
   it('is consumed exactly once, only by the browser that started it, only before it expires', async () => {
@@ -106,6 +116,19 @@ describe('interaction repository', () => {
 });
 
 describe('consent repository', () => {
+  /** The row with its `xmin`: a new row version (an UPDATE) changes it. */
+  const consentRow = async (sub: string, clientId: string) =>
+    (
+      await database.db
+        .select({
+          version: sql<string>`xmin::text`,
+          scopes: consentsTable.scopes,
+          updatedAt: consentsTable.updatedAt,
+        })
+        .from(consentsTable)
+        .where(and(eq(consentsTable.sub, sub), eq(consentsTable.clientId, clientId)))
+    )[0];
+
   it('remembers the union of approvals per user and client', async () => {
     const consents = createConsentRepository(database.db);
     expect(await consents.findApprovedScopes('u-1', 'client-a')).toEqual([]);
@@ -117,6 +140,15 @@ describe('consent repository', () => {
       'profile',
     ]);
     expect(await consents.findApprovedScopes('u-1', 'client-b')).toEqual([]);
+    // Approving what is already remembered (prompt=consent asks every time) writes no new row version.
+    const before = await consentRow('u-1', 'client-a');
+    await consents.remember('u-1', 'client-a', ['email', 'openid'], now + 2);
+    expect(await consentRow('u-1', 'client-a')).toEqual(before);
+    await consents.remember('u-1', 'client-a', ['openid', 'phone'], now + 3);
+    expect(await consentRow('u-1', 'client-a')).toMatchObject({
+      scopes: ['email', 'openid', 'phone', 'profile'],
+      updatedAt: now + 3,
+    });
     await consents.forget('u-1', 'client-a');
     expect(await consents.findApprovedScopes('u-1', 'client-a')).toEqual([]);
   });

@@ -162,6 +162,11 @@ export interface User {
    * `null` for users no directory speaks for, whose tokens then carry no `groups` claim.
    */
   groups?: readonly string[] | null;
+  /**
+   * The language (BCP 47) of the pages the user last signed in with, which mails sent without a
+   * page speak; absent when the store does not say (the sign-in then records it unconditionally).
+   */
+  locale?: string | null;
 }
 
 /**

@@ -26,7 +26,7 @@ export const DATABASE_DEFINITION = {
 
 export function openDatabase(
   location: DatabaseLocation,
-  options: Pick<OpenDatabaseOptions, 'onIdleConnectionError' | 'shareOnLoopback'> = {},
+  options: Pick<OpenDatabaseOptions, 'onIdleConnectionError' | 'shareOnLoopback' | 'logger'> = {},
 ): Promise<DatabaseHandle> {
   // Fail fast while the database is down, so requests get 503 instead of hanging.
   return openKitDatabase(location, DATABASE_DEFINITION, {

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import type { OpenDatabaseOptions } from '@oidc-orders/service-kit';
 import { pgliteDatabase as kitPgliteDatabase } from '@oidc-orders/service-kit/pglite';
 import { DATABASE_DEFINITION, type DatabaseHandle } from './client.js';
 
@@ -8,6 +9,9 @@ import { DATABASE_DEFINITION, type DatabaseHandle } from './client.js';
  */
 
 /** A handle on an already created PGlite instance (tests start theirs from a migrated template). */
-export function pgliteDatabase(client: PGlite): DatabaseHandle {
-  return kitPgliteDatabase(client, DATABASE_DEFINITION);
+export function pgliteDatabase(
+  client: PGlite,
+  options: Pick<OpenDatabaseOptions, 'logger'> = {},
+): DatabaseHandle {
+  return kitPgliteDatabase(client, DATABASE_DEFINITION, options);
 }

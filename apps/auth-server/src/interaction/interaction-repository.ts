@@ -39,7 +39,6 @@ export interface InteractionRepository {
   /** The interaction, or `null` when unknown or expired at `now`. */
   findActive(id: string, now: number): Promise<Interaction | null>;
   recordLogin(id: string, sid: string): Promise<void>;
-  recordApproval(id: string, scopes: readonly string[]): Promise<void>;
   /**
    * Deletes the interaction if it is still there, unexpired and bound to `browserHash`, and returns
    * it: a single conditional `DELETE … RETURNING`, so of two concurrent submissions (double click,
@@ -50,45 +49,72 @@ export interface InteractionRepository {
 }
 
 export function createInteractionRepository(db: AppDatabase): InteractionRepository {
-  // Every page of a sign-in reads its interaction: prepared, planned once per connection.
-  const findActive = lazy(() =>
-    db
-      .select()
-      .from(interactions)
-      .where(
-        and(eq(interactions.id, sql.placeholder('id')), gt(interactions.expiresAt, sql.placeholder('now'))),
-      )
-      .limit(1)
-      .prepare('auth_find_active_interaction'),
-  );
-  return {
-    async create(interaction) {
-      await db.insert(interactions).values(interaction);
-    },
-    async findActive(id, now) {
-      const rows = await findActive().execute({ id, now });
-      return interactionFromRow(rows[0]);
-    },
-    async recordLogin(id, sid) {
-      await db.update(interactions).set({ loginSid: sid }).where(eq(interactions.id, id));
-    },
-    async recordApproval(id, scopes) {
-      await db
+  const p = (name: string) => sql.placeholder(name);
+  // A sign-in's statements on its interaction (create, one read per page, the login, the end),
+  // prepared: built once, parsed and planned once per connection.
+  const statements = {
+    create: lazy(() =>
+      db
+        .insert(interactions)
+        .values({
+          id: p('id'),
+          browserHash: p('browserHash'),
+          request: p('request'),
+          loginSid: p('loginSid'),
+          // Not through the array column's encoder, which cannot take `null`: the driver sends both.
+          approvedScopes: sql`${p('approvedScopes')}`,
+          deviceCodeHash: p('deviceCodeHash'),
+          createdAt: p('createdAt'),
+          expiresAt: p('expiresAt'),
+        })
+        .prepare('auth_create_interaction'),
+    ),
+    findActive: lazy(() =>
+      db
+        .select()
+        .from(interactions)
+        .where(and(eq(interactions.id, p('id')), gt(interactions.expiresAt, p('now'))))
+        .limit(1)
+        .prepare('auth_find_active_interaction'),
+    ),
+    recordLogin: lazy(() =>
+      db
         .update(interactions)
-        .set({ approvedScopes: [...scopes] })
-        .where(eq(interactions.id, id));
-    },
-    async consume(id, browserHash, now) {
-      const rows = await db
+        .set({ loginSid: sql`${p('sid')}` })
+        .where(eq(interactions.id, p('id')))
+        .prepare('auth_record_interaction_login'),
+    ),
+    consume: lazy(() =>
+      db
         .delete(interactions)
         .where(
           and(
-            eq(interactions.id, id),
-            eq(interactions.browserHash, browserHash),
-            gt(interactions.expiresAt, now),
+            eq(interactions.id, p('id')),
+            eq(interactions.browserHash, p('browserHash')),
+            gt(interactions.expiresAt, p('now')),
           ),
         )
-        .returning();
+        .returning()
+        .prepare('auth_consume_interaction'),
+    ),
+  };
+  return {
+    async create(interaction) {
+      await statements.create().execute({
+        ...interaction,
+        approvedScopes: interaction.approvedScopes === null ? null : [...interaction.approvedScopes],
+        deviceCodeHash: interaction.deviceCodeHash ?? null,
+      });
+    },
+    async findActive(id, now) {
+      const rows = await statements.findActive().execute({ id, now });
+      return interactionFromRow(rows[0]);
+    },
+    async recordLogin(id, sid) {
+      await statements.recordLogin().execute({ id, sid });
+    },
+    async consume(id, browserHash, now) {
+      const rows = await statements.consume().execute({ id, browserHash, now });
       return interactionFromRow(rows[0]);
     },
     async deleteExpired(now) {

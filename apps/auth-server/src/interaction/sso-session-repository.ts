@@ -96,9 +96,28 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
       .limit(1)
       .prepare('auth_find_active_sso_session'),
   );
+  // A sign-in's session row, prepared like the read.
+  const create = lazy(() => {
+    const p = (name: string) => sql.placeholder(name);
+    return db
+      .insert(ssoSessions)
+      .values({
+        id: p('id'),
+        keyHash: p('keyHash'),
+        sub: p('sub'),
+        authTime: p('authTime'),
+        methods: p('methods'),
+        createdAt: p('createdAt'),
+        expiresAt: p('expiresAt'),
+        userAgent: p('userAgent'),
+        ip: p('ip'),
+        lastUsedAt: p('lastUsedAt'),
+      })
+      .prepare('auth_create_sso_session');
+  });
   return {
     async create(session, keyHash) {
-      await db.insert(ssoSessions).values({ ...session, keyHash });
+      await create().execute({ ...session, keyHash });
     },
     async recordMethods(id, keyHash, methods, authTime) {
       await db.update(ssoSessions).set({ keyHash, methods, authTime }).where(eq(ssoSessions.id, id));

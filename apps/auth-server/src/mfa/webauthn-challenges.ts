@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '@oidc-orders/oauth-core';
-import { and, eq, gt, lte } from 'drizzle-orm';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
 import { webauthnChallenges } from '../db/schema.js';
+import { lazy } from '../storage/drizzle/prepared-statements.js';
 
 /**
  * The challenges of WebAuthn ceremonies in progress. WebAuthn L3 §13.4.3: challenges "MUST be
@@ -38,6 +39,30 @@ const bindingKey = ({ browserKey, purpose, boundTo }: CeremonyBinding) =>
 
 export function createWebAuthnChallengeStore(deps: { db: AppDatabase; clock: Clock }) {
   const { db, clock } = deps;
+  // Every login page with a passkey button issues one: prepared.
+  const issue = lazy(() => {
+    const p = (name: string) => sql.placeholder(name);
+    const values = {
+      binding: p('binding'),
+      challenge: p('challenge'),
+      sub: p('sub'),
+      userHandle: p('userHandle'),
+      expiresAt: p('expiresAt'),
+    };
+    return db
+      .insert(webauthnChallenges)
+      .values(values)
+      .onConflictDoUpdate({
+        target: webauthnChallenges.binding,
+        set: {
+          challenge: sql`excluded.challenge`,
+          sub: sql`excluded.sub`,
+          userHandle: sql`excluded.user_handle`,
+          expiresAt: sql`excluded.expires_at`,
+        },
+      })
+      .prepare('auth_issue_webauthn_challenge');
+  });
   return {
     /**
      * Remembers `challenge` for the ceremony; a ceremony started again (reload, second click)
@@ -45,11 +70,11 @@ export function createWebAuthnChallengeStore(deps: { db: AppDatabase; clock: Clo
      */
     async issue(binding: CeremonyBinding, pending: PendingChallenge): Promise<void> {
       const now = clock.nowSeconds();
-      const values = { binding: bindingKey(binding), ...pending, expiresAt: now + CHALLENGE_TTL_SECONDS };
-      await db
-        .insert(webauthnChallenges)
-        .values(values)
-        .onConflictDoUpdate({ target: webauthnChallenges.binding, set: values });
+      await issue().execute({
+        binding: bindingKey(binding),
+        ...pending,
+        expiresAt: now + CHALLENGE_TTL_SECONDS,
+      });
     },
 
     /**

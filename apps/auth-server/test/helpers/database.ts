@@ -1,4 +1,4 @@
-import type { DatabaseLocation } from '@oidc-orders/service-kit';
+import type { DatabaseLocation, OpenDatabaseOptions } from '@oidc-orders/service-kit';
 import {
   acquirePglite,
   createPostgresDatabase,
@@ -34,11 +34,14 @@ export const postgresAdminUrl = testDatabaseUrl ?? 'postgres://postgres@127.0.0.
 export const postgresForThisFile = (file: string): Promise<boolean> =>
   postgresReachableForFile(file, postgresAdminUrl);
 
-export async function createTestDatabase(): Promise<TestDatabase> {
-  if (testDatabaseUrl) return createPostgresTestDatabase(testDatabaseUrl);
+/** `logger`: Drizzle's query logger on the handle (a test that counts a flow's statements). */
+export async function createTestDatabase(
+  options: Pick<OpenDatabaseOptions, 'logger'> = {},
+): Promise<TestDatabase> {
+  if (testDatabaseUrl) return createPostgresTestDatabase(testDatabaseUrl, options);
   const location: DatabaseLocation = { driver: 'pglite', dataDir: undefined };
   const lent = await acquirePglite(PGLITE_TEMPLATE);
-  const handle = pgliteDatabase(lent.client);
+  const handle = pgliteDatabase(lent.client, options);
   await handle.migrate();
   return {
     handle,
@@ -50,10 +53,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** A fresh, migrated PostgreSQL database `auth_t_<random>` on the server of `adminUrl`. */
-export async function createPostgresTestDatabase(adminUrl = postgresAdminUrl): Promise<TestDatabase> {
+export async function createPostgresTestDatabase(
+  adminUrl = postgresAdminUrl,
+  options: Pick<OpenDatabaseOptions, 'logger'> = {},
+): Promise<TestDatabase> {
   const database = await createPostgresDatabase('auth_t', adminUrl);
   const location: DatabaseLocation = { driver: 'pg', connectionString: database.url };
-  const handle = await openDatabase(location);
+  const handle = await openDatabase(location, options);
   await handle.migrate();
   const others: DatabaseHandle[] = [];
   return {

@@ -43,5 +43,7 @@ export function userFromRow(row: typeof users.$inferSelect): User {
     mfaRequired: row.mfaRequired,
     // Only users a directory or an upstream speaks for have groups; others have no `groups` at all.
     ...(row.groups === null ? {} : { groups: row.groups }),
+    // Absent until a sign-in records it (the next sign-in then writes it).
+    ...(row.locale === null ? {} : { locale: row.locale }),
   };
 }

@@ -86,7 +86,8 @@ export function registerConsentRoutes(
         return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
       }
       await consents.remember(step.user.sub, clientId, step.scopes, options.nowSeconds());
-      await interactions.recordApproval(loaded.interaction.id, step.scopes);
+      // The approval completes the request now (approvedStep): nothing is recorded on the
+      // interaction, which the completion consumes.
       audit(request.log, AUDIT_EVENTS.consentGranted, {
         sub: step.user.sub,
         client_id: clientId,

@@ -282,8 +282,10 @@ export function createInteractionSteps(
     // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
     const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
     await onSessionStarted?.(session);
-    // Mails sent later without a page (a reset, a notice) speak the language of this sign-in.
-    await options.accounts.recordLanguage(user.sub, request.language.language);
+    // Mails sent later without a page (a reset, a notice) speak the language of this sign-in. A
+    // user read from the store says which one is recorded: unchanged, nothing is written.
+    const language = request.language.language;
+    if (user.locale !== language) await options.accounts.recordLanguage(user.sub, language);
     await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }
