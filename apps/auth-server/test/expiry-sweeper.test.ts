@@ -70,7 +70,7 @@ describe('expiry sweeper', () => {
 
     expect(await sweepExpiredRows(db, now)).toEqual([]);
     expect(await counts()).toEqual({ interactions: 1, sso_sessions: 1, webauthn_challenges: 1 });
-    expect(await createInteractionRepository(db).findActive('live', now)).not.toBeNull();
+    expect(await createInteractionRepository(db).findActiveWithSession('live', null, now)).not.toBeNull();
     expect(await createSsoSessionRepository(db).findActive('key-live', now)).not.toBeNull();
     expect(EXPIRING_ROWS.map((rows) => rows.table).sort()).toEqual(Object.keys(await counts()).sort());
   });
@@ -90,9 +90,12 @@ describe('expiry sweeper', () => {
     await app.ready();
     try {
       await expect
-        .poll(async () => createInteractionRepository(db).findActive('swept-by-timer', now - 20), {
-          timeout: 5_000,
-        })
+        .poll(
+          async () => createInteractionRepository(db).findActiveWithSession('swept-by-timer', null, now - 20),
+          {
+            timeout: 5_000,
+          },
+        )
         .toBeNull();
       expect(await createSsoSessionRepository(db).findActive('key-swept-by-timer', now - 20)).toBeNull();
     } finally {

@@ -85,8 +85,11 @@ describe('interaction repository', () => {
     const interactions = createInteractionRepository(database.db);
     await interactions.create(interaction('i-1'));
     await interactions.recordLogin('i-1', 'sid-1');
-    expect(await interactions.findActive('i-1', now)).toEqual({ ...interaction('i-1'), loginSid: 'sid-1' });
-    expect(await interactions.findActive('i-1', now + 600)).toBeNull();
+    expect(await interactions.findActiveWithSession('i-1', null, now)).toEqual({
+      interaction: { ...interaction('i-1'), loginSid: 'sid-1' },
+      session: null,
+    });
+    expect(await interactions.findActiveWithSession('i-1', null, now + 600)).toBeNull();
   });
 
   it('keeps the device code an interaction approves, and none for an /authorize one', async () => {
@@ -97,9 +100,47 @@ describe('interaction repository', () => {
       deviceCodeHash: 'dch',
     };
     await interactions.create(device);
-    expect(await interactions.findActive('i-device', now)).toEqual(device);
+    expect((await interactions.findActiveWithSession('i-device', null, now))?.interaction).toEqual(device);
     await interactions.create(interaction('i-plain'));
-    expect(await interactions.findActive('i-plain', now)).not.toHaveProperty('deviceCodeHash');
+    expect((await interactions.findActiveWithSession('i-plain', null, now))?.interaction).not.toHaveProperty(
+      'deviceCodeHash',
+    );
+  });
+
+  it('reads the live SSO session of the cookie with the interaction, and only that one', async () => {
+    const interactions = createInteractionRepository(database.db);
+    const sessions = createSsoSessionRepository(database.db);
+    await interactions.create(interaction('i-with-session'));
+    const session = {
+      id: 'sid-joined',
+      sub: 'u-1',
+      authTime: now,
+      methods: [{ method: 'password' as const, at: now }],
+      createdAt: now,
+      expiresAt: now + 60,
+      userAgent: null,
+      ip: null,
+      lastUsedAt: now,
+    };
+    await sessions.create(session, 'hash-joined');
+    await sessions.create({ ...session, id: 'sid-other' }, 'hash-other');
+    expect(await interactions.findActiveWithSession('i-with-session', 'hash-joined', now)).toEqual({
+      interaction: interaction('i-with-session'),
+      session,
+    });
+    // Expired, unknown or absent cookie: the interaction alone.
+    for (const [keyHash, at] of [
+      ['hash-joined', now + 60],
+      ['hash-unknown', now],
+      [null, now],
+    ] as const) {
+      expect(await interactions.findActiveWithSession('i-with-session', keyHash, at)).toEqual({
+        interaction: interaction('i-with-session'),
+        session: null,
+      });
+    }
+    // No interaction, no answer, whatever the session.
+    expect(await interactions.findActiveWithSession('i-none', 'hash-joined', now)).toBeNull();
   });
 
   it('is consumed exactly once, only by the browser that started it, only before it expires', async () => {

@@ -1,7 +1,8 @@
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../db/client.js';
-import { interactions } from '../db/schema.js';
+import { interactions, ssoSessions } from '../db/schema.js';
 import { lazy } from '../storage/drizzle/prepared-statements.js';
+import { type SsoSession, ssoSessionColumns, ssoSessionFromRow } from './sso-session-repository.js';
 
 /** The /authorize parameters exactly as received, so every step can re-validate them with oauth-core. */
 export interface StoredAuthorizationRequest {
@@ -36,8 +37,16 @@ export interface Interaction {
 
 export interface InteractionRepository {
   create(interaction: Interaction): Promise<void>;
-  /** The interaction, or `null` when unknown or expired at `now`. */
-  findActive(id: string, now: number): Promise<Interaction | null>;
+  /**
+   * The interaction, or `null` when unknown or expired at `now`; and, read in the same statement,
+   * the SSO session whose cookie key hashes to `sessionKeyHash` if it is live at `now` (`null`
+   * without a cookie): every page of a sign-in after the login needs both.
+   */
+  findActiveWithSession(
+    id: string,
+    sessionKeyHash: string | null,
+    now: number,
+  ): Promise<{ interaction: Interaction; session: SsoSession | null } | null>;
   recordLogin(id: string, sid: string): Promise<void>;
   /**
    * Deletes the interaction if it is still there, unexpired and bound to `browserHash`, and returns
@@ -69,13 +78,17 @@ export function createInteractionRepository(db: AppDatabase): InteractionReposit
         })
         .prepare('auth_create_interaction'),
     ),
-    findActive: lazy(() =>
+    findActiveWithSession: lazy(() =>
       db
-        .select()
+        .select({ interaction: interactions, session: ssoSessionColumns })
         .from(interactions)
+        .leftJoin(
+          ssoSessions,
+          and(eq(ssoSessions.keyHash, p('sessionKeyHash')), gt(ssoSessions.expiresAt, p('now'))),
+        )
         .where(and(eq(interactions.id, p('id')), gt(interactions.expiresAt, p('now'))))
         .limit(1)
-        .prepare('auth_find_active_interaction'),
+        .prepare('auth_find_active_interaction_with_session'),
     ),
     recordLogin: lazy(() =>
       db
@@ -106,9 +119,11 @@ export function createInteractionRepository(db: AppDatabase): InteractionReposit
         deviceCodeHash: interaction.deviceCodeHash ?? null,
       });
     },
-    async findActive(id, now) {
-      const rows = await statements.findActive().execute({ id, now });
-      return interactionFromRow(rows[0]);
+    async findActiveWithSession(id, sessionKeyHash, now) {
+      const [row] = await statements.findActiveWithSession().execute({ id, sessionKeyHash, now });
+      const interaction = interactionFromRow(row?.interaction);
+      if (interaction === null) return null;
+      return { interaction, session: row?.session ? ssoSessionFromRow(row.session) : null };
     },
     async recordLogin(id, sid) {
       await statements.recordLogin().execute({ id, sid });

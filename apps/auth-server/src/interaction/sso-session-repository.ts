@@ -63,7 +63,8 @@ export interface SsoSessionRepository {
   deleteExpired(now: number): Promise<void>;
 }
 
-const columns = {
+/** The columns of a session as `SsoSession` names them (no key hash). */
+export const ssoSessionColumns = {
   id: ssoSessions.id,
   sub: ssoSessions.sub,
   authTime: ssoSessions.authTime,
@@ -76,7 +77,7 @@ const columns = {
 };
 
 /** The jsonb column is typed loosely; method names are the oauth-core table's keys. */
-const withMethods = (row: Omit<SsoSession, 'methods'> & { methods: unknown }): SsoSession => ({
+export const ssoSessionFromRow = (row: Omit<SsoSession, 'methods'> & { methods: unknown }): SsoSession => ({
   ...row,
   methods: row.methods as CompletedMethod[],
 });
@@ -85,7 +86,7 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
   // Every page and /authorize of a browser with a session cookie reads it: prepared.
   const findActive = lazy(() =>
     db
-      .select(columns)
+      .select(ssoSessionColumns)
       .from(ssoSessions)
       .where(
         and(
@@ -124,7 +125,7 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
     },
     async findActive(keyHash, now) {
       const rows = await findActive().execute({ keyHash, now });
-      return rows[0] ? withMethods(rows[0]) : null;
+      return rows[0] ? ssoSessionFromRow(rows[0]) : null;
     },
     async renew(id, keyHash, authTime, expiresAt, methods, origin) {
       await db
@@ -136,23 +137,23 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
       await db.update(ssoSessions).set({ lastUsedAt: now }).where(eq(ssoSessions.id, id));
     },
     async delete(id) {
-      const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(columns);
-      return rows[0] ? withMethods(rows[0]) : null;
+      const rows = await db.delete(ssoSessions).where(eq(ssoSessions.id, id)).returning(ssoSessionColumns);
+      return rows[0] ? ssoSessionFromRow(rows[0]) : null;
     },
     async deleteAllOf(sub, keepId) {
       const rows = await db
         .delete(ssoSessions)
         .where(and(eq(ssoSessions.sub, sub), keepId === undefined ? undefined : ne(ssoSessions.id, keepId)))
-        .returning(columns);
-      return rows.map(withMethods);
+        .returning(ssoSessionColumns);
+      return rows.map(ssoSessionFromRow);
     },
     async listActive(sub, now) {
       const rows = await db
-        .select(columns)
+        .select(ssoSessionColumns)
         .from(ssoSessions)
         .where(and(eq(ssoSessions.sub, sub), gt(ssoSessions.expiresAt, now)))
         .orderBy(ssoSessions.createdAt);
-      return rows.map(withMethods);
+      return rows.map(ssoSessionFromRow);
     },
     async deleteExpired(now) {
       await db.delete(ssoSessions).where(lte(ssoSessions.expiresAt, now));

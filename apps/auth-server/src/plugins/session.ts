@@ -49,6 +49,16 @@ export interface SsoSessionManager {
   /** The live session named by the request's cookie, or `null`. */
   current(request: FastifyRequest): Promise<SsoSession | null>;
   /**
+   * The hash under which the request's session cookie is stored, `null` without one: for a read
+   * that fetches the session together with another row (the interaction pages' guard).
+   */
+  sessionKeyHash(request: FastifyRequest): string | null;
+  /**
+   * `current`, for a session row already read under `sessionKeyHash(request)` at `now` (`null`:
+   * none live): records its use as `current` does.
+   */
+  currentFrom(found: SsoSession | null, now: number): Promise<SsoSession | null>;
+  /**
    * Records a successful login of `sub` now and sets a new cookie key (no session fixation). The
    * same user keeps the session id; another user's session on this browser is ended first.
    */
@@ -118,14 +128,22 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
   const newKey = () => Buffer.from(random.bytes(32)).toString('base64url');
   const sessionKeyOf = (request: FastifyRequest) => request.cookies[cookieNames.session] || null;
 
-  async function current(request: FastifyRequest) {
+  const sessionKeyHash = (request: FastifyRequest) => {
     const key = sessionKeyOf(request);
-    if (key === null) return null;
-    const now = clock.nowSeconds();
-    const session = await repository.findActive(hashCookieValue(key), now);
+    return key === null ? null : hashCookieValue(key);
+  };
+
+  async function currentFrom(session: SsoSession | null, now: number) {
     if (session === null || now - (session.lastUsedAt ?? 0) < LAST_USED_GRANULARITY_SECONDS) return session;
     await repository.touch(session.id, now);
     return { ...session, lastUsedAt: now };
+  }
+
+  async function current(request: FastifyRequest) {
+    const keyHash = sessionKeyHash(request);
+    if (keyHash === null) return null;
+    const now = clock.nowSeconds();
+    return currentFrom(await repository.findActive(keyHash, now), now);
   }
 
   async function notifyEnded(session: SsoSession, request: FastifyRequest) {
@@ -150,6 +168,8 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
   return {
     cookieNames,
     current,
+    sessionKeyHash,
+    currentFrom,
     async start(request, reply, sub, method = { method: 'password' }) {
       const now = clock.nowSeconds();
       // The first method of a sign-in (a password, or a passwordless one) starts the list over.

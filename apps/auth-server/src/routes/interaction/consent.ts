@@ -26,7 +26,7 @@ export function registerConsentRoutes(
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const session = await app.ssoSessions.current(request);
+      const session = await loaded.session();
       const step = await flow.nextStep(
         loaded.purpose.requirements,
         session,
@@ -65,7 +65,7 @@ export function registerConsentRoutes(
           pageContext,
         );
       }
-      const session = await app.ssoSessions.current(request);
+      const session = await loaded.session();
       const clientId = loaded.purpose.client.clientId;
 
       if (decision === 'deny') {

@@ -79,7 +79,7 @@ export function registerEnrolRoutes(
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      const current = await steps.sessionAtStep(reply, loaded, 'enrol');
       if (current === null) return reply;
       const { sub, username } = current.user;
       const enrolment = await options.totp.startEnrolment(sub, username, 'Authenticator app');
@@ -92,7 +92,7 @@ export function registerEnrolRoutes(
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      const current = await steps.sessionAtStep(reply, loaded, 'enrol');
       if (current === null) return reply;
       const { session, user } = current;
       const enrolmentId = stringField(request.body, 'enrolment') ?? '';
@@ -137,7 +137,7 @@ export function registerEnrolRoutes(
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const session = await app.ssoSessions.current(request);
+      const session = await loaded.session();
       return steps.proceed(reply, loaded, session, steps.progressOf(loaded.interaction));
     },
   );

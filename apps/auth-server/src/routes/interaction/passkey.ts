@@ -80,12 +80,8 @@ export function registerPasskeyRoutes(
   });
 
   /** The step the passkey page serves, or `null` after sending the browser where it is. */
-  async function passkeyStepOf(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    loaded: LoadedInteraction,
-  ): Promise<PasskeyStep | null> {
-    const session = await app.ssoSessions.current(request);
+  async function passkeyStepOf(reply: FastifyReply, loaded: LoadedInteraction): Promise<PasskeyStep | null> {
+    const session = await loaded.session();
     const progress = steps.progressOf(loaded.interaction);
     const step = await options.flow.nextStep(loaded.purpose.requirements, session, progress);
     if (step.kind === 'login') return { kind: 'sign-in' };
@@ -209,7 +205,7 @@ export function registerPasskeyRoutes(
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const step = await passkeyStepOf(request, reply, loaded);
+      const step = await passkeyStepOf(reply, loaded);
       if (step === null) return reply;
       return sendSignInPage(reply, loaded, step);
     },
@@ -222,7 +218,7 @@ export function registerPasskeyRoutes(
     { config: { interaction: { csrf: 'passkey' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const step = await passkeyStepOf(request, reply, loaded);
+      const step = await passkeyStepOf(reply, loaded);
       if (step === null) return reply;
       // Taken out first, whatever follows: a challenge answers one assertion (§13.4.3).
       const pending = await challenges.consume(bindingOf(loaded, 'authenticate'));
@@ -295,7 +291,7 @@ function registerEnrolPasskeyRoutes(
     { config: { interaction: {} } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      const current = await steps.sessionAtStep(reply, loaded, 'enrol');
       if (current === null) return reply;
       return sendEnrolPage(reply, loaded, current.user);
     },
@@ -306,7 +302,7 @@ function registerEnrolPasskeyRoutes(
     { config: { interaction: { csrf: 'enrol' } } },
     async (request, reply) => {
       const loaded = steps.loaded(request);
-      const current = await steps.sessionAtStep(request, reply, loaded, 'enrol');
+      const current = await steps.sessionAtStep(reply, loaded, 'enrol');
       if (current === null) return reply;
       const { user, session } = current;
       const name = passkeyNameOf(stringField(request.body, 'name') ?? '');

@@ -166,7 +166,7 @@ export function registerSecondFactorRoutes(
       { config: { interaction: {} } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
-        const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
+        const current = await steps.sessionAtStep(reply, loaded, 'otp');
         if (current === null) return reply;
         const offer = await passkeyOffer(loaded, current.user.sub, current.passkeyOnly);
         // A recovery code stays usable without an app, but never below a passkeyOnly level.
@@ -181,7 +181,7 @@ export function registerSecondFactorRoutes(
       { config: { interaction: { csrf: 'otp' } } },
       async (request, reply) => {
         const loaded = steps.loaded(request);
-        const current = await steps.sessionAtStep(request, reply, loaded, 'otp');
+        const current = await steps.sessionAtStep(reply, loaded, 'otp');
         if (current === null) return reply;
         // A code cannot reach a level only a passkey reaches (oauth-core `nextLevelStep` passkeyOnly).
         if (current.passkeyOnly) return steps.redirectToPage(reply, loaded, 'passkey');

@@ -31,6 +31,11 @@ export interface LoadedInteraction {
   interaction: Interaction;
   browserKey: string;
   purpose: InteractionPurpose;
+  /**
+   * The request's SSO session, as `app.ssoSessions.current` gives it, read with the interaction:
+   * for the step's decision before anything in this request starts, renews or ends a session.
+   */
+  session(): Promise<SsoSession | null>;
 }
 
 export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -83,7 +88,6 @@ export interface InteractionSteps {
    * browser is sent to the step it is at and `null` returned).
    */
   sessionAtStep(
-    request: FastifyRequest,
     reply: FastifyReply,
     loaded: LoadedInteraction,
     expected: 'otp' | 'enrol',
@@ -194,11 +198,14 @@ export function createInteractionSteps(
 
   async function load(request: InteractionRequest, reply: FastifyReply): Promise<LoadedInteraction | null> {
     annotateInteractionTrace(request.params.id);
-    const interaction = await interactions.findActive(request.params.id, options.nowSeconds());
-    if (interaction === null) {
+    const now = options.nowSeconds();
+    const sessionKeyHash = app.ssoSessions.sessionKeyHash(request);
+    const found = await interactions.findActiveWithSession(request.params.id, sessionKeyHash, now);
+    if (found === null) {
       await sendExpired(request, reply);
       return null;
     }
+    const { interaction } = found;
     const browserKey = app.ssoSessions.browserKey(request);
     if (browserKey === null || hashCookieValue(browserKey) !== interaction.browserHash) {
       // The interaction is bound to the browser that started it: a link copied to another
@@ -219,7 +226,13 @@ export function createInteractionSteps(
       return null;
     }
     const purpose = await purposeOf(interaction, reply);
-    return purpose === null ? null : { interaction, browserKey, purpose };
+    if (purpose === null) return null;
+    let session: Promise<SsoSession | null> | undefined;
+    const sessionOnce = () => {
+      session ??= app.ssoSessions.currentFrom(found.session, now);
+      return session;
+    };
+    return { interaction, browserKey, purpose, session: sessionOnce };
   }
 
   function checkCsrf(
@@ -291,12 +304,11 @@ export function createInteractionSteps(
   }
 
   async function sessionAtStep(
-    request: FastifyRequest,
     reply: FastifyReply,
     loaded: LoadedInteraction,
     expected: 'otp' | 'enrol',
   ): Promise<{ session: SsoSession; user: User; passkeyOnly: boolean } | null> {
-    const session = await app.ssoSessions.current(request);
+    const session = await loaded.session();
     const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
     if (step.kind === expected && session !== null) {
       return { session, user: step.user, passkeyOnly: step.passkeyOnly };
