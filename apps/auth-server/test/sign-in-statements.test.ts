@@ -110,6 +110,6 @@ describe('the statements of a whole sign-in', () => {
     const limiter = matching(issued, /"rate_limit_counters"/);
     expect(limiter).toHaveLength(5);
     // The rest, one by one in docs/sign-in-and-sessions.md "What one step reads".
-    expect(issued.length - limiter.length).toBeLessThanOrEqual(19);
+    expect(issued.length - limiter.length).toBeLessThanOrEqual(18);
   });
 });

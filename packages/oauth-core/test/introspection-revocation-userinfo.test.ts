@@ -58,9 +58,23 @@ describe('introspectToken', () => {
   // The registry lookups skip disabled entries; a token whose client or user the
   // registry no longer finds is inactive, whatever its format.
   it.each([
-    ['client', { clients: { findClient: async () => null } }],
-    ['user', { users: { findUserBySub: async () => null, findUserByUsername: async () => null } }],
-  ])('a token whose %s is disabled is inactive (JWT, opaque, refresh token)', async (_kind, without) => {
+    ['client', (_stores: typeof env.stores) => ({ clients: { findClient: async () => null } })],
+    [
+      'user',
+      (stores: typeof env.stores) => ({
+        users: { findUserBySub: async () => null, findUserByUsername: async () => null },
+        // The store's one-read path finds no enabled user either.
+        accessTokens: {
+          ...stores.accessTokens,
+          findAccessTokenWithUser: async (hash: string) => {
+            const found = await stores.accessTokens.findAccessTokenWithUser!(hash);
+            return found && { ...found, user: null };
+          },
+        },
+      }),
+    ],
+  ])('a token whose %s is disabled is inactive (JWT, opaque, refresh token)', async (_kind, withoutIt) => {
+    const without = withoutIt(env.stores);
     const jwt = (await obtainTokens(env)).response;
     const opaque = (await obtainTokens(env, { scopes: ['openid', 'offline_access', 'billing.read'] }))
       .response;
@@ -338,25 +352,42 @@ describe('resolveUserInfo', () => {
     expect(await resolveUserInfo(response.access_token, ctx(env))).toEqual(expected);
   });
 
-  it('reads the account once: the check that the user is still enabled is the answer', async () => {
-    const { response } = await obtainTokens(env, { scopes: ['openid', 'profile'] });
-    const reads: string[] = [];
-    const counting = {
-      ...ctx(env),
-      stores: {
-        ...env.stores,
-        users: {
-          ...env.stores.users,
-          findUserBySub: async (sub: string) => {
-            reads.push(sub);
-            return env.stores.users.findUserBySub(sub);
+  it.each([
+    ['with the token (the store reads both at once)', true],
+    ['after the token', false],
+  ])(
+    'reads the account once, %s: the check that the user is still enabled is the answer',
+    async (_how, joined) => {
+      const { response } = await obtainTokens(env, { scopes: ['openid', 'profile'] });
+      const reads: string[] = [];
+      const { accessTokens, users } = env.stores;
+      const counting = {
+        ...ctx(env),
+        stores: {
+          ...env.stores,
+          accessTokens: {
+            ...accessTokens,
+            findAccessTokenWithUser: joined
+              ? async (hash: string) => {
+                  const found = await accessTokens.findAccessTokenWithUser!(hash);
+                  if (found?.user) reads.push(found.user.sub);
+                  return found;
+                }
+              : undefined,
+          },
+          users: {
+            ...users,
+            findUserBySub: async (sub: string) => {
+              reads.push(sub);
+              return users.findUserBySub(sub);
+            },
           },
         },
-      },
-    };
-    expect(await resolveUserInfo(response.access_token, counting)).toMatchObject({ sub: 'u-alice' });
-    expect(reads).toEqual(['u-alice']);
-  });
+      };
+      expect(await resolveUserInfo(response.access_token, counting)).toMatchObject({ sub: 'u-alice' });
+      expect(reads).toEqual(['u-alice']);
+    },
+  );
 
   it('accepts the opaque issuer-addressed token of an OIDC-only grant', async () => {
     const { response } = await obtainTokens(env, { scopes: ['openid', 'profile'] });

@@ -9,6 +9,7 @@ export type { AuthorizationCodeStore, AuthorizationCodeWithGrantAndUser, GrantSt
 export type { KeyStore, SigningKeyRecord } from './keys.js';
 export type {
   AccessTokenStore,
+  AccessTokenWithUser,
   IssuedTokenRecords,
   RefreshTokenStore,
   RefreshTokenWithGrantAndUser,

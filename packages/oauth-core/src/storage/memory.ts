@@ -205,6 +205,11 @@ function createTokenStores(t: Tables, undo: UndoLog | null): TokenStores {
       const token = t.accessTokens.get(tokenHash);
       return token === undefined ? null : copy(token);
     },
+    async findAccessTokenWithUser(tokenHash) {
+      const token = t.accessTokens.get(tokenHash);
+      if (token === undefined) return null;
+      return { token: copy(token), user: findCopy(t.users, token.sub) };
+    },
     async revokeAccessToken(tokenHash, at) {
       const token = t.accessTokens.get(tokenHash);
       if (token !== undefined && token.revokedAt === null) {

@@ -50,9 +50,21 @@ export interface RefreshTokenStore {
   rotateRefreshToken?(tokenHash: string, at: number, issued: IssuedTokenRecords): Promise<boolean>;
 }
 
+/** An opaque access token with its user: `null` for a client's own token, or when the user is gone or disabled. */
+export interface AccessTokenWithUser {
+  token: OpaqueAccessToken;
+  user: User | null;
+}
+
 export interface AccessTokenStore {
   createAccessToken(token: OpaqueAccessToken): Promise<void>;
   findAccessToken(tokenHash: string): Promise<OpaqueAccessToken | null>;
+  /**
+   * Optional fast path (one database read instead of two): `findAccessToken(tokenHash)` with
+   * `UserStore.findUserBySub(token.sub)`. `null` when the token is unknown. UserInfo and
+   * introspection use it through `findActiveAccessTokenAndUser`, which falls back to the two reads.
+   */
+  findAccessTokenWithUser?(tokenHash: string): Promise<AccessTokenWithUser | null>;
   /** Revokes one opaque access token (RFC 7009). Idempotent. */
   revokeAccessToken(tokenHash: string, at: number): Promise<void>;
   /**

@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import type { ProtocolConfig } from '../config.js';
-import type { User } from '../model.js';
+import type { OpaqueAccessToken, User } from '../model.js';
 import type { Clock } from '../runtime.js';
 import { parseScope } from '../scopes.js';
 import type { AccessTokenStore, ClientStore, GrantStore, UserStore } from '../storage/index.js';
@@ -126,8 +126,10 @@ export async function findActiveAccessTokenAndUser(
     if (await context.stores.accessTokens.isJwtAccessTokenRevoked(active.jti!)) return null;
     return withEnabledParties(active, context);
   }
-  const row = await context.stores.accessTokens.findAccessToken(hashToken(token));
-  if (row === null || row.revokedAt !== null || row.expiresAt <= now) return null;
+  const found = await findAccessTokenWithUser(context.stores.accessTokens, hashToken(token));
+  if (found === null) return null;
+  const row = found.token;
+  if (row.revokedAt !== null || row.expiresAt <= now) return null;
   const active: ActiveAccessToken = {
     format: 'opaque',
     clientId: row.clientId,
@@ -141,7 +143,20 @@ export async function findActiveAccessTokenAndUser(
     dpopJkt: row.dpopJkt,
     claims: { ...row.claims },
   };
-  return withEnabledParties(active, context);
+  return withEnabledParties(active, context, found.user);
+}
+
+/**
+ * The stored token with its user in one read where the store can (`findAccessTokenWithUser`);
+ * otherwise the token alone, its user `undefined`: `withEnabledParties` then reads it.
+ */
+async function findAccessTokenWithUser(
+  store: AccessTokenStore,
+  tokenHash: string,
+): Promise<{ token: OpaqueAccessToken; user?: User | null } | null> {
+  if (store.findAccessTokenWithUser) return store.findAccessTokenWithUser(tokenHash);
+  const token = await store.findAccessToken(tokenHash);
+  return token === null ? null : { token };
 }
 
 /**
@@ -152,10 +167,12 @@ export async function findActiveAccessTokenAndUser(
 async function withEnabledParties(
   active: ActiveAccessToken,
   context: AccessTokenValidationContext,
+  /** The user as already read with the token (`null`: none enabled); `undefined`: not read yet. */
+  knownUser?: User | null,
 ): Promise<{ active: ActiveAccessToken; user: User | null } | null> {
   if ((await context.stores.clients.findClient(active.clientId)) === null) return null;
   const clientOwnToken = active.grantId === null && active.sub === active.clientId;
   if (clientOwnToken) return { active, user: null };
-  const user = await context.stores.users.findUserBySub(active.sub);
+  const user = knownUser !== undefined ? knownUser : await context.stores.users.findUserBySub(active.sub);
   return user === null ? null : { active, user };
 }

@@ -55,6 +55,36 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
       });
     });
 
+    it('findAccessTokenWithUser: the token and its user; null for a client token, a missing user, an unknown hash', async (context) => {
+      const find = t.stores.accessTokens.findAccessTokenWithUser?.bind(t.stores.accessTokens);
+      if (!find) return context.skip();
+      const token = t.access('u', { dpopJkt: 'jkt' });
+      await t.stores.accessTokens.createAccessToken(token);
+      expect(await find(token.tokenHash)).toEqual({ token, user: t.user() });
+      const clientOwn = t.access('client', { grantId: null, sub: `client-${t.n}` });
+      await t.stores.accessTokens.createAccessToken(clientOwn);
+      expect(await find(clientOwn.tokenHash)).toEqual({ token: clientOwn, user: null });
+      const orphan = t.access('orphan', { sub: `sub-${t.n}-missing` });
+      await t.stores.accessTokens.createAccessToken(orphan);
+      expect(await find(orphan.tokenHash)).toEqual({ token: orphan, user: null });
+      expect(await find(`at-${t.n}-missing`)).toBeNull();
+    });
+
+    it('findAccessTokenWithUser: 100 concurrent finds each answer their own token', async (context) => {
+      const find = t.stores.accessTokens.findAccessTokenWithUser?.bind(t.stores.accessTokens);
+      if (!find) return context.skip();
+      const tokens = Array.from({ length: 40 }, (_, index) => t.access(`c${index}`));
+      for (const token of tokens) await t.stores.accessTokens.createAccessToken(token);
+      const hashes = Array.from({ length: 100 }, (_, index) =>
+        index % 5 === 4 ? `at-${t.n}-missing-${index}` : tokens[index % tokens.length]!.tokenHash,
+      );
+      const found = await Promise.all(hashes.map((hash) => find(hash)));
+      found.forEach((answer, index) => {
+        const token = tokens.find((candidate) => candidate.tokenHash === hashes[index]);
+        expect(answer).toEqual(token ? { token, user: t.user() } : null);
+      });
+    });
+
     it('findAuthorizationCodeWithGrantAndUser: 100 concurrent finds each answer their own code', async (context) => {
       const find = t.stores.codes.findAuthorizationCodeWithGrantAndUser?.bind(t.stores.codes);
       if (!find) return context.skip();

@@ -1,7 +1,14 @@
 import type { User } from '@oidc-orders/oauth-core';
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { AppDatabase } from '../../db/client.js';
-import { authorizationCodes, grants, refreshTokens, ssoSessions, users } from '../../db/schema.js';
+import {
+  accessTokens,
+  authorizationCodes,
+  grants,
+  refreshTokens,
+  ssoSessions,
+  users,
+} from '../../db/schema.js';
 
 /**
  * The reads and writes of `users` that other stores make together with their own tables: the token
@@ -27,6 +34,17 @@ export function selectCodeWithGrantAndUser(db: AppDatabase) {
     .from(authorizationCodes)
     .leftJoin(grants, eq(grants.id, authorizationCodes.grantId))
     .leftJoin(users, and(eq(users.sub, authorizationCodes.sub), isNull(users.disabledAt)));
+}
+
+/**
+ * An opaque access token with its account (UserInfo, introspection); a disabled account, or none
+ * (a client's own token), joins as null.
+ */
+export function selectAccessTokenWithUser(db: AppDatabase) {
+  return db
+    .select({ token: accessTokens, user: users })
+    .from(accessTokens)
+    .leftJoin(users, and(eq(users.sub, accessTokens.sub), isNull(users.disabledAt)));
 }
 
 /** The disabled accounts that still have SSO sessions, by `sub`. */

@@ -1,5 +1,6 @@
 import type { AccessTokenStore, OpaqueAccessToken } from '@oidc-orders/oauth-core';
 import { and, eq, isNull } from 'drizzle-orm';
+import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
 import { accessTokens, revokedJwtAccessTokens } from '../../db/schema.js';
 import type { CoalescedLookups } from './coalesced-lookups.js';
@@ -28,6 +29,15 @@ export function createAccessTokenStore(
         ? await lookups.accessToken(tokenHash)
         : (await hot.findAccessToken().execute({ hash: tokenHash }))[0];
       return row ? accessTokenFromRow(row) : null;
+    },
+    async findAccessTokenWithUser(tokenHash) {
+      // UserInfo and introspection: the token and the "user still enabled" check in one read,
+      // shared like findAccessToken's.
+      const row = lookups
+        ? await lookups.accessTokenWithUser(tokenHash)
+        : (await hot.findAccessTokenWithUser().execute({ hash: tokenHash }))[0];
+      if (!row) return null;
+      return { token: accessTokenFromRow(row.token), user: row.user ? userFromRow(row.user) : null };
     },
     async revokeAccessToken(tokenHash, at) {
       await db

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import {
+  selectAccessTokenWithUser,
   selectCodeWithGrantAndUser,
   selectRefreshTokenWithGrantAndUser,
 } from '../../accounts/drizzle/account-joins.js';
@@ -24,6 +25,8 @@ import { lazy } from './prepared-statements.js';
  */
 export interface CoalescedLookups {
   accessToken: Coalescer<string, AccessTokenRow>;
+  /** UserInfo's and introspection's read: the token with its account. */
+  accessTokenWithUser: Coalescer<string, AccessTokenJoinRow>;
   refreshToken: Coalescer<string, RefreshTokenRow>;
   refreshTokenWithGrantAndUser: Coalescer<string, RefreshTokenJoinRow>;
   /** The code exchanges of one turn share their read too; each redemption stays its own statement. */
@@ -32,6 +35,9 @@ export interface CoalescedLookups {
 
 type AccessTokenRow = typeof accessTokens.$inferSelect;
 type RefreshTokenRow = typeof refreshTokens.$inferSelect;
+type AccessTokenJoinRow = Awaited<
+  ReturnType<ReturnType<ReturnType<typeof createBatchReads>['accessTokensWithUser']>['execute']>
+>[number];
 type RefreshTokenJoinRow = Awaited<
   ReturnType<ReturnType<ReturnType<typeof createBatchReads>['refreshTokensWithGrantAndUser']>['execute']>
 >[number];
@@ -56,6 +62,9 @@ function createBatchReads(db: AppDatabase) {
     accessTokens: lazy(() =>
       db.select().from(accessTokens).where(anyOfHashes(accessTokens.tokenHash)).prepare(''),
     ),
+    accessTokensWithUser: lazy(() =>
+      selectAccessTokenWithUser(db).where(anyOfHashes(accessTokens.tokenHash)).prepare(''),
+    ),
     refreshTokens: lazy(() =>
       db.select().from(refreshTokens).where(anyOfHashes(refreshTokens.tokenHash)).prepare(''),
     ),
@@ -79,6 +88,11 @@ export function createCoalescedLookups(
     accessToken: createCoalescer({
       readBatch: (hashes) => reads.accessTokens().execute(read(hashes)),
       keyOf: (row) => row.tokenHash,
+      maxBatch,
+    }),
+    accessTokenWithUser: createCoalescer({
+      readBatch: (hashes) => reads.accessTokensWithUser().execute(read(hashes)),
+      keyOf: (row) => row.token.tokenHash,
       maxBatch,
     }),
     refreshToken: createCoalescer({

@@ -2,6 +2,7 @@ import type { IssuedTokenRecords } from '@oidc-orders/oauth-core';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import {
+  selectAccessTokenWithUser,
   selectCodeWithGrantAndUser,
   selectRefreshTokenWithGrantAndUser,
 } from '../../accounts/drizzle/account-joins.js';
@@ -73,6 +74,12 @@ export function createHotPathStatements(db: AppDatabase) {
         .where(eq(accessTokens.tokenHash, hash))
         .limit(1)
         .prepare('auth_find_access_token'),
+    ),
+    findAccessTokenWithUser: lazy(() =>
+      selectAccessTokenWithUser(db)
+        .where(eq(accessTokens.tokenHash, hash))
+        .limit(1)
+        .prepare('auth_find_access_token_with_user'),
     ),
     createAccessToken: lazy(() =>
       db
