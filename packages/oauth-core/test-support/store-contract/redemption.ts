@@ -1,7 +1,28 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ContractContext, T0 } from './context.js';
 
-/** The the optional fast paths of redemption and rotation part of the store contract. */
+/**
+ * 100 finds at once (a store may coalesce them into shared reads), every fifth for a key nobody
+ * stored: each answers its own record, or `null`.
+ */
+async function expectConcurrentFindsAnswerTheirOwn<R, A>(
+  find: (key: string) => Promise<A | null>,
+  records: readonly R[],
+  keyOf: (record: R) => string,
+  missingPrefix: string,
+  answerFor: (record: R) => A,
+): Promise<void> {
+  const keys = Array.from({ length: 100 }, (_, index) =>
+    index % 5 === 4 ? `${missingPrefix}-${index}` : keyOf(records[index % records.length]!),
+  );
+  const found = await Promise.all(keys.map((key) => find(key)));
+  found.forEach((answer, index) => {
+    const record = records.find((candidate) => keyOf(candidate) === keys[index]);
+    expect(answer).toEqual(record === undefined ? null : answerFor(record));
+  });
+}
+
+/** The optional fast paths of redemption and rotation: part of the store contract. */
 export function describeRedemptionFastPathContract(t: ContractContext): void {
   // The optional one-read / one-statement fast paths of code redemption and refresh rotation
   // (grants/redemption.ts). Each test is skipped for a store that does not offer the method.
@@ -45,14 +66,17 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
       if (!find) return context.skip();
       const tokens = Array.from({ length: 40 }, (_, index) => t.refresh(`c${index}`));
       for (const token of tokens) await t.stores.refreshTokens.createRefreshToken(token);
-      const hashes = Array.from({ length: 100 }, (_, index) =>
-        index % 5 === 4 ? `rt-${t.n}-missing-${index}` : tokens[index % tokens.length]!.tokenHash,
+      await expectConcurrentFindsAnswerTheirOwn(
+        find,
+        tokens,
+        (token) => token.tokenHash,
+        `rt-${t.n}-missing`,
+        (token) => ({
+          token,
+          grant: t.grant(),
+          user: t.user(),
+        }),
       );
-      const found = await Promise.all(hashes.map((hash) => find(hash)));
-      found.forEach((answer, index) => {
-        const token = tokens.find((candidate) => candidate.tokenHash === hashes[index]);
-        expect(answer).toEqual(token ? { token, grant: t.grant(), user: t.user() } : null);
-      });
     });
 
     it('findAccessTokenWithUser: the token and its user; null for a client token, a missing user, an unknown hash', async (context) => {
@@ -75,14 +99,16 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
       if (!find) return context.skip();
       const tokens = Array.from({ length: 40 }, (_, index) => t.access(`c${index}`));
       for (const token of tokens) await t.stores.accessTokens.createAccessToken(token);
-      const hashes = Array.from({ length: 100 }, (_, index) =>
-        index % 5 === 4 ? `at-${t.n}-missing-${index}` : tokens[index % tokens.length]!.tokenHash,
+      await expectConcurrentFindsAnswerTheirOwn(
+        find,
+        tokens,
+        (token) => token.tokenHash,
+        `at-${t.n}-missing`,
+        (token) => ({
+          token,
+          user: t.user(),
+        }),
       );
-      const found = await Promise.all(hashes.map((hash) => find(hash)));
-      found.forEach((answer, index) => {
-        const token = tokens.find((candidate) => candidate.tokenHash === hashes[index]);
-        expect(answer).toEqual(token ? { token, user: t.user() } : null);
-      });
     });
 
     it('findAuthorizationCodeWithGrantAndUser: 100 concurrent finds each answer their own code', async (context) => {
@@ -90,14 +116,17 @@ export function describeRedemptionFastPathContract(t: ContractContext): void {
       if (!find) return context.skip();
       const codes = Array.from({ length: 40 }, (_, index) => t.code(`cc${index}`));
       for (const code of codes) await t.stores.codes.createAuthorizationCode(code);
-      const hashes = Array.from({ length: 100 }, (_, index) =>
-        index % 5 === 4 ? `code-${t.n}-missing-${index}` : codes[index % codes.length]!.codeHash,
+      await expectConcurrentFindsAnswerTheirOwn(
+        find,
+        codes,
+        (code) => code.codeHash,
+        `code-${t.n}-missing`,
+        (code) => ({
+          code,
+          grant: t.grant(),
+          user: t.user(),
+        }),
       );
-      const found = await Promise.all(hashes.map((hash) => find(hash)));
-      found.forEach((answer, index) => {
-        const code = codes.find((candidate) => candidate.codeHash === hashes[index]);
-        expect(answer).toEqual(code ? { code, grant: t.grant(), user: t.user() } : null);
-      });
     });
 
     it('findAuthorizationCodeWithGrantAndUser: the code, its grant and its user; nulls when gone', async (context) => {
