@@ -48,10 +48,26 @@ export async function incrementWindowCounter(
   now: number,
   windowMs: number,
 ): Promise<{ hits: number; windowStartedAt: number }> {
+  const row = (await incrementWindowCounters(db, [key], now, windowMs)).get(key);
+  if (row === undefined) throw new Error('the counter upsert returned no row');
+  return row;
+}
+
+/**
+ * `incrementWindowCounter` for several distinct keys at once: one multi-row upsert, one round
+ * trip. Returns each key's count and window start.
+ */
+export async function incrementWindowCounters(
+  db: AppDatabase,
+  keys: readonly string[],
+  now: number,
+  windowMs: number,
+): Promise<Map<string, { hits: number; windowStartedAt: number }>> {
+  if (keys.length === 0) return new Map();
   const windowEnded = sql`${rateLimitCounters.windowStartedAt} + ${windowMs} <= ${now}`;
-  const [row] = await db
+  const rows = await db
     .insert(rateLimitCounters)
-    .values({ key, windowStartedAt: now, hits: 1 })
+    .values(keys.map((key) => ({ key, windowStartedAt: now, hits: 1 })))
     .onConflictDoUpdate({
       target: rateLimitCounters.key,
       set: {
@@ -59,9 +75,12 @@ export async function incrementWindowCounter(
         windowStartedAt: sql`case when ${windowEnded} then ${now} else ${rateLimitCounters.windowStartedAt} end`,
       },
     })
-    .returning({ hits: rateLimitCounters.hits, windowStartedAt: rateLimitCounters.windowStartedAt });
-  if (row === undefined) throw new Error('the counter upsert returned no row');
-  return row;
+    .returning({
+      key: rateLimitCounters.key,
+      hits: rateLimitCounters.hits,
+      windowStartedAt: rateLimitCounters.windowStartedAt,
+    });
+  return new Map(rows.map(({ key, ...counter }) => [key, counter]));
 }
 
 /**

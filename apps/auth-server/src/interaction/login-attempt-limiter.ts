@@ -3,7 +3,7 @@ import { and, eq, inArray, like, lt, sql } from 'drizzle-orm';
 import { canonicalUsername } from '../accounts/canonical-username.js';
 import type { AppDatabase } from '../db/client.js';
 import { rateLimitCounters } from '../db/schema.js';
-import { incrementWindowCounter, LOGIN_COUNTER_PREFIX } from '../http/database-rate-limit-store.js';
+import { incrementWindowCounters, LOGIN_COUNTER_PREFIX } from '../http/database-rate-limit-store.js';
 import type { LoginAttempt, LoginAttemptDecision, LoginAttemptGuard } from './login-attempts.js';
 
 export interface LoginAttemptLimits {
@@ -50,12 +50,16 @@ export function createLoginAttemptLimiter(
   const ipKey = (ip: string) => `${LOGIN_COUNTER_PREFIX}ip:${ip}`;
   let hitsSinceSweep = 0;
 
-  /** One more hit on `key`; returns the count in the current window and when that window ends. */
-  async function hit(key: string, now: number): Promise<{ hits: number; windowEndsAt: number }> {
-    const row = await incrementWindowCounter(db, key, now, windowMs);
-    // Housekeeping without a scheduler: every 100th hit drops login counters whose window ended
-    // more than a window ago.
-    if (++hitsSinceSweep >= 100) {
+  /** One more hit on each of `keys` (one statement); each key's count and when its window ends. */
+  async function hit(
+    keys: readonly string[],
+    now: number,
+  ): Promise<Map<string, { hits: number; windowEndsAt: number }>> {
+    const rows = await incrementWindowCounters(db, keys, now, windowMs);
+    // Housekeeping without a scheduler: about every 100th hit drops login counters whose window
+    // ended more than a window ago.
+    hitsSinceSweep += keys.length;
+    if (hitsSinceSweep >= 100) {
       hitsSinceSweep = 0;
       await db
         .delete(rateLimitCounters)
@@ -66,7 +70,10 @@ export function createLoginAttemptLimiter(
           ),
         );
     }
-    return { hits: row.hits, windowEndsAt: row.windowStartedAt + windowMs };
+    const counts = new Map<string, { hits: number; windowEndsAt: number }>();
+    for (const [key, row] of rows)
+      counts.set(key, { hits: row.hits, windowEndsAt: row.windowStartedAt + windowMs });
+    return counts;
   }
 
   const checks = (attempt: LoginAttempt) => {
@@ -91,8 +98,14 @@ export function createLoginAttemptLimiter(
     const now = nowMs();
     let refusal: LoginAttemptDecision = { allowed: true };
     let remaining = Number.POSITIVE_INFINITY;
+    const counts = await hit(
+      list.map((check) => check.key),
+      now,
+    );
     for (const check of list) {
-      const { hits, windowEndsAt } = await hit(check.key, now);
+      const counted = counts.get(check.key);
+      if (counted === undefined) throw new Error('the counter upsert returned no row');
+      const { hits, windowEndsAt } = counted;
       remaining = Math.min(remaining, check.max - hits);
       // `>`: the attempt that reaches the limit is still checked; the one after it is refused.
       if (hits > check.max) {
@@ -116,16 +129,23 @@ export function createLoginAttemptLimiter(
     // The attempt was already counted by `allow` (and `allowAccount`).
     async recordFailure() {},
     async recordSuccess(attempt, accountId) {
-      if (limits.maxFailuresPerUsername > 0) {
-        const keys = [usernameKey(attempt.username), ...(accountId ? [accountKey(accountId)] : [])];
-        await db.delete(rateLimitCounters).where(inArray(rateLimitCounters.key, keys));
+      const cleared =
+        limits.maxFailuresPerUsername > 0
+          ? [usernameKey(attempt.username), ...(accountId ? [accountKey(accountId)] : [])]
+          : [];
+      const clear = () => db.delete(rateLimitCounters).where(inArray(rateLimitCounters.key, cleared));
+      if (limits.maxFailuresPerIp <= 0) {
+        if (cleared.length > 0) await clear();
+        return;
       }
-      if (limits.maxFailuresPerIp > 0) {
-        await db
-          .update(rateLimitCounters)
-          .set({ hits: sql`greatest(${rateLimitCounters.hits} - 1, 0)` })
-          .where(eq(rateLimitCounters.key, ipKey(attempt.ip)));
-      }
+      // The IP's counter taken back and, in the same statement, the person's counters cleared.
+      const clearedFirst =
+        cleared.length > 0 ? [db.$with('cleared').as(clear().returning({ key: rateLimitCounters.key }))] : [];
+      await db
+        .with(...clearedFirst)
+        .update(rateLimitCounters)
+        .set({ hits: sql`greatest(${rateLimitCounters.hits} - 1, 0)` })
+        .where(eq(rateLimitCounters.key, ipKey(attempt.ip)));
     },
   };
 }
