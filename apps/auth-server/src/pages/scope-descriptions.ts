@@ -22,13 +22,25 @@ const FIXED_SCOPE_WORDING: Readonly<Record<string, MessageKey>> = {
   offline_access: 'scope.offline_access',
 };
 
+/** One list formatter per language (of the four), not one per scope on every consent page. */
+const listFormats = new Map<string, Intl.ListFormat>();
+
+function listFormatFor(language: string): Intl.ListFormat {
+  let format = listFormats.get(language);
+  if (format === undefined) {
+    format = new Intl.ListFormat(language, { type: 'conjunction' });
+    listFormats.set(language, format);
+  }
+  return format;
+}
+
 function describeReleasedClaims(claims: readonly string[], t: Translator): string {
   const words = claims.flatMap((claim) => {
     const key = CLAIM_WORDING[claim];
     if (key === null) return [];
     return [key === undefined ? claim : t.text(key)];
   });
-  const list = new Intl.ListFormat(t.language, { type: 'conjunction' }).format(words);
+  const list = listFormatFor(t.language).format(words);
   return t.text('scope.claims', { claims: list });
 }
 
