@@ -205,6 +205,13 @@ async function replace(
   expect(await old.exited).toBe(0);
 }
 
+/** The instances' error lines (pino level 50 and above), each under its instance's header. */
+const serverErrors = (logs: string) =>
+  logs
+    .split('\n')
+    .filter((line) => line.startsWith('----- ') || /"level":(5|6)0\b/.test(line))
+    .join('\n');
+
 const jwks = (url: string) => fetch(`${url}/jwks`).then((response) => response.json());
 
 function migrateCheck(): { status: number | null; output: string } {
@@ -285,6 +292,8 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')(
           expect(Object.values(counts).every((count) => count > 0)).toBe(true);
         }
 
+        // A failure names the instance and the error the server logged for it.
+        if (load.failures.length > 0) console.error(serverErrors(stack.logs()));
         expect(load.failures).toEqual([]);
         expect(load.counts.refresh).toBeGreaterThan(WORKERS * 3);
         // Every refresh chain rotated through the upgrade is still alive: one more rotation succeeds.

@@ -7,6 +7,7 @@ import type { DatabaseDefinition, DatabaseHandle, OpenDatabaseOptions } from './
 import { pingDatabase } from './database-ping.js';
 import type { DatabaseLocation } from './database-url.js';
 import { FailoverPool, failoverRetryWindow } from './failover-pool.js';
+import { MIGRATION_LOCK_TIMEOUT_MS, retryWhileGivingWay } from './migration-locks.js';
 import { claimPgliteDirectory } from './pglite-directory-lock.js';
 import { transactionPoolerMode, UnnamedStatementClient } from './transaction-pooler.js';
 
@@ -121,8 +122,11 @@ async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string, lockKey
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [lockKey]);
-    await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+    // The migrations give way to the requests of instances still serving (migration-locks.ts).
+    await client.query(`set lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
+    await retryWhileGivingWay(() => migrateNodePg(drizzleNodePg({ client }), { migrationsFolder }));
   } finally {
+    await client.query('reset lock_timeout').catch(() => undefined);
     await client.query('select pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);
     client.release();
   }
@@ -141,12 +145,20 @@ async function migrateInOneTransaction(
 ): Promise<void> {
   const client = await pool.connect();
   try {
-    await client.query('begin');
-    await client.query('select pg_advisory_xact_lock($1)', [lockKey]);
-    await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+    // Each attempt is its own transaction: the lock, the setting and the migrations together
+    // (migration-locks.ts: an attempt that gave way is rolled back and tried again).
+    await retryWhileGivingWay(async () => {
+      try {
+        await client.query('begin');
+        await client.query('select pg_advisory_xact_lock($1)', [lockKey]);
+        await client.query(`set local lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
+        await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+      } finally {
+        // Nothing is left open when the migrator committed; after a failure this ends the transaction.
+        await client.query('rollback').catch(() => undefined);
+      }
+    });
   } finally {
-    // Nothing is left open when the migrator committed; after a failure this ends the transaction.
-    await client.query('rollback').catch(() => undefined);
     client.release();
   }
 }

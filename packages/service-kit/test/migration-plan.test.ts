@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   runMigrateCommand,
 } from '../src/index.js';
 import { describePlan } from '../src/migrate-command.js';
+import { writeMigrationFolder } from './migration-folder.js';
 
 const CREATE = 'CREATE TABLE "things" (\n\t"id" text PRIMARY KEY NOT NULL,\n\t"name" text NOT NULL\n);';
 
@@ -95,21 +96,8 @@ describe('migrate plan / check against a database', () => {
   const INIT: [string, string] = ['0000_init', CREATE];
 
   /** A drizzle-kit folder holding `migrations` (tag → SQL) in order. */
-  async function writeMigrations(migrations: Array<[string, string]>) {
-    await mkdir(join(folder, 'drizzle', 'meta'), { recursive: true });
-    const entries = migrations.map(([tag], idx) => ({
-      idx,
-      version: '7',
-      when: 1_700_000_000_000 + idx,
-      tag,
-      breakpoints: true,
-    }));
-    await writeFile(
-      join(folder, 'drizzle', 'meta', '_journal.json'),
-      JSON.stringify({ version: '7', dialect: 'postgresql', entries }),
-    );
-    for (const [tag, text] of migrations) await writeFile(join(folder, 'drizzle', `${tag}.sql`), text);
-  }
+  const writeMigrations = (migrations: Array<[string, string]>) =>
+    writeMigrationFolder(join(folder, 'drizzle'), migrations);
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'migrate-plan-'));
