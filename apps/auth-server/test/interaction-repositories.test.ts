@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consents as consentsTable } from '../src/db/schema.js';
-import { createConsentRepository } from '../src/interaction/consent-repository.js';
 import { createInteractionRepository, type Interaction } from '../src/interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../src/interaction/sso-session-repository.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
@@ -71,6 +70,18 @@ describe('SSO session repository', () => {
 });
 
 describe('interaction repository', () => {
+  /** A session of `u-1` signed in with a password at `now`, for a minute. */
+  const passwordSession = (id: string) => ({
+    id,
+    sub: 'u-1',
+    authTime: now,
+    methods: [{ method: 'password' as const, at: now }],
+    createdAt: now,
+    expiresAt: now + 60,
+    userAgent: null,
+    ip: null,
+    lastUsedAt: now,
+  });
   const interaction = (id: string): Interaction => ({
     id,
     browserHash: 'browser-1',
@@ -81,15 +92,36 @@ describe('interaction repository', () => {
     expiresAt: now + 600,
   });
 
-  it('stores the request JSON and records the login', async () => {
+  it('stores the request JSON; a session started or renewed for it is recorded as its login', async () => {
     const interactions = createInteractionRepository(database.db);
+    const sessions = createSsoSessionRepository(database.db);
     await interactions.create(interaction('i-1'));
-    await interactions.recordLogin('i-1', 'sid-1');
+    await interactions.create(interaction('i-untouched'));
+    const session = passwordSession('sid-1');
+    await sessions.create(session, 'hash-login-1', 'i-1');
     expect(await interactions.findActiveWithSession('i-1', null, now)).toEqual({
       interaction: { ...interaction('i-1'), loginSid: 'sid-1' },
       session: null,
+      joinedSubject: null,
     });
+    expect(await sessions.findActive('hash-login-1', now)).toEqual(session);
     expect(await interactions.findActiveWithSession('i-1', null, now + 600)).toBeNull();
+    // prompt=login in a second interaction: the same session renewed, recorded on that one alone.
+    await interactions.create(interaction('i-again'));
+    const origin = { userAgent: 'curl/8.5.0', ip: null };
+    await sessions.renew('sid-1', 'hash-login-2', now + 5, now + 65, session.methods, origin, 'i-again');
+    expect((await interactions.findActiveWithSession('i-again', null, now))?.interaction.loginSid).toBe(
+      'sid-1',
+    );
+    expect(
+      (await interactions.findActiveWithSession('i-untouched', null, now))?.interaction.loginSid,
+    ).toBeNull();
+    expect(await sessions.findActive('hash-login-2', now)).toMatchObject({ id: 'sid-1', authTime: now + 5 });
+    // A session that could not be stored records no login.
+    await expect(sessions.create(session, 'hash-login-3', 'i-untouched')).rejects.toThrow();
+    expect(
+      (await interactions.findActiveWithSession('i-untouched', null, now))?.interaction.loginSid,
+    ).toBeNull();
   });
 
   it('keeps the device code an interaction approves, and none for an /authorize one', async () => {
@@ -111,22 +143,14 @@ describe('interaction repository', () => {
     const interactions = createInteractionRepository(database.db);
     const sessions = createSsoSessionRepository(database.db);
     await interactions.create(interaction('i-with-session'));
-    const session = {
-      id: 'sid-joined',
-      sub: 'u-1',
-      authTime: now,
-      methods: [{ method: 'password' as const, at: now }],
-      createdAt: now,
-      expiresAt: now + 60,
-      userAgent: null,
-      ip: null,
-      lastUsedAt: now,
-    };
+    const session = passwordSession('sid-joined');
     await sessions.create(session, 'hash-joined');
     await sessions.create({ ...session, id: 'sid-other' }, 'hash-other');
     expect(await interactions.findActiveWithSession('i-with-session', 'hash-joined', now)).toEqual({
       interaction: interaction('i-with-session'),
       session,
+      // No account `u-1` here (test/sign-in-subject.test.ts reads real ones).
+      joinedSubject: { sub: 'u-1', clientId: 'c', subject: null },
     });
     // Expired, unknown or absent cookie: the interaction alone.
     for (const [keyHash, at] of [
@@ -137,6 +161,7 @@ describe('interaction repository', () => {
       expect(await interactions.findActiveWithSession('i-with-session', keyHash, at)).toEqual({
         interaction: interaction('i-with-session'),
         session: null,
+        joinedSubject: null,
       });
     }
     // No interaction, no answer, whatever the session.
@@ -156,7 +181,7 @@ describe('interaction repository', () => {
   });
 });
 
-describe('consent repository', () => {
+describe('consent remembered by the consuming approval', () => {
   /** The row with its `xmin`: a new row version (an UPDATE) changes it. */
   const consentRow = async (sub: string, clientId: string) =>
     (
@@ -170,27 +195,66 @@ describe('consent repository', () => {
         .where(and(eq(consentsTable.sub, sub), eq(consentsTable.clientId, clientId)))
     )[0];
 
+  let approvals = 0;
+  /** Allow on a fresh interaction of `browser-1`, approving `scopes` for `clientId` at `at`. */
+  const approve = async (clientId: string, scopes: string[], at: number) => {
+    const interactions = createInteractionRepository(database.db);
+    const id = `i-approve-${++approvals}`;
+    await interactions.create({
+      id,
+      browserHash: 'browser-1',
+      request: { params: { client_id: clientId }, resources: [] },
+      loginSid: null,
+      approvedScopes: null,
+      createdAt: at,
+      expiresAt: at + 600,
+    });
+    return {
+      id,
+      consumed: await interactions.consume(id, 'browser-1', at, { sub: 'u-1', clientId, scopes }),
+    };
+  };
+
   it('remembers the union of approvals per user and client', async () => {
-    const consents = createConsentRepository(database.db);
-    expect(await consents.findApprovedScopes('u-1', 'client-a')).toEqual([]);
-    await consents.remember('u-1', 'client-a', ['openid', 'profile'], now);
-    await consents.remember('u-1', 'client-a', ['openid', 'email'], now + 1);
-    expect((await consents.findApprovedScopes('u-1', 'client-a')).sort()).toEqual([
-      'email',
-      'openid',
-      'profile',
-    ]);
-    expect(await consents.findApprovedScopes('u-1', 'client-b')).toEqual([]);
+    expect(await consentRow('u-1', 'client-a')).toBeUndefined();
+    expect((await approve('client-a', ['openid', 'profile'], now)).consumed?.id).toBe('i-approve-1');
+    await approve('client-a', ['openid', 'email'], now + 1);
+    expect((await consentRow('u-1', 'client-a'))?.scopes).toEqual(['email', 'openid', 'profile']);
+    expect(await consentRow('u-1', 'client-b')).toBeUndefined();
     // Approving what is already remembered (prompt=consent asks every time) writes no new row version.
     const before = await consentRow('u-1', 'client-a');
-    await consents.remember('u-1', 'client-a', ['email', 'openid'], now + 2);
+    await approve('client-a', ['email', 'openid'], now + 2);
     expect(await consentRow('u-1', 'client-a')).toEqual(before);
-    await consents.remember('u-1', 'client-a', ['openid', 'phone'], now + 3);
+    await approve('client-a', ['openid', 'phone'], now + 3);
     expect(await consentRow('u-1', 'client-a')).toMatchObject({
       scopes: ['email', 'openid', 'phone', 'profile'],
       updatedAt: now + 3,
     });
-    await consents.forget('u-1', 'client-a');
-    expect(await consents.findApprovedScopes('u-1', 'client-a')).toEqual([]);
+  });
+
+  it('writes nothing when the interaction was not there to consume', async () => {
+    const interactions = createInteractionRepository(database.db);
+    const { id } = await approve('client-c', ['openid'], now);
+    // A second submission (double click, another instance), another browser, or too late.
+    for (const [browserHash, at] of [
+      ['browser-1', now],
+      ['browser-2', now],
+    ] as const) {
+      const again = { sub: 'u-1', clientId: 'client-c', scopes: ['openid', 'email'] };
+      expect(await interactions.consume(id, browserHash, at, again)).toBeNull();
+    }
+    const interactionsLate = createInteractionRepository(database.db);
+    await interactionsLate.create({
+      id: 'i-late',
+      browserHash: 'browser-1',
+      request: { params: { client_id: 'client-c' }, resources: [] },
+      loginSid: null,
+      approvedScopes: null,
+      createdAt: now,
+      expiresAt: now + 600,
+    });
+    const late = { sub: 'u-1', clientId: 'client-c', scopes: ['phone'] };
+    expect(await interactionsLate.consume('i-late', 'browser-1', now + 600, late)).toBeNull();
+    expect((await consentRow('u-1', 'client-c'))?.scopes).toEqual(['openid']);
   });
 });

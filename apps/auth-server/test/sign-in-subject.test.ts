@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInSubjectReader } from '../src/accounts/drizzle/sign-in-subject.js';
-import { passkeyCredentials, recoveryCodes, totpCredentials, users } from '../src/db/schema.js';
-import { createConsentRepository } from '../src/interaction/consent-repository.js';
+import { consents, passkeyCredentials, recoveryCodes, totpCredentials, users } from '../src/db/schema.js';
+import { createInteractionRepository } from '../src/interaction/interaction-repository.js';
+import { createSsoSessionRepository } from '../src/interaction/sso-session-repository.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // PGlite by default, a fresh PostgreSQL database when TEST_DATABASE_URL is set.
@@ -68,12 +69,69 @@ describe('sign-in subject: the user and their second factors in one read', () =>
   });
 
   it('carries the scopes the user approved for that client, and none for another', async () => {
-    const consents = createConsentRepository(db);
-    await consents.remember('none', 'web', ['openid', 'email'], 10);
-    await consents.remember('app', 'web', ['openid'], 10);
+    await db.insert(consents).values([
+      { sub: 'none', clientId: 'web', scopes: ['openid', 'email'], createdAt: 10, updatedAt: 10 },
+      { sub: 'app', clientId: 'web', scopes: ['openid'], createdAt: 10, updatedAt: 10 },
+    ]);
     const read = createSignInSubjectReader(db);
     expect((await read('none', 'web'))?.rememberedScopes).toEqual(['openid', 'email']);
     expect((await read('none', 'other'))?.rememberedScopes).toEqual([]);
     expect((await read('passkey', 'web'))?.rememberedScopes).toEqual([]);
+  });
+});
+
+describe('sign-in subject: joined to the interaction by the interaction pages’ guard', () => {
+  const at = 1_700_000_000;
+  const interaction = (id: string, params: Record<string, string>) => ({
+    id,
+    browserHash: 'b',
+    request: { params, resources: [] },
+    loginSid: null,
+    approvedScopes: null,
+    createdAt: at,
+    expiresAt: at + 600,
+  });
+  const session = (sub: string) => ({
+    id: `sid-${sub}`,
+    sub,
+    authTime: at,
+    methods: [{ method: 'password' as const, at }],
+    createdAt: at,
+    expiresAt: at + 60,
+    userAgent: null,
+    ip: null,
+    lastUsedAt: at,
+  });
+
+  it('answers what the reader answers, for the session’s user and the stored client', async () => {
+    const interactions = createInteractionRepository(db);
+    const sessions = createSsoSessionRepository(db);
+    const read = createSignInSubjectReader(db);
+    await interactions.create(interaction('i-web', { client_id: 'web' }));
+    for (const sub of [
+      'none',
+      'app',
+      'unconfirmed',
+      'passkey',
+      'codes',
+      'used-codes',
+      'disabled',
+      'nobody',
+    ]) {
+      await sessions.create(session(sub), `key-${sub}`);
+      const found = await interactions.findActiveWithSession('i-web', `key-${sub}`, at);
+      expect(found?.joinedSubject).toEqual({ sub, clientId: 'web', subject: await read(sub, 'web') });
+    }
+    // The consent is the stored client's: `none` approved openid and email for `web` above.
+    const none = await interactions.findActiveWithSession('i-web', 'key-none', at);
+    expect(none?.joinedSubject?.subject?.rememberedScopes).toEqual(['openid', 'email']);
+  });
+
+  it('joins nothing without a live session or without a client in the stored request', async () => {
+    const interactions = createInteractionRepository(db);
+    await interactions.create(interaction('i-device', {}));
+    expect((await interactions.findActiveWithSession('i-device', 'key-app', at))?.joinedSubject).toBeNull();
+    expect((await interactions.findActiveWithSession('i-web', null, at))?.joinedSubject).toBeNull();
+    expect((await interactions.findActiveWithSession('i-web', 'key-app', at + 60))?.joinedSubject).toBeNull();
   });
 });

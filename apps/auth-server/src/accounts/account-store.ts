@@ -1,8 +1,16 @@
-import type { User } from '@oidc-orders/oauth-core';
+import type { EnrolledFactors, User } from '@oidc-orders/oauth-core';
 import type { users } from '../db/schema.js';
 import type { AccountMailPurpose } from './account-kinds.js';
 import type { AddressHolder } from './account-mail.js';
 import type { Profile } from './claim-ownership.js';
+
+/** The account a session names, its enrolled second factors, and what it approved for a client. */
+export interface SignInSubject {
+  user: User;
+  enrolled: EnrolledFactors;
+  /** The scopes the user approved for the client so far (empty when none). */
+  rememberedScopes: string[];
+}
 
 /** What a directory account's local record is made from (src/directory/types.ts `DirectoryEntry`). */
 export interface DirectoryAccountEntry {

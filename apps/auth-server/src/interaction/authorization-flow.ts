@@ -24,6 +24,7 @@ import {
   type User,
   validateAuthorizationRequest,
 } from '@oidc-orders/oauth-core';
+import type { SignInSubject } from '../accounts/account-store.js';
 import { hashCookieValue } from './cookie-hash.js';
 import type {
   Interaction,
@@ -54,16 +55,13 @@ export interface AuthorizationFlowDeps {
    * recovery codes) and the scopes they approved for `clientId` so far, or `null` when the account
    * is gone or disabled: read together, since every step needs all three.
    */
-  signInSubject(sub: string, clientId: string): Promise<SignInSubject | null>;
+  signInSubject: SignInSubjectReader;
 }
 
-/** The account a session names, its enrolled second factors, and what it approved for a client. */
-export interface SignInSubject {
-  user: User;
-  enrolled: EnrolledFactors;
-  /** The scopes the user approved for the client so far (empty when none). */
-  rememberedScopes: string[];
-}
+export type { SignInSubject };
+
+/** Reads the sign-in subject of `sub` for `clientId` (`AuthorizationFlowDeps.signInSubject`). */
+export type SignInSubjectReader = (sub: string, clientId: string) => Promise<SignInSubject | null>;
 
 export type NextStep =
   | { kind: 'login' }
@@ -189,6 +187,9 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
     /** RFC 9126: /authorize reads pushed requests here; `issueCode` spends them. */
     pushedRequests: deps.pushedRequests,
 
+    /** The store's reader of sign-in subjects, which `nextStep` uses unless given another. */
+    signInSubject: deps.signInSubject,
+
     /**
      * oauth-core validation of parameters as parsed (a repeated name is an array, which it
      * rejects); throws `AuthorizationRequestError` (redirectable or not).
@@ -205,10 +206,15 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
       );
     },
 
+    /**
+     * `readSubject`: where a step that decides before it changes anything takes the subject from
+     * (the interaction pages' guard read it with the interaction); the store by default.
+     */
     async nextStep(
       request: SignInRequirements,
       session: SsoSession | null,
       progress: InteractionProgress | null,
+      readSubject: SignInSubjectReader = deps.signInSubject,
     ): Promise<NextStep> {
       const promptNone = request.prompt.includes('none');
       const now = clock.nowSeconds();
@@ -216,7 +222,7 @@ export function createAuthorizationFlow(deps: AuthorizationFlowDeps) {
         return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
       }
       const activeSession = session as SsoSession;
-      const subject = await deps.signInSubject(activeSession.sub, request.client.clientId);
+      const subject = await readSubject(activeSession.sub, request.client.clientId);
       // The account was removed since the session began: the session no longer names anyone.
       if (subject === null) return promptNone ? { kind: 'error', error: loginRequired() } : { kind: 'login' };
       const { user, enrolled } = subject;

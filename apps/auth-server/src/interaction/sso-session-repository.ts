@@ -1,7 +1,8 @@
 import type { CompletedMethod } from '@oidc-orders/oauth-core';
 import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
+import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import type { AppDatabase } from '../db/client.js';
-import { ssoSessions } from '../db/schema.js';
+import { interactions, ssoSessions } from '../db/schema.js';
 import { lazy } from '../storage/drizzle/prepared-statements.js';
 
 /** A live single-sign-on session. `id` is the OIDC `sid` carried into ID tokens and grants. */
@@ -26,13 +27,17 @@ export interface SsoSession {
 export type SignInOrigin = Pick<SsoSession, 'userAgent' | 'ip'>;
 
 export interface SsoSessionRepository {
-  /** Stores a new session; `keyHash` is the hash of the opaque cookie value. */
-  create(session: SsoSession, keyHash: string): Promise<void>;
+  /**
+   * Stores a new session; `keyHash` is the hash of the opaque cookie value. With `loginOf`, the
+   * same statement records the session as the login of that interaction (`Interaction.loginSid`).
+   */
+  create(session: SsoSession, keyHash: string, loginOf?: string): Promise<void>;
   /** The session whose cookie key hashes to `keyHash`, or `null` when unknown or expired at `now`. */
   findActive(keyHash: string, now: number): Promise<SsoSession | null>;
   /**
    * Re-authentication of the same user inside a live session: keeps the `sid` (relying parties
-   * keep their sessions), moves `auth_time` and expiry, and replaces the cookie key.
+   * keep their sessions), moves `auth_time` and expiry, and replaces the cookie key. `loginOf` as
+   * for `create`.
    */
   renew(
     id: string,
@@ -41,6 +46,7 @@ export interface SsoSessionRepository {
     expiresAt: number,
     methods: CompletedMethod[],
     origin: SignInOrigin,
+    loginOf?: string,
   ): Promise<void>;
   /** Records that the session was used at `now` (the account page's "last used"). */
   touch(id: string, now: number): Promise<void>;
@@ -82,6 +88,21 @@ export const ssoSessionFromRow = (row: Omit<SsoSession, 'methods'> & { methods: 
   methods: row.methods as CompletedMethod[],
 });
 
+/**
+ * `update interactions set login_sid = (the session's id)` for the interaction of the
+ * `interactionId` placeholder, with the session written by the CTE `session` (`new_session`).
+ */
+function recordLoginFrom(
+  db: AppDatabase,
+  session: WithSubqueryWithSelection<{ id: typeof ssoSessions.id }, 'new_session'>,
+) {
+  return db
+    .with(session)
+    .update(interactions)
+    .set({ loginSid: sql`(select ${sql.identifier('id')} from ${session})` })
+    .where(eq(interactions.id, sql.placeholder('interactionId')));
+}
+
 export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepository {
   // Every page and /authorize of a browser with a session cookie reads it: prepared.
   const findActive = lazy(() =>
@@ -97,28 +118,32 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
       .limit(1)
       .prepare('auth_find_active_sso_session'),
   );
-  // A sign-in's session row, prepared like the read.
-  const create = lazy(() => {
-    const p = (name: string) => sql.placeholder(name);
-    return db
-      .insert(ssoSessions)
-      .values({
-        id: p('id'),
-        keyHash: p('keyHash'),
-        sub: p('sub'),
-        authTime: p('authTime'),
-        methods: p('methods'),
-        createdAt: p('createdAt'),
-        expiresAt: p('expiresAt'),
-        userAgent: p('userAgent'),
-        ip: p('ip'),
-        lastUsedAt: p('lastUsedAt'),
-      })
-      .prepare('auth_create_sso_session');
+  // A sign-in's session row, prepared like the read; with the interaction's login in the same
+  // statement (`with new_session as (insert … returning id) update interactions …`): one commit.
+  const p = (name: string) => sql.placeholder(name);
+  const sessionValues = {
+    id: p('id'),
+    keyHash: p('keyHash'),
+    sub: p('sub'),
+    authTime: p('authTime'),
+    methods: p('methods'),
+    createdAt: p('createdAt'),
+    expiresAt: p('expiresAt'),
+    userAgent: p('userAgent'),
+    ip: p('ip'),
+    lastUsedAt: p('lastUsedAt'),
+  };
+  const create = lazy(() => db.insert(ssoSessions).values(sessionValues).prepare('auth_create_sso_session'));
+  const createForLogin = lazy(() => {
+    const newSession = db
+      .$with('new_session')
+      .as(db.insert(ssoSessions).values(sessionValues).returning({ id: ssoSessions.id }));
+    return recordLoginFrom(db, newSession).prepare('auth_create_sso_session_for_login');
   });
   return {
-    async create(session, keyHash) {
-      await create().execute({ ...session, keyHash });
+    async create(session, keyHash, loginOf) {
+      if (loginOf === undefined) await create().execute({ ...session, keyHash });
+      else await createForLogin().execute({ ...session, keyHash, interactionId: loginOf });
     },
     async recordMethods(id, keyHash, methods, authTime) {
       await db.update(ssoSessions).set({ keyHash, methods, authTime }).where(eq(ssoSessions.id, id));
@@ -127,11 +152,16 @@ export function createSsoSessionRepository(db: AppDatabase): SsoSessionRepositor
       const rows = await findActive().execute({ keyHash, now });
       return rows[0] ? ssoSessionFromRow(rows[0]) : null;
     },
-    async renew(id, keyHash, authTime, expiresAt, methods, origin) {
-      await db
+    async renew(id, keyHash, authTime, expiresAt, methods, origin, loginOf) {
+      const renew = db
         .update(ssoSessions)
         .set({ keyHash, authTime, expiresAt, methods, ...origin, lastUsedAt: authTime })
         .where(eq(ssoSessions.id, id));
+      if (loginOf === undefined) await renew;
+      else {
+        const renewed = db.$with('new_session').as(renew.returning({ id: ssoSessions.id }));
+        await recordLoginFrom(db, renewed).execute({ interactionId: loginOf });
+      }
     },
     async touch(id, now) {
       await db.update(ssoSessions).set({ lastUsedAt: now }).where(eq(ssoSessions.id, id));

@@ -60,13 +60,15 @@ export interface SsoSessionManager {
   currentFrom(found: SsoSession | null, now: number): Promise<SsoSession | null>;
   /**
    * Records a successful login of `sub` now and sets a new cookie key (no session fixation). The
-   * same user keeps the session id; another user's session on this browser is ended first.
+   * same user keeps the session id; another user's session on this browser is ended first. With
+   * `loginOf`, the session is recorded as the login of that interaction in the same statement.
    */
   start(
     request: FastifyRequest,
     reply: FastifyReply,
     sub: string,
     method?: Omit<CompletedMethod, 'at'>,
+    loginOf?: string,
   ): Promise<SsoSession>;
   /**
    * Records a further method (second factor, step-up) in `session` now: amr, acr and `auth_time`
@@ -170,7 +172,7 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
     current,
     sessionKeyHash,
     currentFrom,
-    async start(request, reply, sub, method = { method: 'password' }) {
+    async start(request, reply, sub, method = { method: 'password' }, loginOf) {
       const now = clock.nowSeconds();
       // The first method of a sign-in (a password, or a passwordless one) starts the list over.
       const methods: CompletedMethod[] = [{ ...method, at: now }];
@@ -181,7 +183,7 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
       let session: SsoSession;
       if (existing !== null && existing.sub === sub) {
         // Same user signing in again (prompt=login, max_age): same sid, fresh auth_time, new key.
-        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, methods, origin);
+        await repository.renew(existing.id, hashCookieValue(key), now, expiresAt, methods, origin, loginOf);
         session = { ...existing, authTime: now, expiresAt, methods, ...origin, lastUsedAt: now };
       } else {
         // Someone else signs in on this browser: the previous user's session ends first.
@@ -196,7 +198,7 @@ function sessionManager(options: SsoSessionPluginOptions, log: (error: unknown) 
           ...origin,
           lastUsedAt: now,
         };
-        await repository.create(session, hashCookieValue(key));
+        await repository.create(session, hashCookieValue(key), loginOf);
       }
       reply.setCookie(cookieNames.session, key, { ...baseCookie, expires: new Date(expiresAt * 1000) });
       return session;

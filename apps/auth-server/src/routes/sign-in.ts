@@ -17,7 +17,6 @@ import type { AppDatabase } from '../db/client.js';
 import { upstreamLogoutTarget } from '../federation/upstream-logout.js';
 import { requestLanguagePlugin } from '../i18n/request-language.js';
 import { type AuthorizationFlow, createAuthorizationFlow } from '../interaction/authorization-flow.js';
-import { createConsentRepository } from '../interaction/consent-repository.js';
 import { createInteractionRepository } from '../interaction/interaction-repository.js';
 import { createSsoSessionRepository } from '../interaction/sso-session-repository.js';
 import { createPasskeyRepository } from '../mfa/passkey-repository.js';
@@ -111,9 +110,8 @@ export const signInRoutes: FastifyPluginAsync<SignInRoutesOptions> = async (app,
 
   const factors = createSecondFactorStores(options);
   const interactions = createInteractionRepository(options.db);
-  const consents = createConsentRepository(options.db);
   const flow = createFlow(options, { interactions });
-  await registerPages(app, options, { pageContext, flow, factors, interactions, consents });
+  await registerPages(app, options, { pageContext, flow, factors, interactions });
   await registerMailRoutes(app, pageContext);
 };
 
@@ -228,14 +226,13 @@ interface PageRouteParts {
   flow: AuthorizationFlow;
   factors: SecondFactorStores;
   interactions: ReturnType<typeof createInteractionRepository>;
-  consents: ReturnType<typeof createConsentRepository>;
 }
 
 /** The pages, in the order they have always been registered. */
 async function registerPages(
   app: Parameters<FastifyPluginAsync>[0],
   options: SignInRoutesOptions,
-  { pageContext, flow, factors, interactions, consents }: PageRouteParts,
+  { pageContext, flow, factors, interactions }: PageRouteParts,
 ): Promise<void> {
   const { protocol } = options;
   const deviceVerification: DeviceVerificationOptions = {
@@ -257,7 +254,6 @@ async function registerPages(
     flow,
     stores: protocol.stores,
     interactions,
-    consents,
     pageContext,
     nowSeconds: () => protocol.clock.nowSeconds(),
     accounts: createDrizzleAccountStore(options.db),

@@ -19,7 +19,7 @@ export function registerConsentRoutes(
   steps: InteractionSteps,
   options: InteractionRoutesOptions,
 ): void {
-  const { flow, interactions, consents, pageContext } = options;
+  const { flow, interactions, pageContext } = options;
 
   app.get<{ Params: { id: string } }>(
     interactionPagePath('consent'),
@@ -31,6 +31,7 @@ export function registerConsentRoutes(
         loaded.purpose.requirements,
         session,
         steps.progressOf(loaded.interaction),
+        loaded.signInSubject,
       );
       if (step.kind !== 'consent' && step.kind !== 'complete') {
         return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
@@ -80,20 +81,23 @@ export function registerConsentRoutes(
       }
 
       const progress = steps.progressOf(loaded.interaction);
-      const step = await flow.nextStep(loaded.purpose.requirements, session, progress);
+      const step = await flow.nextStep(loaded.purpose.requirements, session, progress, loaded.signInSubject);
       if (step.kind !== 'consent' && step.kind !== 'complete') {
         // The session ended (or changed) while the consent page was open: sign in first.
         return steps.redirectToPage(reply, loaded, step.kind === 'error' ? 'login' : step.kind);
       }
-      await consents.remember(step.user.sub, clientId, step.scopes, options.nowSeconds());
-      // The approval completes the request now (approvedStep): nothing is recorded on the
-      // interaction, which the completion consumes.
+      // The approval completes the request now (approvedStep). The statement that consumes the
+      // interaction remembers the scopes for the client: nothing is written for a second submission.
+      const approval = { sub: step.user.sub, clientId, scopes: step.scopes };
+      const { id, browserHash } = loaded.interaction;
+      const consumed = await interactions.consume(id, browserHash, options.nowSeconds(), approval);
+      if (consumed === null) return steps.sendAlreadyCompleted(reply);
       audit(request.log, AUDIT_EVENTS.consentGranted, {
         sub: step.user.sub,
         client_id: clientId,
         scopes: [...step.scopes],
       });
-      return steps.complete(reply, loaded, approvedStep(step));
+      return loaded.purpose.complete(reply, approvedStep(step));
     },
   );
 }

@@ -10,7 +10,6 @@ import type {
   NextStep,
   SignInRequirements,
 } from '../../interaction/authorization-flow.js';
-import type { ConsentRepository } from '../../interaction/consent-repository.js';
 import type { InteractionRepository } from '../../interaction/interaction-repository.js';
 import type { LoginAttemptGuard } from '../../interaction/login-attempts.js';
 import type { PasskeyRepository } from '../../mfa/passkey-repository.js';
@@ -79,7 +78,6 @@ export interface InteractionRoutesOptions {
   flow: AuthorizationFlow;
   stores: ProtocolStores;
   interactions: InteractionRepository;
-  consents: ConsentRepository;
   pageContext: PageContext;
   nowSeconds: () => number;
   /** Remembers each sign-in's page language with the account, for mails sent later (src/i18n/). */

@@ -5,7 +5,7 @@ import { CONSOLE_CLIENT, isConsoleInteraction } from '../../admin/console-intera
 import { AUDIT_EVENTS, audit } from '../../audit.js';
 import { PAGES } from '../../endpoints.js';
 import type { Translator } from '../../i18n/translator.js';
-import type { InteractionProgress } from '../../interaction/authorization-flow.js';
+import type { InteractionProgress, SignInSubjectReader } from '../../interaction/authorization-flow.js';
 import { hashCookieValue } from '../../interaction/cookie-hash.js';
 import { type CsrfPurpose, isValidCsrfToken } from '../../interaction/csrf.js';
 import type { Interaction } from '../../interaction/interaction-repository.js';
@@ -36,6 +36,13 @@ export interface LoadedInteraction {
    * for the step's decision before anything in this request starts, renews or ends a session.
    */
   session(): Promise<SsoSession | null>;
+  /**
+   * The sign-in subject as the guard read it with the session, when asked for that session's user
+   * and the stored request's client; else read from the store. For a step's decision before the
+   * request changes the account (a factor enrolled, a consent remembered): after that, `proceed`
+   * reads it again.
+   */
+  signInSubject: SignInSubjectReader;
 }
 
 export type InteractionRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -232,7 +239,12 @@ export function createInteractionSteps(
       session ??= app.ssoSessions.currentFrom(found.session, now);
       return session;
     };
-    return { interaction, browserKey, purpose, session: sessionOnce };
+    const joined = found.joinedSubject;
+    const signInSubject: SignInSubjectReader = async (sub, clientId) =>
+      joined !== null && joined.sub === sub && joined.clientId === clientId
+        ? joined.subject
+        : flow.signInSubject(sub, clientId);
+    return { interaction, browserKey, purpose, session: sessionOnce, signInSubject };
   }
 
   function checkCsrf(
@@ -293,13 +305,20 @@ export function createInteractionSteps(
     onSessionStarted?: (session: SsoSession) => Promise<void>,
   ) {
     // The session records the method; amr, acr and auth_time follow from it (authentication-level.ts).
-    const session = await app.ssoSessions.start(request, reply, user.sub, { method, ...flags });
+    // The session is recorded as this interaction's login (prompt=login and max_age are then
+    // satisfied) in the statement that writes it.
+    const session = await app.ssoSessions.start(
+      request,
+      reply,
+      user.sub,
+      { method, ...flags },
+      loaded.interaction.id,
+    );
     await onSessionStarted?.(session);
     // Mails sent later without a page (a reset, a notice) speak the language of this sign-in. A
     // user read from the store says which one is recorded: unchanged, nothing is written.
     const language = request.language.language;
     if (user.locale !== language) await options.accounts.recordLanguage(user.sub, language);
-    await interactions.recordLogin(loaded.interaction.id, session.id);
     return proceed(reply, loaded, session, { ...progressOf(loaded.interaction), loginSid: session.id });
   }
 
@@ -309,7 +328,12 @@ export function createInteractionSteps(
     expected: 'otp' | 'enrol',
   ): Promise<{ session: SsoSession; user: User; passkeyOnly: boolean } | null> {
     const session = await loaded.session();
-    const step = await flow.nextStep(loaded.purpose.requirements, session, progressOf(loaded.interaction));
+    const step = await flow.nextStep(
+      loaded.purpose.requirements,
+      session,
+      progressOf(loaded.interaction),
+      loaded.signInSubject,
+    );
     if (step.kind === expected && session !== null) {
       return { session, user: step.user, passkeyOnly: step.passkeyOnly };
     }
