@@ -83,7 +83,12 @@ export function registerPasskeyRoutes(
   async function passkeyStepOf(reply: FastifyReply, loaded: LoadedInteraction): Promise<PasskeyStep | null> {
     const session = await loaded.session();
     const progress = steps.progressOf(loaded.interaction);
-    const step = await options.flow.nextStep(loaded.purpose.requirements, session, progress);
+    const step = await options.flow.nextStep(
+      loaded.purpose.requirements,
+      session,
+      progress,
+      loaded.signInSubject,
+    );
     if (step.kind === 'login') return { kind: 'sign-in' };
     if (step.kind === 'otp' && session !== null && (await passkeys.hasAny(step.user.sub))) {
       return { kind: 'second-factor', session, user: step.user, passkeyOnly: step.passkeyOnly };
