@@ -182,6 +182,26 @@ async function send(jar: CookieJar, url: URL, init: RequestInit = {}): Promise<R
   return response;
 }
 
+/** An authorization code request (PKCE S256) of this flow's client, as a browser is sent to it. */
+export function authorizationRequestUrl(
+  settings: CodeFlowSettings,
+  request: { state: string; nonce: string; codeChallenge: string; extraParameters?: Record<string, string> },
+): URL {
+  const url = new URL(settings.authorizationEndpoint);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: settings.client.id,
+    redirect_uri: settings.redirectUri,
+    scope: settings.scope,
+    state: request.state,
+    nonce: request.nonce,
+    code_challenge: request.codeChallenge,
+    code_challenge_method: 'S256',
+    ...request.extraParameters,
+  }).toString();
+  return url;
+}
+
 /**
  * One authorization request through the pages. The jar keeps the single sign-on session, so after
  * the first login the server may answer straight with the code (still the real /authorize path).
@@ -193,18 +213,12 @@ export async function authorizeThroughPages(
 ): Promise<IssuedCode> {
   const { verifier, challenge } = newPkce();
   const state = randomBytes(12).toString('base64url');
-  const url = new URL(settings.authorizationEndpoint);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: settings.client.id,
-    redirect_uri: settings.redirectUri,
-    scope: settings.scope,
+  const url = authorizationRequestUrl(settings, {
     state,
     nonce: randomBytes(12).toString('base64url'),
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    ...extraParameters,
-  }).toString();
+    codeChallenge: challenge,
+    extraParameters,
+  });
 
   let response = await send(jar, url);
   let current = url;

@@ -1,3 +1,4 @@
+import { systemRandom } from '@oidc-orders/oauth-core';
 import { sql } from 'drizzle-orm';
 import Fastify from 'fastify';
 import fp from 'fastify-plugin';
@@ -49,8 +50,13 @@ async function insertRows(id: string, expiresAt: number) {
     `key-${id}`,
   );
   const clock = { nowSeconds: () => expiresAt - 300 };
-  await createWebAuthnChallengeStore({ db, clock }).issue(
-    { browserKey: 'browser', purpose: 'authenticate', boundTo: id },
+  await createWebAuthnChallengeStore({
+    db,
+    clock,
+    random: systemRandom,
+    keyEncryptionKey: new Uint8Array(32),
+  }).issue(
+    { browserKey: 'browser', purpose: 'register', boundTo: id },
     { challenge: `challenge-${id}`, sub: null, userHandle: null },
   );
 }

@@ -6,6 +6,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsersAdmin } from '../src/admin/users-admin.js';
 import { AUDIT_EVENTS } from '../src/audit.js';
+import { webauthnChallenges } from '../src/db/schema.js';
 import { csrfTokenFor } from '../src/interaction/csrf.js';
 import { createPasskeyRepository, type NewPasskey } from '../src/mfa/passkey-repository.js';
 import {
@@ -22,6 +23,7 @@ import { startTestApp, TEST_ISSUER, TEST_KEY_ENCRYPTION_KEY, type TestApp } from
 import type { TestDatabase } from './helpers/database.js';
 import { captureLogs } from './helpers/security.js';
 import { REQUIRE_MFA_CLIENT, requireMfaClientEntry, testSeed, WEB_REDIRECT_URI } from './helpers/seed.js';
+import { createAssertion, createSoftwareCredential } from './helpers/software-authenticator.js';
 import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
 
 /**
@@ -30,6 +32,8 @@ import { ALICE, authorizePath, pkcePair } from './sign-in-fixtures.js';
  * (e2e/test/passkeys-browser.test.ts), which runs the whole ceremony.
  */
 const PAT = { sub: 'u-pat', username: 'pat', password: 'pat-password-for-tests' } as const;
+/** Signs in with software passkeys only (the tests of PAT count theirs). */
+const KIM = { sub: 'u-kim', username: 'kim', password: 'kim-password-for-tests' } as const;
 const CAROL = { sub: 'u-carol', username: 'carol', password: 'carol-password-for-tests' } as const;
 const CAROL_TOTP = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const STRICT = REQUIRE_MFA_CLIENT;
@@ -42,6 +46,7 @@ function passkeySeed(): SeedDocument {
     users: [
       ...(seed.users ?? []),
       { sub: PAT.sub, username: PAT.username, password: PAT.password },
+      { sub: KIM.sub, username: KIM.username, password: KIM.password },
       { sub: CAROL.sub, username: CAROL.username, password: CAROL.password, totp_secret: CAROL_TOTP },
     ],
   };
@@ -73,6 +78,12 @@ const passkeyOf = (sub: string, id: string): NewPasskey => ({
   backedUp: false,
   aaguid: '00000000-0000-0000-0000-000000000000',
 });
+
+const ISSUER_ORIGIN = new URL(TEST_ISSUER).origin;
+
+/** Rows of the challenge table: stored registrations' challenges and spent sign-in ones. */
+const challengeRowCount = async () =>
+  (await database.handle.db.select({ n: sql<number>`count(*)::int` }).from(webauthnChallenges))[0]?.n ?? 0;
 
 /** A cookie of the test browser by its name without the `__Host-` prefix (the issuer is https). */
 const cookieOf = (browser: TestBrowser, name: string) =>
@@ -217,26 +228,75 @@ describe('passkey repository', () => {
 });
 
 describe('ceremony challenges', () => {
-  const store = () => createWebAuthnChallengeStore({ db: database.handle.db, clock });
-  const binding = { browserKey: 'browser-a', purpose: 'authenticate' as const, boundTo: 'interaction-1' };
-  const pending = { challenge: 'c-1', sub: null, userHandle: null };
+  const store = () =>
+    createWebAuthnChallengeStore({
+      db: database.handle.db,
+      clock,
+      random: app.protocol.random,
+      keyEncryptionKey: Buffer.from(TEST_KEY_ENCRYPTION_KEY, 'base64url'),
+    });
+  const registration = { browserKey: 'browser-a', purpose: 'register' as const, boundTo: 'session-1' };
+  const pending = { challenge: 'c-1', sub: 'u-1', userHandle: 'handle-1' };
 
-  it('are used once, and only by the browser and interaction they were issued to', async () => {
-    await store().issue(binding, pending);
-    expect(await store().consume({ ...binding, browserKey: 'browser-b' })).toBeNull();
-    expect(await store().consume({ ...binding, boundTo: 'interaction-2' })).toBeNull();
-    expect(await store().consume({ ...binding, purpose: 'register' })).toBeNull();
-    expect(await store().consume(binding)).toEqual(pending);
-    expect(await store().consume(binding)).toBeNull();
+  it('a registration’s is stored, used once, and only by the browser and session it was issued to', async () => {
+    await store().issue(registration, pending);
+    expect(await store().consume({ ...registration, browserKey: 'browser-b' })).toBeNull();
+    expect(await store().consume({ ...registration, boundTo: 'session-2' })).toBeNull();
+    expect(await store().consume({ ...registration, purpose: 'authenticate' })).toBeNull();
+    expect(await store().consume(registration)).toEqual(pending);
+    expect(await store().consume(registration)).toBeNull();
   });
 
-  it('a ceremony started again replaces the earlier challenge; an old one expires', async () => {
-    await store().issue(binding, pending);
-    await store().issue(binding, { ...pending, challenge: 'c-2' });
-    expect(await store().consume(binding)).toMatchObject({ challenge: 'c-2' });
-    await store().issue(binding, pending);
+  it('a registration started again replaces the earlier challenge; an old one expires', async () => {
+    await store().issue(registration, pending);
+    await store().issue(registration, { ...pending, challenge: 'c-2' });
+    expect(await store().consume(registration)).toMatchObject({ challenge: 'c-2' });
+    await store().issue(registration, pending);
     clock.advance(CHALLENGE_TTL_SECONDS);
-    expect(await store().consume(binding)).toBeNull();
+    expect(await store().consume(registration)).toBeNull();
+  });
+
+  const signIn = { browserKey: 'browser-a', purpose: 'authenticate' as const, boundTo: 'interaction-1' };
+  const challengeRows = async () =>
+    (await database.handle.db.select({ n: sql<number>`count(*)::int` }).from(webauthnChallenges))[0]?.n;
+
+  it('a sign-in’s is sealed, not stored: 36 bytes, a fresh one each time', async () => {
+    const before = await challengeRows();
+    const first = store().seal(signIn, null);
+    const second = store().seal(signIn, null);
+    expect(first).toHaveLength(36);
+    expect(Buffer.from(first).equals(Buffer.from(second))).toBe(false);
+    expect(await challengeRows()).toBe(before);
+  });
+
+  it('a sealed challenge is spent once, and only for the browser, interaction, purpose and user it was sealed for', async () => {
+    const challenge = Buffer.from(store().seal(signIn, 'u-1')).toString('base64url');
+    expect(await store().spendSealed({ ...signIn, browserKey: 'browser-b' }, 'u-1', challenge)).toBe(false);
+    expect(await store().spendSealed({ ...signIn, boundTo: 'interaction-2' }, 'u-1', challenge)).toBe(false);
+    expect(await store().spendSealed({ ...signIn, purpose: 'register' }, 'u-1', challenge)).toBe(false);
+    expect(await store().spendSealed(signIn, null, challenge)).toBe(false);
+    expect(await store().spendSealed(signIn, 'u-2', challenge)).toBe(false);
+    expect(await store().spendSealed(signIn, 'u-1', challenge)).toBe(true);
+    expect(await store().spendSealed(signIn, 'u-1', challenge)).toBe(false);
+  });
+
+  it('refuses a sealed challenge altered, forged with another key, unsealed or expired', async () => {
+    const sealed = Buffer.from(store().seal(signIn, null));
+    const altered = Buffer.from(sealed);
+    altered[5] = (altered[5] ?? 0) ^ 1;
+    expect(await store().spendSealed(signIn, null, altered.toString('base64url'))).toBe(false);
+    const forger = createWebAuthnChallengeStore({
+      db: database.handle.db,
+      clock,
+      random: app.protocol.random,
+      keyEncryptionKey: new Uint8Array(32).fill(8),
+    });
+    const forged = Buffer.from(forger.seal(signIn, null)).toString('base64url');
+    expect(await store().spendSealed(signIn, null, forged)).toBe(false);
+    expect(await store().spendSealed(signIn, null, 'c-1')).toBe(false);
+    expect(await store().spendSealed(signIn, null, `${sealed.toString('base64url')}A`)).toBe(false);
+    clock.advance(CHALLENGE_TTL_SECONDS);
+    expect(await store().spendSealed(signIn, null, sealed.toString('base64url'))).toBe(false);
   });
 });
 
@@ -278,6 +338,60 @@ describe('login page: sign in with a passkey, no username', () => {
     });
     expect(refused.cookies.find((cookie) => cookie.name.endsWith('op_session'))).toBeUndefined();
     expect(cookieOf(browser, 'op_session')).toBeUndefined();
+  });
+
+  it('signs in with a passkey from the button; the login page stored no challenge', async () => {
+    const credential = createSoftwareCredential();
+    await repository.add({ ...passkeyOf(KIM.sub, credential.id), publicKey: credential.publicKey });
+    const rowsBefore = await challengeRowCount();
+    const browser = new TestBrowser(app);
+    const login = await authorize(browser);
+    expect(await challengeRowCount()).toBe(rowsBefore);
+    const form = passkeyFormOf(login.body);
+    const answer = createAssertion(credential, ceremonyOptionsOf(login.body), ISSUER_ORIGIN, 1);
+    const signedIn = await browser.post(form.action, { ...form.fields, credential: JSON.stringify(answer) });
+    expect(signedIn.statusCode).toBe(303);
+    expect(logs.events(AUDIT_EVENTS.loginSucceeded).at(-1)).toMatchObject({
+      sub: KIM.sub,
+      method: 'passkey',
+      credential_id: credential.id,
+    });
+    expect(cookieOf(browser, 'op_session')).toBeDefined();
+    // Only the answered challenge is written, as spent.
+    expect(await challengeRowCount()).toBe(rowsBefore + 1);
+  });
+
+  it('a challenge answers once: spent by a refused signature, it does not sign in after', async () => {
+    const credential = createSoftwareCredential();
+    await repository.add({ ...passkeyOf(KIM.sub, credential.id), publicKey: credential.publicKey });
+    const browser = new TestBrowser(app);
+    const login = await authorize(browser);
+    const form = passkeyFormOf(login.body);
+    const options = ceremonyOptionsOf(login.body);
+    const wrongKey = { ...createSoftwareCredential(), id: credential.id };
+    const forged = createAssertion(wrongKey, options, ISSUER_ORIGIN, 1);
+    const refused = await browser.post(form.action, { ...form.fields, credential: JSON.stringify(forged) });
+    expect(refused.statusCode).toBe(401);
+    expect(logs.events(AUDIT_EVENTS.loginFailed).at(-1)).toMatchObject({ reason: 'invalid' });
+    const genuine = createAssertion(credential, options, ISSUER_ORIGIN, 1);
+    const replayed = await browser.post(form.action, { ...form.fields, credential: JSON.stringify(genuine) });
+    expect(replayed.statusCode).toBe(401);
+    expect(logs.events(AUDIT_EVENTS.loginFailed).at(-1)).toMatchObject({ reason: 'malformed' });
+    expect(cookieOf(browser, 'op_session')).toBeUndefined();
+  });
+
+  it('refuses an answer to another interaction’s challenge, even from the same browser', async () => {
+    const credential = createSoftwareCredential();
+    await repository.add({ ...passkeyOf(KIM.sub, credential.id), publicKey: credential.publicKey });
+    const browser = new TestBrowser(app);
+    const first = await authorize(browser);
+    const second = await authorize(browser);
+    const answer = createAssertion(credential, ceremonyOptionsOf(first.body), ISSUER_ORIGIN, 1);
+    const form = passkeyFormOf(second.body);
+    expect(form.action).not.toBe(passkeyFormOf(first.body).action);
+    const refused = await browser.post(form.action, { ...form.fields, credential: JSON.stringify(answer) });
+    expect(refused.statusCode).toBe(401);
+    expect(logs.events(AUDIT_EVENTS.loginFailed).at(-1)).toMatchObject({ reason: 'malformed' });
   });
 
   it('needs the form’s CSRF token', async () => {

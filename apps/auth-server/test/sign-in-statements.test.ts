@@ -130,6 +130,11 @@ describe('the statements of a whole sign-in', () => {
     const limiter = matching(issued, /"rate_limit_counters"/);
     expect(limiter).toHaveLength(3);
     // The rest, one by one in docs/sign-in-and-sessions.md "What one step reads".
-    expect(issued.length - limiter.length).toBeLessThanOrEqual(14);
+    expect(issued.length - limiter.length).toBeLessThanOrEqual(13);
+  });
+
+  it('writes no passkey challenge for the login page’s button: a sign-in’s challenge is sealed', async () => {
+    const issued = await signInOnce('fr');
+    expect(matching(issued, /"webauthn_challenges"/)).toEqual([]);
   });
 });

@@ -57,6 +57,7 @@ export {
   type PgliteDirectoryOwner,
 } from './pglite-directory-lock.js';
 export { type ReadSecretFile, resolveSecretFiles, SecretFileError } from './secret-files.js';
+export { addSecurityHeaders } from './security-headers.js';
 export {
   type ActiveSpanAccess,
   activeTraceIds,

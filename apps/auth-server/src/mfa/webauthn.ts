@@ -88,14 +88,33 @@ export async function registrationOptions(
 export async function authenticationOptions(
   rp: RelyingParty,
   allowed: readonly StoredPasskey[],
+  challenge?: Uint8Array<ArrayBuffer>,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const { generateAuthenticationOptions } = await loadWebAuthnLibrary();
   return generateAuthenticationOptions({
     rpID: rp.id,
+    ...(challenge ? { challenge } : {}),
     allowCredentials: allowed.map(descriptorOf),
     userVerification: 'preferred',
     timeout: CEREMONY_TIMEOUT_MS,
   });
+}
+
+/**
+ * The challenge the browser signed (§5.8.1 `CollectedClientData.challenge`, base64url), read before
+ * any check so the server can tell which ceremony the answer claims to finish; `null` when the
+ * client data is not JSON with a string challenge. The signature over it is checked after.
+ */
+export function signedChallengeOf(response: AuthenticationResponseJSON): string | null {
+  try {
+    const clientData: unknown = JSON.parse(
+      Buffer.from(response.response.clientDataJSON, 'base64url').toString('utf8'),
+    );
+    const challenge = (clientData as { challenge?: unknown } | null)?.challenge;
+    return typeof challenge === 'string' ? challenge : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Why a ceremony failed (logged and audited; the page says the same thing for each). */

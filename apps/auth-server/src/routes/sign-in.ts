@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import type {
   Clock,
   ProtocolConfig,
@@ -8,7 +7,7 @@ import type {
   RandomSource,
   TokenVerifier,
 } from '@oidc-orders/oauth-core';
-import { describeDatabaseFailure, isDatabaseUnavailable } from '@oidc-orders/service-kit';
+import { addSecurityHeaders, describeDatabaseFailure, isDatabaseUnavailable } from '@oidc-orders/service-kit';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { createAppAccess } from '../account/app-access.js';
 import { createSignInSubjectReader } from '../accounts/drizzle/sign-in-subject.js';
@@ -125,7 +124,7 @@ async function registerBrowserPlugins(
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
 
-  await app.register(helmet, {
+  addSecurityHeaders(app, {
     contentSecurityPolicy: { useDefaults: false, directives: cspDirectives() },
     // The pages never need to be framed or to leak the URL (it can carry a code) to other sites.
     frameguard: { action: 'deny' },
@@ -196,7 +195,7 @@ function createSecondFactorStores(options: SignInRoutesOptions) {
     totp: createTotpRepository({ db, keyEncryptionKey, clock, random, issuer: protocol.config.issuer }),
     recoveryCodes: createRecoveryCodeRepository({ db, keyEncryptionKey, clock, random }),
     passkeys: createPasskeyRepository({ db, clock, random }),
-    webauthnChallenges: createWebAuthnChallengeStore({ db, clock }),
+    webauthnChallenges: createWebAuthnChallengeStore({ db, clock, random, keyEncryptionKey }),
     // WebAuthn RP ID and origin from ISSUER, never from the request (README "Passkeys").
     relyingParty: relyingPartyOf(protocol.config.issuer),
   };

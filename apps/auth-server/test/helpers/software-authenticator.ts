@@ -1,9 +1,10 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 
 /**
- * A software authenticator for the registration ceremony over plain HTTP (WebAuthn §6.5, §8.7):
- * a fresh ES256 key, "none" attestation, user present and verified. Enough for the server's
- * §7.1 checks; the Chromium passkey test runs a browser's own virtual authenticator instead.
+ * A software authenticator over plain HTTP: the registration ceremony (WebAuthn §6.5, §8.7: a fresh
+ * ES256 key, "none" attestation, user present and verified) and the authentication one (§6.3.3: an
+ * assertion signed with a credential it holds). Enough for the server's §7.1 and §7.2 checks; the
+ * Chromium passkey test runs a browser's own virtual authenticator instead.
  */
 
 /** CBOR (RFC 8949 §3) head of a major type with its argument; lengths here stay below 2^16. */
@@ -72,6 +73,61 @@ export function createPasskeyResponse(options: { challenge: string; rp: { id: st
       clientDataJSON: Buffer.from(JSON.stringify(clientData)).toString('base64url'),
       attestationObject: attestationObject.toString('base64url'),
       transports: ['internal'],
+    },
+  };
+}
+
+/** A credential this authenticator holds: its public key as the server stores it (COSE, base64url). */
+export interface SoftwareCredential {
+  id: string;
+  publicKey: string;
+  privateKey: KeyObject;
+}
+
+export function createSoftwareCredential(): SoftwareCredential {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    id: randomBytes(16).toString('base64url'),
+    publicKey: coseKeyOf(publicKey.export({ format: 'jwk' })).toString('base64url'),
+    privateKey,
+  };
+}
+
+/**
+ * The assertion a browser would post for these request options (§6.3.3, the JSON form): flags
+ * UP | UV, the signature counter given, ES256 over authenticatorData ‖ SHA-256(clientDataJSON).
+ */
+export function createAssertion(
+  credential: SoftwareCredential,
+  options: { challenge: string; rpId: string },
+  origin: string,
+  counter: number,
+) {
+  const counterBytes = Buffer.alloc(4);
+  counterBytes.writeUInt32BE(counter, 0);
+  const authData = Buffer.concat([
+    createHash('sha256').update(options.rpId).digest(),
+    Buffer.from([0x05]),
+    counterBytes,
+  ]);
+  const clientDataJSON = Buffer.from(
+    JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }),
+  );
+  const signature = sign(
+    'sha256',
+    Buffer.concat([authData, createHash('sha256').update(clientDataJSON).digest()]),
+    credential.privateKey,
+  );
+  return {
+    id: credential.id,
+    rawId: credential.id,
+    type: 'public-key',
+    authenticatorAttachment: 'platform',
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: clientDataJSON.toString('base64url'),
+      authenticatorData: authData.toString('base64url'),
+      signature: signature.toString('base64url'),
     },
   };
 }

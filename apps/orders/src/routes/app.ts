@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import helmet from '@fastify/helmet';
-import { withDesignTokens } from '@oidc-orders/service-kit';
+import { addSecurityHeaders, withDesignTokens } from '@oidc-orders/service-kit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -57,7 +56,7 @@ const registerAppRoutes: FastifyPluginAsync = async (app) => {
     issuer === undefined
       ? APP_CSP_DIRECTIVES
       : { ...APP_CSP_DIRECTIVES, 'form-action': ["'self'", new URL(issuer).origin] };
-  await app.register(helmet, {
+  addSecurityHeaders(app, {
     contentSecurityPolicy: { useDefaults: false, directives },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },

@@ -19,9 +19,10 @@ import {
   authenticationOptions,
   type CeremonyFailure,
   parseCredentialJson,
+  signedChallengeOf,
   verifyAuthentication,
 } from '../../mfa/webauthn.js';
-import type { CeremonyBinding, PendingChallenge } from '../../mfa/webauthn-challenges.js';
+import type { CeremonyBinding } from '../../mfa/webauthn-challenges.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { renderEnrolPasskeyPage, renderPasskeySignInPage } from '../../pages/passkey.js';
 import { sendHtml } from '../../pages/respond.js';
@@ -42,7 +43,7 @@ const PASSKEY_FAILED = 'passkey.failed' satisfies MessageKey;
 
 /**
  * §5.5 options for a sign-in of this interaction (any discoverable credential when `sub` is null),
- * their challenge held server-side for this browser, and the CSRF token of the form that posts the
+ * their challenge sealed for this browser, interaction and user (nothing is written), and the CSRF token of the form that posts the
  * assertion to the passkey page: the passkey page itself and the login page's passkey button.
  */
 export async function issueAuthenticationCeremony(
@@ -51,21 +52,21 @@ export async function issueAuthenticationCeremony(
   sub: string | null,
   allowed: Parameters<typeof authenticationOptions>[1],
 ) {
-  const ceremony = await authenticationOptions(options.relyingParty, allowed);
   const binding: CeremonyBinding = {
     browserKey: loaded.browserKey,
     purpose: 'authenticate',
     boundTo: loaded.interaction.id,
   };
-  await options.webauthnChallenges.issue(binding, { challenge: ceremony.challenge, sub, userHandle: null });
+  const challenge = options.webauthnChallenges.seal(binding, sub);
+  const ceremony = await authenticationOptions(options.relyingParty, allowed, challenge);
   return { options: ceremony, csrfToken: csrfTokenFor(loaded.browserKey, 'passkey', loaded.interaction.id) };
 }
 
 /**
  * Passkeys inside an interaction (README "Passkeys"): `/interaction/:id/passkey` signs in with a
  * passkey (WebAuthn L3 §7.2), `/interaction/:id/enrol-passkey` creates one when the sign-in
- * requires a factor the user does not have yet (§7.1). The challenge of each ceremony is held in
- * the database, bound to this browser and this interaction, and used once.
+ * requires a factor the user does not have yet (§7.1). The challenge of each ceremony is bound to
+ * this browser and this interaction and used once: sealed for a sign-in, stored for an enrolment.
  */
 export function registerPasskeyRoutes(
   app: FastifyInstance,
@@ -137,21 +138,36 @@ export function registerPasskeyRoutes(
   }
 
   /**
-   * Checks before the signature: a challenge was pending for this browser and interaction, the
-   * response names a registered credential (§7.2 step 6), and, after the password, one of the
-   * signed-in user's (§7.2 step 6: "verify that the identified user is the owner").
+   * Checks before the signature: the signed challenge was sealed for this browser, interaction and
+   * step and is now spent, the response names a registered credential (§7.2 step 6), and, after the
+   * password, one of the signed-in user's (§7.2 step 6: "verify that the identified user is the
+   * owner").
    */
   function precheck(
-    pending: PendingChallenge | null,
-    response: AuthenticationResponseJSON | null,
+    spent: boolean,
     passkey: StoredPasskey | null,
     step: PasskeyStep,
   ): CeremonyFailure | null {
-    if (pending === null || response === null) return 'malformed';
     if (passkey === null) return 'unknown_credential';
     const expectedSub = step.kind === 'second-factor' ? step.user.sub : null;
-    if (pending.sub !== expectedSub) return 'malformed';
-    return expectedSub === null || passkey.sub === expectedSub ? null : 'wrong_user';
+    if (expectedSub !== null && passkey.sub !== expectedSub) return 'wrong_user';
+    return spent ? null : 'malformed';
+  }
+
+  /**
+   * Spends the challenge the response signed, whatever follows: a challenge answers one assertion
+   * (§13.4.3), even one whose signature then fails. `null` when there is no challenge to spend.
+   */
+  async function spendSignedChallenge(
+    loaded: LoadedInteraction,
+    step: PasskeyStep,
+    response: AuthenticationResponseJSON | null,
+  ): Promise<string | null> {
+    const challenge = response === null ? null : signedChallengeOf(response);
+    if (challenge === null) return null;
+    const sub = step.kind === 'second-factor' ? step.user.sub : null;
+    const spent = await challenges.spendSealed(bindingOf(loaded, 'authenticate'), sub, challenge);
+    return spent ? challenge : null;
   }
 
   /** A refused assertion: audited as a failed sign-in or a failed second factor, the page again. */
@@ -225,17 +241,16 @@ export function registerPasskeyRoutes(
       const loaded = steps.loaded(request);
       const step = await passkeyStepOf(reply, loaded);
       if (step === null) return reply;
-      // Taken out first, whatever follows: a challenge answers one assertion (§13.4.3).
-      const pending = await challenges.consume(bindingOf(loaded, 'authenticate'));
       const response = parseCredentialJson<AuthenticationResponseJSON>(
         stringField(request.body, 'credential') ?? '',
       );
+      const challenge = await spendSignedChallenge(loaded, step, response);
       const passkey = response === null ? null : await passkeys.find(response.id);
-      const problem = precheck(pending, response, passkey, step);
-      if (problem !== null || pending === null || response === null || passkey === null) {
+      const problem = response === null ? 'malformed' : precheck(challenge !== null, passkey, step);
+      if (problem !== null || challenge === null || response === null || passkey === null) {
         return refuse(request, reply, loaded, step, { reason: problem ?? 'malformed', passkey });
       }
-      const outcome = await verifyAuthentication(rp, response, pending.challenge, passkey);
+      const outcome = await verifyAuthentication(rp, response, challenge, passkey);
       if (!outcome.ok) return refuse(request, reply, loaded, step, { ...outcome, passkey });
       // §6.1.1: of two assertions racing with the same counter, only one is recorded.
       if (!(await passkeys.recordUse(passkey, { counter: outcome.counter, backedUp: outcome.backedUp }))) {
