@@ -2,10 +2,15 @@ import type { AuthorizationCode, AuthorizationCodeStore } from '@oidc-orders/oau
 import { and, eq, isNull } from 'drizzle-orm';
 import { userFromRow } from '../../accounts/drizzle/user-store.js';
 import type { AppDatabase } from '../../db/client.js';
-import { authorizationCodes, grants } from '../../db/schema.js';
+import { authorizationCodes } from '../../db/schema.js';
 import type { CoalescedLookups } from './coalesced-lookups.js';
-import { grantFromRow, grantValues } from './grant-store.js';
-import { consumeAndStore, type HotPathStatements, type RedemptionStatements } from './prepared-statements.js';
+import { grantFromRow } from './grant-store.js';
+import {
+  consumeAndStore,
+  createCodeWithGrant,
+  type HotPathStatements,
+  type RedemptionStatements,
+} from './prepared-statements.js';
 
 /** RFC 6749 §4.1 authorization codes, stored as hashes. */
 export function createAuthorizationCodeStore(
@@ -49,9 +54,8 @@ export function createAuthorizationCodeStore(
       return consumeAndStore(statements, 'code', codeHash, at, issued);
     },
     async createAuthorizationCodeWithGrant(grant, code) {
-      // One statement, atomic by itself: `with new_grant as (insert …) insert into authorization_codes …`.
-      const newGrant = db.$with('new_grant').as(db.insert(grants).values(grantValues(grant)));
-      await db.with(newGrant).insert(authorizationCodes).values(codeValues(code));
+      // One prepared statement, atomic by itself (every sign-in makes one).
+      await createCodeWithGrant(statements, grant, code);
     },
   };
 }

@@ -126,6 +126,18 @@ export function createRedemptionStatements(db: AppDatabase) {
         .limit(1)
         .prepare('auth_code_with_grant_and_user'),
     ),
+    /**
+     * A new grant and its first code, one statement and so one transaction: `with new_grant as
+     * (insert into grants … select $g_…) insert into authorization_codes … select $c_…`.
+     */
+    createCodeWithGrant: lazy(() => {
+      const newGrant = db.$with('new_grant').as(db.insert(grants).select(selectPlaceholders(grants, 'g')));
+      return db
+        .with(newGrant)
+        .insert(authorizationCodes)
+        .select(selectPlaceholders(authorizationCodes, 'c'))
+        .prepare('auth_create_code_with_grant');
+    }),
     /** One statement per (what is consumed, which rows are inserted), built once each. */
     consume(kind: 'refresh' | 'code', withRefresh: boolean, withAccess: boolean) {
       const name = `auth_consume_${kind}${withRefresh ? '_rt' : ''}${withAccess ? '_at' : ''}`;
@@ -190,14 +202,14 @@ function prepareConsumeAndStore(
       ? [
           db
             .$with('new_refresh_token')
-            .as(db.insert(refreshTokens).select(selectPlaceholders(refreshTokens, 'rt'))),
+            .as(db.insert(refreshTokens).select(selectPlaceholders(refreshTokens, 'rt', 'used'))),
         ]
       : []),
     ...(withAccess
       ? [
           db
             .$with('new_access_token')
-            .as(db.insert(accessTokens).select(selectPlaceholders(accessTokens, 'at'))),
+            .as(db.insert(accessTokens).select(selectPlaceholders(accessTokens, 'at', 'used'))),
         ]
       : []),
   ];
@@ -209,14 +221,16 @@ function prepareConsumeAndStore(
 }
 
 /**
- * `select $rt_tokenHash::text, $rt_grantId::text, … from used`: one typed placeholder per column,
- * in the table's column order, which is the order of Drizzle's `insert into t (…)` list.
+ * `select $rt_tokenHash::text, $rt_grantId::text, … [from used]`: one typed placeholder per
+ * column, in the table's column order, which is the order of Drizzle's `insert into t (…)` list.
+ * With `from`, one row per row of that CTE (none when it has none).
  */
-function selectPlaceholders(table: PgTable, prefix: string) {
+function selectPlaceholders(table: PgTable, prefix: string, from?: string) {
   const values = Object.entries(getTableColumns(table)).map(
     ([key, column]) => sql`${sql.placeholder(`${prefix}_${key}`)}::${sql.raw(column.getSQLType())}`,
   );
-  return sql`select ${sql.join(values, sql`, `)} from ${sql.identifier('used')}`;
+  const select = sql`select ${sql.join(values, sql`, `)}`;
+  return from === undefined ? select : sql`${select} from ${sql.identifier(from)}`;
 }
 
 /** The placeholder values for one row of `table`, read from the record by column key. */
@@ -233,6 +247,18 @@ function placeholderValues(table: PgTable, prefix: string, record: object): Reco
           : (value ?? null);
   }
   return values;
+}
+
+/** Stores a new grant and its first code in one prepared statement. */
+export async function createCodeWithGrant(
+  statements: RedemptionStatements,
+  grant: object,
+  code: object,
+): Promise<void> {
+  await statements.createCodeWithGrant().execute({
+    ...placeholderValues(grants, 'g', grant),
+    ...placeholderValues(authorizationCodes, 'c', code),
+  });
 }
 
 export async function consumeAndStore(
