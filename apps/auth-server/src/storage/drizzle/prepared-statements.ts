@@ -233,18 +233,49 @@ function selectPlaceholders(table: PgTable, prefix: string, from?: string) {
   return from === undefined ? select : sql`${select} from ${sql.identifier(from)}`;
 }
 
-/** The placeholder values for one row of `table`, read from the record by column key. */
-function placeholderValues(table: PgTable, prefix: string, record: object): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(table))) {
+/** One column of a row given as placeholders: its key in the record, its placeholder's name. */
+interface PlaceholderColumn {
+  key: string;
+  placeholder: string;
+  jsonb: boolean;
+}
+
+const placeholderColumnsByTable = new WeakMap<PgTable, Map<string, readonly PlaceholderColumn[]>>();
+
+/** `table`'s columns as `placeholderValues` reads them, worked out once per table and prefix. */
+function placeholderColumns(table: PgTable, prefix: string): readonly PlaceholderColumn[] {
+  let byPrefix = placeholderColumnsByTable.get(table);
+  if (!byPrefix) {
+    byPrefix = new Map();
+    placeholderColumnsByTable.set(table, byPrefix);
+  }
+  let columns = byPrefix.get(prefix);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+      key,
+      placeholder: `${prefix}_${key}`,
+      jsonb: column.getSQLType() === 'jsonb',
+    }));
+    byPrefix.set(prefix, columns);
+  }
+  return columns;
+}
+
+/**
+ * The placeholder values for one row of `table`, read from the record by column key, added to
+ * `values`. Every token request and sign-in fills one or two rows: the column list is worked out
+ * once (`placeholderColumns`), not read from the table definition on every call.
+ */
+function placeholderValues(
+  table: PgTable,
+  prefix: string,
+  record: object,
+  values: Record<string, unknown>,
+): Record<string, unknown> {
+  for (const { key, placeholder, jsonb } of placeholderColumns(table, prefix)) {
     const value = (record as Record<string, unknown>)[key];
     // Serialised here, as drizzle's jsonb column does: both drivers pass a string through.
-    values[`${prefix}_${key}`] =
-      column.getSQLType() === 'jsonb'
-        ? JSON.stringify(value)
-        : Array.isArray(value)
-          ? [...value]
-          : (value ?? null);
+    values[placeholder] = jsonb ? JSON.stringify(value) : Array.isArray(value) ? [...value] : (value ?? null);
   }
   return values;
 }
@@ -255,10 +286,8 @@ export async function createCodeWithGrant(
   grant: object,
   code: object,
 ): Promise<void> {
-  await statements.createCodeWithGrant().execute({
-    ...placeholderValues(grants, 'g', grant),
-    ...placeholderValues(authorizationCodes, 'c', code),
-  });
+  const values = placeholderValues(grants, 'g', grant, {});
+  await statements.createCodeWithGrant().execute(placeholderValues(authorizationCodes, 'c', code, values));
 }
 
 export async function consumeAndStore(
@@ -269,12 +298,9 @@ export async function consumeAndStore(
   issued: IssuedTokenRecords,
 ): Promise<boolean> {
   const { refreshToken, accessToken } = issued;
-  const values: Record<string, unknown> = {
-    hash,
-    at,
-    ...(refreshToken !== null ? placeholderValues(refreshTokens, 'rt', refreshToken) : {}),
-    ...(accessToken !== null ? placeholderValues(accessTokens, 'at', accessToken) : {}),
-  };
+  const values: Record<string, unknown> = { hash, at };
+  if (refreshToken !== null) placeholderValues(refreshTokens, 'rt', refreshToken, values);
+  if (accessToken !== null) placeholderValues(accessTokens, 'at', accessToken, values);
   const [result] = await statements
     .consume(kind, refreshToken !== null, accessToken !== null)
     .execute(values);
