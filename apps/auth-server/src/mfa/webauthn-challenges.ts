@@ -66,7 +66,7 @@ function sealMac(key: Uint8Array, binding: CeremonyBinding, sub: string | null, 
  * by this server for this binding and user; `null` otherwise (forged, altered, another browser,
  * interaction or user). Expiry is checked by the caller against its clock.
  */
-export function openSealedChallenge(
+function openSealedChallenge(
   key: Uint8Array,
   challenge: string,
   binding: CeremonyBinding,
@@ -93,7 +93,7 @@ export function createWebAuthnChallengeStore(deps: {
   const sealKey = new Uint8Array(
     hkdfSync('sha256', deps.keyEncryptionKey, Buffer.alloc(0), 'auth-server webauthn challenges v1', 32),
   );
-  // Every login page with a passkey button issues one: prepared.
+  // Registrations only (a sign-in's challenge is sealed): an upsert, so a restarted ceremony replaces it.
   const issue = lazy(() => {
     const p = (name: string) => sql.placeholder(name);
     const values = {

@@ -43,8 +43,9 @@ const PASSKEY_FAILED = 'passkey.failed' satisfies MessageKey;
 
 /**
  * §5.5 options for a sign-in of this interaction (any discoverable credential when `sub` is null),
- * their challenge sealed for this browser, interaction and user (nothing is written), and the CSRF token of the form that posts the
- * assertion to the passkey page: the passkey page itself and the login page's passkey button.
+ * their challenge sealed for this browser, interaction and user (nothing is written), and the CSRF
+ * token of the form that posts the assertion to the passkey page: the passkey page itself and the
+ * login page's passkey button.
  */
 export async function issueAuthenticationCeremony(
   options: Pick<InteractionRoutesOptions, 'webauthnChallenges' | 'relyingParty'>,

@@ -1,4 +1,4 @@
-import type { IssuedTokenRecords } from '@oidc-orders/oauth-core';
+import type { AuthorizationCode, Grant, IssuedTokenRecords } from '@oidc-orders/oauth-core';
 import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import {
@@ -283,8 +283,8 @@ function placeholderValues(
 /** Stores a new grant and its first code in one prepared statement. */
 export async function createCodeWithGrant(
   statements: RedemptionStatements,
-  grant: object,
-  code: object,
+  grant: Grant,
+  code: AuthorizationCode,
 ): Promise<void> {
   const values = placeholderValues(grants, 'g', grant, {});
   await statements.createCodeWithGrant().execute(placeholderValues(authorizationCodes, 'c', code, values));
